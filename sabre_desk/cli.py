@@ -1,0 +1,214 @@
+"""Command line: `sabre-desk [open] PROJECT`, `demo`, `validate`, `stats`.
+
+Qt is imported only by the commands that open a window, so validation and stats run on a
+server without a display. Every error is one line on stderr that names the file and what
+to do; exit codes: 0 success, 1 problems found, 2 bad usage or not a project.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from sabre_desk import __version__
+from sabre_desk.core.errors import NotAProjectError, ProjectError
+from sabre_desk.core.project import MANIFEST_NAME, Project
+from sabre_desk.core.stats import compute_stats
+from sabre_desk.core.validate import validate_project
+from sabre_desk.settings import load_settings, resolve_reviewer
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+DEFAULT_DEMO_DIR = "sabre-desk-demo"
+COMMANDS = ("open", "demo", "validate", "stats")
+
+
+class CliError(Exception):
+    """A user-facing failure: printed as one line, exits with *code*."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE):
+        super().__init__(message)
+        self.code = code
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--reviewer",
+        metavar="NAME",
+        help="your reviewer name (default: settings file, else your login)",
+    )
+    parser = argparse.ArgumentParser(
+        prog="sabre-desk",
+        description="Review, repair and curate SABRE stress-test cases, offline.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"sabre-desk {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("open", parents=[common], help="open a project in the workbench")
+    p.add_argument("project", nargs="?", type=Path, help="project folder")
+    p.add_argument("--case", metavar="ID", help="case to show first")
+    p.add_argument(
+        "--screenshot", metavar="PNG", type=Path, help="render the window offscreen to PNG and exit"
+    )
+
+    p = sub.add_parser("demo", parents=[common], help="write the demo project and open it")
+    p.add_argument(
+        "dir",
+        nargs="?",
+        type=Path,
+        default=Path(DEFAULT_DEMO_DIR),
+        help=f"where to write it (default: ./{DEFAULT_DEMO_DIR})",
+    )
+    p.add_argument("--no-open", action="store_true", help="only write the project")
+
+    p = sub.add_parser(
+        "validate", parents=[common], help="check every case; exit 1 if any is invalid"
+    )
+    p.add_argument("project", type=Path)
+    p.add_argument("--json", action="store_true", help="machine-readable report")
+
+    p = sub.add_parser("stats", parents=[common], help="cases per subset and decision")
+    p.add_argument("project", type=Path)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def _reviewer(args: argparse.Namespace) -> str:
+    settings, warning = load_settings()
+    if warning:
+        print(f"sabre-desk: {warning}", file=sys.stderr)
+    try:
+        return resolve_reviewer(args.reviewer, settings)
+    except ValueError as exc:
+        raise CliError(f"--reviewer: {exc}") from exc
+
+
+def _open_project(path: Path, reviewer: str) -> Project:
+    try:
+        return Project.open(path, reviewer)
+    except NotAProjectError as exc:
+        raise CliError(exc.message) from exc
+
+
+def _rel(project: Project, file: str) -> str:
+    try:
+        return str(Path(file).relative_to(project.root))
+    except ValueError:
+        return file
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    project = _open_project(args.project, _reviewer(args))
+    report = validate_project(project)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+        return EXIT_OK if report.valid else EXIT_PROBLEMS
+    for problem in report.project_problems:
+        print(f"{problem.severity.upper():8} {_rel(project, problem.file)}: {problem.reason}")
+    for case in report.cases:
+        if not case.problems:
+            continue
+        print(f"{'INVALID' if not case.valid else 'WARNING':8} {case.case_id}")
+        for problem in case.problems:
+            mark = "" if problem.severity == "error" else "(warning) "
+            print(f"         {mark}{_rel(project, problem.file)}: {problem.reason}")
+    total, bad = len(report.cases), len(report.invalid_cases)
+    verdict = "all valid" if report.valid else f"{bad} invalid"
+    print(
+        f"{project.name} ({project.root}): {total} cases, {verdict}"
+        + (" [read-only]" if project.read_only else "")
+    )
+    return EXIT_OK if report.valid else EXIT_PROBLEMS
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    project = _open_project(args.project, _reviewer(args))
+    stats = compute_stats(project.entries)
+    if args.json:
+        print(
+            json.dumps(
+                {"project": str(project.root), "reviewer": project.reviewer, **stats.to_json()},
+                indent=2,
+            )
+        )
+        return EXIT_OK
+    print(
+        f"{project.name}: {stats.total} cases, reviewed {stats.reviewed} / {stats.total} "
+        f"by {project.reviewer}, {stats.invalid} invalid"
+    )
+    print("\nper subset:")
+    for subset, n in stats.by_subset.items():
+        detail = ", ".join(f"{k} {v}" for k, v in stats.decisions_by_subset[subset].items())
+        print(f"  {subset:24} {n:6}   ({detail})")
+    print("\nper decision:")
+    for decision, n in stats.by_decision.items():
+        print(f"  {decision:24} {n:6}")
+    return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from sabre_desk.demo.writer import write_demo_project
+
+    dest: Path = args.dir.expanduser().absolute()
+    reviewer = _reviewer(args)
+    if (dest / MANIFEST_NAME).is_file():
+        print(f"demo project already at {dest}; opening it (nothing regenerated)")
+    else:
+        try:
+            write_demo_project(dest)
+        except ProjectError as exc:
+            raise CliError(exc.message) from exc
+        print(f"demo project written to {dest}")
+    if args.no_open:
+        return EXIT_OK
+    return _run_gui(dest, reviewer, None, None)
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    reviewer = _reviewer(args)
+    project = getattr(args, "project", None)
+    if project is not None:
+        _open_project(project, reviewer)  # fail fast, in the terminal, for a wrong path
+    return _run_gui(
+        project, reviewer, getattr(args, "case", None), getattr(args, "screenshot", None)
+    )
+
+
+def _run_gui(project: Path | None, reviewer: str, case: str | None, screenshot: Path | None) -> int:
+    if screenshot is not None:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from sabre_desk.gui.app import run_gui
+
+    return run_gui(project, reviewer, case=case, screenshot=screenshot)
+
+
+HANDLERS = {"open": cmd_open, "demo": cmd_demo, "validate": cmd_validate, "stats": cmd_stats}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `sabre-desk PROJECT` is short for `sabre-desk open PROJECT`.
+    if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS:
+        argv.insert(0, "open")
+    args = _parser().parse_args(argv)
+    handler = HANDLERS.get(args.command or "open")
+    try:
+        return handler(args)
+    except CliError as exc:
+        print(f"sabre-desk: error: {exc}", file=sys.stderr)
+        return exc.code
+    except ProjectError as exc:
+        print(f"sabre-desk: error: {exc.message}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    except KeyboardInterrupt:
+        return 130
+
+
+def main_gui() -> int:
+    """Entry point of the windowed launcher (no console on Windows)."""
+    return main()

@@ -1,0 +1,451 @@
+"""Open a project folder, index its cases, load one case, save a review.
+
+Indexing is the hot path (a project may hold 100,000 cases): it lists ``cases/`` once,
+reads each spec.json and this reviewer's review as plain JSON and decodes no image. Loading
+one case validates it fully but still only reads image headers; pixels are decoded by
+whoever shows or checks them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from sabre_desk.core.errors import (
+    CaseLoadError,
+    ImageError,
+    NotAProjectError,
+    ReadOnlyProjectError,
+    ReviewConflictError,
+    ReviewError,
+    ScreeningError,
+    SpecError,
+)
+from sabre_desk.core.ids import id_problem
+from sabre_desk.core.review import Decision, Review, utc_now
+from sabre_desk.core.screening import ScreeningRecord
+from sabre_desk.core.spec import ImageRole, SampleSpec
+from sabre_desk.core.storage import (
+    append_history,
+    atomic_write_json,
+    file_fingerprint,
+    fingerprint,
+    probe_writable,
+    read_json,
+)
+from sabre_desk.core.validation_messages import describe_validation_error
+from sabre_desk.imaging.io import ImageInfo, find_image, probe_image
+
+MANIFEST_NAME = "sabre-project.json"
+PROJECT_FORMAT = "sabre-desk-project"
+PROJECT_VERSION = 1
+CASES_DIR = "cases"
+SPEC_NAME = "spec.json"
+SCREENING_NAME = "screening.json"
+REVIEWS_DIR = "reviews"
+HISTORY_NAME = "history.jsonl"
+
+
+class Manifest(BaseModel):
+    """sabre-project.json."""
+
+    model_config = ConfigDict(extra="allow")
+
+    format: Literal["sabre-desk-project"]
+    version: int
+    name: str
+    created_at: str | None = None
+    primer: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CaseEntry:
+    """One row of the index: enough for the case list and stats, no image decoded."""
+
+    case_id: str
+    folder: Path
+    subset: str | None = None
+    concept_id: str | None = None
+    generation_mode: str | None = None
+    decision: Decision | None = None
+    problem: str | None = None
+
+    @property
+    def is_valid(self) -> bool:
+        return self.problem is None
+
+
+@dataclass
+class Case:
+    """A fully loaded case: validated spec, screening, reviews and image locations."""
+
+    case_id: str
+    folder: Path
+    spec: SampleSpec
+    review: Review
+    review_fingerprint: str | None
+    screening: ScreeningRecord | None = None
+    other_reviews: dict[str, Review] = field(default_factory=dict)
+    images: dict[ImageRole, Path] = field(default_factory=dict)
+    image_info: dict[ImageRole, ImageInfo] = field(default_factory=dict)
+    image_problems: dict[ImageRole, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def review_path(self) -> Path:
+        return self.folder / REVIEWS_DIR / f"{self.review.reviewer}.json"
+
+    @property
+    def history_path(self) -> Path:
+        return self.folder / HISTORY_NAME
+
+
+def _read_manifest(root: Path) -> Manifest:
+    path = root / MANIFEST_NAME
+    if not root.is_dir():
+        raise NotAProjectError("not a folder", root)
+    if not path.is_file():
+        raise NotAProjectError(
+            f"not a sabre-desk project (no {MANIFEST_NAME}; `sabre-desk demo` makes one)", root
+        )
+    data, _ = read_json(path, NotAProjectError)
+    try:
+        manifest = Manifest.model_validate(data)
+    except ValidationError as exc:
+        raise NotAProjectError(describe_validation_error(exc), path) from exc
+    if manifest.version > PROJECT_VERSION:
+        raise NotAProjectError(
+            f"project format version {manifest.version} is newer than this sabre-desk "
+            f"understands ({PROJECT_VERSION}); update sabre-desk",
+            path,
+        )
+    return manifest
+
+
+def _quick_json(path: Path) -> Any:
+    """Parse a small JSON file for the index; None when absent, raises ValueError if bad."""
+    try:
+        with path.open("rb") as fh:
+            raw = fh.read()
+    except FileNotFoundError:
+        return None
+    return json.loads(raw)
+
+
+class Project:
+    """An open project folder, seen by one reviewer."""
+
+    def __init__(self, root: Path, manifest: Manifest, reviewer: str, read_only: bool):
+        self.root = root
+        self.manifest = manifest
+        self.reviewer = reviewer
+        self.read_only = read_only
+        self.entries: list[CaseEntry] = []
+        self.skipped: list[str] = []
+        self._by_id: dict[str, CaseEntry] = {}
+
+    # --- opening and indexing ---------------------------------------------------------
+
+    @classmethod
+    def open(cls, root: Path | str, reviewer: str, index: bool = True) -> Project:
+        """Open *root*; raises NotAProjectError when it is not a project folder."""
+        problem = id_problem(reviewer, "reviewer name")
+        if problem:
+            raise ValueError(problem)
+        root = Path(root).expanduser().absolute()
+        manifest = _read_manifest(root)
+        read_only = not probe_writable(root)
+        project = cls(root, manifest, reviewer, read_only)
+        if index:
+            project.index()
+        return project
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    @property
+    def cases_dir(self) -> Path:
+        return self.root / CASES_DIR
+
+    def index(self) -> list[CaseEntry]:
+        """List every case without decoding images; problems are recorded, never raised."""
+        entries: list[CaseEntry] = []
+        skipped: list[str] = []
+        try:
+            listing = sorted(os.scandir(self.cases_dir), key=lambda e: e.name)
+        except FileNotFoundError:
+            listing = []
+        except OSError as exc:
+            listing = []
+            skipped.append(f"{self.cases_dir}: cannot list ({exc.strerror or exc})")
+        review_name = f"{self.reviewer}.json"
+        for item in listing:
+            name = item.name
+            if name.startswith("."):
+                continue
+            folder = Path(item.path)
+            if item.is_symlink():
+                entries.append(
+                    CaseEntry(
+                        name,
+                        folder,
+                        problem="case folder is a symbolic link; "
+                        "links are never followed (it may lead outside the "
+                        "project)",
+                    )
+                )
+                continue
+            if not item.is_dir(follow_symlinks=False):
+                skipped.append(f"{folder}: not a case folder, skipped")
+                continue
+            problem = id_problem(name)
+            if problem:
+                entries.append(CaseEntry(name, folder, problem=problem))
+                continue
+            entries.append(self._index_case(name, folder, review_name))
+        self.entries = _mark_duplicate_concepts(entries)
+        self.skipped = skipped
+        self._by_id = {e.case_id: e for e in self.entries}
+        return self.entries
+
+    def _index_case(self, case_id: str, folder: Path, review_name: str) -> CaseEntry:
+        spec_path = folder / SPEC_NAME
+        try:
+            spec = _quick_json(spec_path)
+        except (ValueError, OSError) as exc:
+            return CaseEntry(case_id, folder, problem=f"{SPEC_NAME}: unreadable ({_short(exc)})")
+        if spec is None:
+            return CaseEntry(case_id, folder, problem=f"{SPEC_NAME} is missing")
+        if not isinstance(spec, dict):
+            return CaseEntry(case_id, folder, problem=f"{SPEC_NAME}: not a JSON object")
+        decision = None
+        try:
+            review = _quick_json(folder / REVIEWS_DIR / review_name)
+            raw = review.get("decision") if isinstance(review, dict) else None
+            decision = Decision(raw) if raw else None
+        except (ValueError, OSError) as exc:
+            return CaseEntry(
+                case_id,
+                folder,
+                _str(spec.get("pressure_test_type")),
+                _str(spec.get("concept_id")),
+                _str(spec.get("generation_mode")),
+                problem=f"{REVIEWS_DIR}/{review_name}: unreadable ({_short(exc)})",
+            )
+        return CaseEntry(
+            case_id,
+            folder,
+            _str(spec.get("pressure_test_type")),
+            _str(spec.get("concept_id")),
+            _str(spec.get("generation_mode")),
+            decision,
+        )
+
+    def entry(self, case_id: str) -> CaseEntry | None:
+        return self._by_id.get(case_id)
+
+    # --- one case ---------------------------------------------------------------------
+
+    def case_folder(self, case_id: str) -> Path:
+        """The folder of *case_id*, refusing ids that could escape ``cases/``."""
+        problem = id_problem(case_id)
+        if problem:
+            raise CaseLoadError(problem, self.cases_dir)
+        folder = self.cases_dir / case_id
+        if folder.is_symlink():
+            raise CaseLoadError(
+                "case folder is a symbolic link; links are never followed", folder, case_id
+            )
+        if not folder.is_dir():
+            raise CaseLoadError("no such case", folder, case_id)
+        return folder
+
+    def _inside(self, path: Path) -> bool:
+        try:
+            return path.resolve().is_relative_to(self.root.resolve())
+        except OSError:
+            return False
+
+    def load_case(self, case_id: str) -> Case:
+        """Load and validate one case. Raises CaseLoadError (with file and reason).
+
+        A broken image does not stop the case from loading (its problem is recorded so the
+        reviewer sees a placeholder and the reason); a broken spec or own review does,
+        because reviewing or saving on top of them could lose information.
+        """
+        folder = self.case_folder(case_id)
+        spec = self._load_spec(case_id, folder)
+        review, review_fp = self._load_own_review(case_id, folder)
+        case = Case(case_id, folder, spec, review, review_fp)
+        self._load_screening(case)
+        self._load_other_reviews(case)
+        for role in spec.image_roles:
+            self._locate_image(case, role)
+        return case
+
+    def _load_spec(self, case_id: str, folder: Path) -> SampleSpec:
+        path = folder / SPEC_NAME
+        if path.is_symlink() and not self._inside(path):
+            raise SpecError("is a link leading outside the project", path, case_id)
+        data, _ = read_json(path, SpecError)
+        try:
+            return SampleSpec.model_validate(data)
+        except ValidationError as exc:
+            raise SpecError(describe_validation_error(exc), path, case_id) from exc
+
+    def _load_own_review(self, case_id: str, folder: Path) -> tuple[Review, str | None]:
+        path = folder / REVIEWS_DIR / f"{self.reviewer}.json"
+        try:
+            data, raw = read_json(path, ReviewError)
+        except ReviewError as exc:
+            if not path.exists():
+                return Review.empty(case_id, self.reviewer), None
+            raise ReviewError(exc.reason + "; it is left untouched", path, case_id) from exc
+        review = _validate_review(data, path, case_id)
+        if review.case_id != case_id or review.reviewer != self.reviewer:
+            raise ReviewError(
+                f"belongs to case {review.case_id!r} / reviewer {review.reviewer!r}, "
+                f"not {case_id!r} / {self.reviewer!r}; it is left untouched",
+                path,
+                case_id,
+            )
+        return review, fingerprint(raw)
+
+    def _load_screening(self, case: Case) -> None:
+        path = case.folder / SCREENING_NAME
+        if not path.exists():
+            return
+        try:
+            data, _ = read_json(path, ScreeningError)
+            case.screening = ScreeningRecord.model_validate(data)
+        except ScreeningError as exc:
+            case.warnings.append(exc.message)
+        except ValidationError as exc:
+            case.warnings.append(f"{path}: {describe_validation_error(exc)}")
+
+    def _load_other_reviews(self, case: Case) -> None:
+        folder = case.folder / REVIEWS_DIR
+        if not folder.is_dir():
+            return
+        for path in sorted(folder.glob("*.json")):
+            name = path.stem
+            if name == self.reviewer:
+                continue
+            try:
+                data, _ = read_json(path, ReviewError)
+                case.other_reviews[name] = _validate_review(data, path, case.case_id)
+            except ReviewError as exc:
+                case.warnings.append(exc.message)
+
+    def _locate_image(self, case: Case, role: ImageRole) -> None:
+        path = find_image(case.folder, role.value)
+        if path is None:
+            case.image_problems[role] = (
+                f"{case.folder / role.value}.png: image is missing (expected {role.value}.png, "
+                ".jpg, .jpeg or .webp)"
+            )
+            return
+        if not self._inside(path):
+            case.image_problems[role] = f"{path}: is a link leading outside the project"
+            return
+        case.images[role] = path
+        try:
+            case.image_info[role] = probe_image(path)
+        except ImageError as exc:
+            case.image_problems[role] = exc.message
+
+    # --- saving -----------------------------------------------------------------------
+
+    def save_review(self, case: Case, review: Review | None = None, force: bool = False) -> None:
+        """Write this reviewer's review atomically.
+
+        Refuses (ReviewConflictError) when the file changed on disk since the case was
+        loaded or last saved — another window or person wrote it — unless *force*.
+        """
+        review = review or case.review
+        path = case.review_path
+        if self.read_only:
+            raise ReadOnlyProjectError("project is open read-only; nothing was saved", path)
+        if not force and file_fingerprint(path) != case.review_fingerprint:
+            raise ReviewConflictError(
+                "changed on disk since it was opened (another window or person); "
+                "reload it or choose to overwrite",
+                path,
+                case.case_id,
+            )
+        review.updated_at = utc_now()
+        path.parent.mkdir(exist_ok=True)
+        payload = atomic_write_json(path, review.model_dump(mode="json", exclude_none=False))
+        case.review = review
+        case.review_fingerprint = fingerprint(payload)
+        self._refresh_entry(case)
+
+    def record(self, case: Case, event: str, data: dict[str, Any]) -> None:
+        """Append one event to the case's history.jsonl (the audit log)."""
+        if self.read_only:
+            raise ReadOnlyProjectError("project is open read-only", case.history_path)
+        entry = {"at": utc_now(), "reviewer": self.reviewer, "event": event, "data": data}
+        append_history(case.history_path, entry)
+
+    def _refresh_entry(self, case: Case) -> None:
+        old = self._by_id.get(case.case_id)
+        if old is None:
+            return
+        new = CaseEntry(
+            old.case_id,
+            old.folder,
+            old.subset,
+            old.concept_id,
+            old.generation_mode,
+            case.review.decision,
+            old.problem,
+        )
+        self._by_id[case.case_id] = new
+        self.entries = [new if e.case_id == case.case_id else e for e in self.entries]
+
+
+def _validate_review(data: Any, path: Path, case_id: str) -> Review:
+    try:
+        return Review.model_validate(data)
+    except ValidationError as exc:
+        raise ReviewError(describe_validation_error(exc), path, case_id) from exc
+
+
+def _mark_duplicate_concepts(entries: list[CaseEntry]) -> list[CaseEntry]:
+    first: dict[str, str] = {}
+    marked: list[CaseEntry] = []
+    for e in entries:
+        if e.concept_id and e.problem is None:
+            owner = first.setdefault(e.concept_id, e.case_id)
+            if owner != e.case_id:
+                e = CaseEntry(
+                    e.case_id,
+                    e.folder,
+                    e.subset,
+                    e.concept_id,
+                    e.generation_mode,
+                    e.decision,
+                    f"duplicate concept_id {e.concept_id!r} (already used by case {owner})",
+                )
+        marked.append(e)
+    return marked
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _short(exc: Exception) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text (bad byte at offset {exc.start})"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"corrupt JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)

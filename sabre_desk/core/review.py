@@ -1,0 +1,139 @@
+"""A reviewer's judgement of one case: reviews/<reviewer>.json.
+
+This is the data the whole app exists to protect: weeks of human decisions. Models are
+strict about shape (so a bad file is reported, not half-read) but tolerant of fields a
+newer version may add.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from sabre_desk.core.ids import id_problem
+from sabre_desk.core.spec import ImageRole
+
+REVIEW_FORMAT = "sabre-desk-review"
+REVIEW_VERSION = 1
+
+
+def utc_now() -> str:
+    """An ISO-8601 UTC stamp with a 'Z', second precision, as every file in the format uses."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Decision(StrEnum):
+    """The reviewer's verdict, in the words of the SABRE platform."""
+
+    KEEP = "keep"
+    NEEDS_RECHECK = "needs_recheck"
+    EDIT_FAILED = "edit_failed"
+    BASE_INVALID = "base_invalid"
+    SCENE_CHANGED = "scene_changed"
+    UNSURE = "unsure"
+
+    @property
+    def label(self) -> str:
+        return DECISION_LABELS[self]
+
+
+DECISION_LABELS: dict[Decision, str] = {
+    Decision.KEEP: "Keep",
+    Decision.NEEDS_RECHECK: "Needs recheck",
+    Decision.EDIT_FAILED: "Edited replacement failed",
+    Decision.BASE_INVALID: "Base invalid",
+    Decision.SCENE_CHANGED: "Scene changed",
+    Decision.UNSURE: "Unsure",
+}
+
+
+class Box(BaseModel):
+    """A normalized box [x0, y0, x1, y1] on one image, relative to its displayed size."""
+
+    model_config = ConfigDict(extra="allow")
+
+    image_role: ImageRole
+    label: str = ""
+    box: tuple[float, float, float, float]
+
+    @field_validator("box")
+    @classmethod
+    def _inside_unit_square(
+        cls, v: tuple[float, float, float, float]
+    ) -> tuple[float, float, float, float]:
+        x0, y0, x1, y1 = v
+        if not (0.0 <= x0 < x1 <= 1.0 and 0.0 <= y0 < y1 <= 1.0):
+            raise ValueError(f"box {list(v)} must satisfy 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1")
+        return v
+
+
+class QuestionEdit(BaseModel):
+    """The reviewer's override of a probe's prompt and/or answer (the spec stays untouched)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt: str | None = None
+    answer: str | None = None
+
+
+class RepairRecord(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    image_role: ImageRole
+    op: Literal["remove", "swap", "clean", "restore"]
+    engine: str
+    model: str | None = None
+    instruction: str = ""
+    box: tuple[float, float, float, float]
+    preview: str
+    status: Literal["preview", "accepted", "discarded", "reverted"]
+    backup: str | None = None
+    created_at: str | None = None
+    decided_at: str | None = None
+
+
+class Review(BaseModel):
+    """reviews/<reviewer>.json."""
+
+    model_config = ConfigDict(extra="allow")
+
+    format: Literal["sabre-desk-review"] = REVIEW_FORMAT
+    version: int = REVIEW_VERSION
+    case_id: str
+    reviewer: str
+    decision: Decision | None = None
+    notes: str = ""
+    boxes: list[Box] = Field(default_factory=list)
+    question_edits: dict[str, QuestionEdit] = Field(default_factory=dict)
+    repairs: list[RepairRecord] = Field(default_factory=list)
+    updated_at: str | None = None
+
+    @field_validator("version")
+    @classmethod
+    def _known_version(cls, v: int) -> int:
+        if v > REVIEW_VERSION:
+            raise ValueError(
+                f"review format version {v} is newer than this sabre-desk understands "
+                f"({REVIEW_VERSION}); update sabre-desk"
+            )
+        return v
+
+    @model_validator(mode="after")
+    def _ids(self) -> Review:
+        for what, value in (("case id", self.case_id), ("reviewer", self.reviewer)):
+            problem = id_problem(value, what)
+            if problem:
+                raise ValueError(problem)
+        return self
+
+    @classmethod
+    def empty(cls, case_id: str, reviewer: str) -> Review:
+        return cls(case_id=case_id, reviewer=reviewer)
+
+    @property
+    def is_reviewed(self) -> bool:
+        return self.decision is not None

@@ -1,0 +1,144 @@
+"""Check every case of a project, the way `sabre-desk validate` reports it.
+
+Unlike indexing, validation decodes every image fully (a truncated file only shows itself
+when decoded), in a small thread pool since Pillow releases the GIL while decoding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sabre_desk.core.errors import CaseLoadError, ImageError
+from sabre_desk.core.project import Project
+from sabre_desk.core.storage import read_history
+from sabre_desk.imaging.io import load_image
+
+
+@dataclass
+class Problem:
+    file: str
+    reason: str
+    severity: str = "error"  # "error" makes the case invalid; "warning" does not
+
+    def line(self) -> str:
+        return f"{self.file}: {self.reason}"
+
+
+@dataclass
+class CaseReport:
+    case_id: str
+    folder: Path
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return not any(p.severity == "error" for p in self.problems)
+
+
+@dataclass
+class ProjectReport:
+    root: Path
+    cases: list[CaseReport] = field(default_factory=list)
+    project_problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return all(c.valid for c in self.cases) and not any(
+            p.severity == "error" for p in self.project_problems
+        )
+
+    @property
+    def invalid_cases(self) -> list[CaseReport]:
+        return [c for c in self.cases if not c.valid]
+
+    def to_json(self) -> dict:
+        return {
+            "project": str(self.root),
+            "valid": self.valid,
+            "cases_total": len(self.cases),
+            "cases_invalid": len(self.invalid_cases),
+            "project_problems": [p.__dict__ for p in self.project_problems],
+            "cases": [
+                {
+                    "case_id": c.case_id,
+                    "valid": c.valid,
+                    "problems": [p.__dict__ for p in c.problems],
+                }
+                for c in self.cases
+            ],
+        }
+
+
+def _split(message: str, fallback: Path) -> Problem:
+    file, sep, reason = message.partition(": ")
+    return Problem(file, reason) if sep else Problem(str(fallback), message)
+
+
+def check_case(project: Project, case_id: str, decode: bool = True) -> CaseReport:
+    """Every problem of one case, as (file, reason) pairs; never raises for bad input."""
+    entry = project.entry(case_id)
+    folder = entry.folder if entry else project.cases_dir / case_id
+    report = CaseReport(case_id, folder)
+    if entry is not None and entry.problem is not None:
+        report.problems.append(_entry_problem(folder, entry.problem))
+        if not entry.problem.startswith("duplicate concept_id"):
+            return report
+    try:
+        case = project.load_case(case_id)
+    except CaseLoadError as exc:
+        report.problems.append(Problem(str(exc.path or folder), exc.reason))
+        return report
+    for message in case.image_problems.values():
+        report.problems.append(_split(message, folder))
+    for message in case.warnings:
+        report.problems.append(_split(message, folder))
+    if decode:
+        for role, path in case.images.items():
+            if role in case.image_problems:
+                continue
+            try:
+                load_image(path)
+            except ImageError as exc:
+                report.problems.append(Problem(str(exc.path), exc.reason))
+    for message in read_history(case.history_path).problems:
+        problem = _split(message, case.history_path)
+        problem.severity = "warning"
+        report.problems.append(problem)
+    return report
+
+
+def _entry_problem(folder: Path, problem: str) -> Problem:
+    # Index problems are phrased "spec.json: reason" or as a bare reason about the folder.
+    head, sep, reason = problem.partition(": ")
+    if sep and "/" not in head and head.endswith(".json"):
+        return Problem(str(folder / head), reason)
+    if sep and head.startswith("reviews/"):
+        return Problem(str(folder / head), reason)
+    return Problem(str(folder), problem)
+
+
+def validate_project(
+    project: Project,
+    decode: bool = True,
+    workers: int = 4,
+    progress: Callable[[int, int], None] | None = None,
+) -> ProjectReport:
+    """Validate every case; problems of the project itself are listed separately."""
+    report = ProjectReport(project.root)
+    report.project_problems.extend(_split(s, project.cases_dir) for s in project.skipped)
+    for problem in report.project_problems:
+        problem.severity = "warning"
+    if not project.entries:
+        report.project_problems.append(
+            Problem(str(project.cases_dir), "project has no cases (cases/ is empty or missing)")
+        )
+    ids = [e.case_id for e in project.entries]
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        for done, result in enumerate(pool.map(lambda i: check_case(project, i, decode), ids), 1):
+            report.cases.append(result)
+            if progress:
+                progress(done, len(ids))
+    return report

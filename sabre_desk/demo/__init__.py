@@ -1,0 +1,1 @@
+"""A procedurally drawn demo project: real edits, real defects, no downloaded images."""

@@ -1,0 +1,108 @@
+"""Write the demo project to a folder (deterministic: the same bytes every time)."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from sabre_desk.core.errors import ProjectError
+from sabre_desk.core.project import CASES_DIR, MANIFEST_NAME, PROJECT_FORMAT, PROJECT_VERSION
+from sabre_desk.core.storage import atomic_write_bytes, atomic_write_json
+from sabre_desk.demo.cases import CASE_BUILDERS, DemoCase
+
+DEMO_SCREENING_MODEL = "demo-filter (synthetic)"
+DEMO_NOTE = "DEMO DATA: synthetic screening answers written by `sabre-desk demo`; no model was run."
+DEMO_STAMP = "2026-11-29T15:00:00Z"
+SEED = 20261129
+
+
+def _png(pixels: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    Image.fromarray(pixels, "RGB").save(buf, format="PNG", compress_level=6)
+    return buf.getvalue()
+
+
+def _rotated_jpeg(pixels: np.ndarray, orientation: int) -> bytes:
+    """A JPEG whose stored pixels are rotated, with the EXIF tag that shows them upright."""
+    if orientation != 6:
+        raise ValueError("the demo only writes orientation 6 (a phone held upright)")
+    stored = np.ascontiguousarray(np.rot90(pixels, 1))  # viewers rotate 90° clockwise back
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    buf = io.BytesIO()
+    Image.fromarray(stored, "RGB").save(buf, format="JPEG", quality=92, exif=exif.tobytes())
+    return buf.getvalue()
+
+
+def _first_token(text: str) -> str:
+    words = {
+        "zero": "0",
+        "one": "1",
+        "two": "2",
+        "three": "3",
+        "four": "4",
+        "five": "5",
+        "six": "6",
+        "seven": "7",
+        "eight": "8",
+        "nine": "9",
+        "ten": "10",
+    }
+    tokens = re.findall(r"[a-z0-9]+", text.lower())
+    tokens = [t for t in tokens if t != "the"]
+    return words.get(tokens[0], tokens[0]) if tokens else ""
+
+
+def _screening(case: DemoCase) -> dict:
+    results = {}
+    for question in case.spec["questions"]:
+        response = case.responses[question["probe_id"]]
+        correct = _first_token(response) == question["answer"].lower()
+        results[question["probe_id"]] = {"response": response, "correct": correct}
+    return {
+        "runs": [
+            {"model": DEMO_SCREENING_MODEL, "at": DEMO_STAMP, "note": DEMO_NOTE, "results": results}
+        ]
+    }
+
+
+def build_demo_cases() -> list[DemoCase]:
+    return [build(np.random.default_rng([SEED, i])) for i, build in enumerate(CASE_BUILDERS)]
+
+
+def write_demo_project(dest: Path, name: str = "sabre-desk demo") -> Path:
+    """Create the demo project in *dest* (which must not exist or be empty)."""
+    dest = Path(dest)
+    if dest.exists() and any(dest.iterdir()):
+        raise ProjectError("folder is not empty; choose a new folder for the demo", dest)
+    try:
+        (dest / CASES_DIR).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ProjectError(f"cannot create the demo here ({exc.strerror or exc})", dest) from exc
+    atomic_write_json(
+        dest / MANIFEST_NAME,
+        {
+            "format": PROJECT_FORMAT,
+            "version": PROJECT_VERSION,
+            "name": name,
+            "created_at": DEMO_STAMP,
+            "primer": None,
+            "demo": True,
+        },
+    )
+    for case in build_demo_cases():
+        folder = dest / CASES_DIR / case.case_id
+        folder.mkdir()
+        atomic_write_json(folder / "spec.json", case.spec)
+        for role, pixels in case.images.items():
+            orientation = case.exif_orientation.get(role)
+            if orientation:
+                atomic_write_bytes(folder / f"{role}.jpg", _rotated_jpeg(pixels, orientation))
+            else:
+                atomic_write_bytes(folder / f"{role}.png", _png(pixels))
+        atomic_write_json(folder / "screening.json", _screening(case))
+    return dest

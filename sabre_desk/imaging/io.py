@@ -1,0 +1,132 @@
+"""Reading images the way a photo viewer shows them.
+
+Every part of the app (canvas, boxes, repair, diff, export) gets pixels through this module,
+so the EXIF orientation is applied exactly once and identically everywhere: a normalized box
+drawn on a rotated phone JPEG lands on the same pixels in every tool. Decoding is guarded
+against truncated files and decompression bombs; every failure is an ImageError naming the
+file and the reason.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from sabre_desk.core.errors import ImageError
+
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp")
+#: Largest image accepted, in pixels (≈ 10,000 × 10,000). Larger files are refused before
+#: any pixel is decoded, so a hostile or mistaken file cannot exhaust a laptop's memory.
+MAX_PIXELS = 100_000_000
+EXIF_ORIENTATION_TAG = 0x0112
+_SWAPS_AXES = {5, 6, 7, 8}
+
+
+@dataclass(frozen=True)
+class ImageInfo:
+    """What an image's header says, in displayed (orientation-applied) terms."""
+
+    path: Path
+    width: int
+    height: int
+    format: str
+    mode: str
+    orientation: int
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.width, self.height
+
+
+def _open(path: Path) -> Image.Image:
+    try:
+        return Image.open(path)
+    except FileNotFoundError as exc:
+        raise ImageError("image is missing", path) from exc
+    except UnidentifiedImageError as exc:
+        raise ImageError("not a readable image (unknown or corrupt format)", path) from exc
+    except OSError as exc:
+        raise ImageError(f"cannot read image ({exc.strerror or exc})", path) from exc
+
+
+def _orientation(img: Image.Image) -> int:
+    try:
+        value = int(img.getexif().get(EXIF_ORIENTATION_TAG, 1))
+    except Exception:  # a broken EXIF block must not make the pixels unreadable
+        return 1
+    return value if 1 <= value <= 8 else 1
+
+
+def _check_size(path: Path, width: int, height: int, max_pixels: int) -> None:
+    if width <= 0 or height <= 0:
+        raise ImageError(f"image has no pixels ({width}×{height})", path)
+    if width * height > max_pixels:
+        raise ImageError(
+            f"image is too large: {width}×{height} = {width * height / 1e6:.0f} MP, "
+            f"the limit is {max_pixels / 1e6:.0f} MP (possible decompression bomb)",
+            path,
+        )
+
+
+def probe_image(path: Path, max_pixels: int = MAX_PIXELS) -> ImageInfo:
+    """Read only the header: displayed size, format and orientation. No pixel is decoded."""
+    path = Path(path)
+    with _open(path) as img:
+        orientation = _orientation(img)
+        width, height = img.size
+        _check_size(path, width, height, max_pixels)
+        if orientation in _SWAPS_AXES:
+            width, height = height, width
+        return ImageInfo(path, width, height, img.format or "?", img.mode, orientation)
+
+
+def _to_rgb_array(img: Image.Image, path: Path) -> np.ndarray:
+    if img.mode in ("I;16", "I;16B", "I;16L", "I"):
+        arr = np.asarray(img, dtype=np.uint32 if img.mode == "I" else np.uint16)
+        top = 65535 if img.mode != "I" else max(int(arr.max()), 1)
+        gray = (arr.astype(np.float64) * (255.0 / top) + 0.5).astype(np.uint8)
+        return np.repeat(gray[:, :, None], 3, axis=2)
+    if img.mode in ("RGBA", "LA", "PA") or (img.mode == "P" and "transparency" in img.info):
+        # Transparent pixels are shown over white, as image viewers do.
+        rgba = img.convert("RGBA")
+        background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        img = Image.alpha_composite(background, rgba)
+    if img.mode != "RGB":
+        img = img.convert("RGB")
+    arr = np.asarray(img)
+    if arr.ndim != 3 or arr.shape[2] != 3:
+        raise ImageError(f"unexpected pixel layout {arr.shape}", path)
+    return np.ascontiguousarray(arr)
+
+
+def load_image(path: Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:
+    """Decode an image fully to an RGB uint8 array (H, W, 3) as a photo viewer shows it."""
+    path = Path(path)
+    with _open(path) as img:
+        _check_size(path, img.size[0], img.size[1], max_pixels)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+                img.load()
+        except Image.DecompressionBombError as exc:
+            raise ImageError(f"image is too large ({exc})", path) from exc
+        except (OSError, SyntaxError, ValueError) as exc:
+            reason = str(exc) or type(exc).__name__
+            if "truncated" in reason.lower():
+                reason = "image file is truncated (incomplete download or copy?)"
+            raise ImageError(f"cannot decode image: {reason}", path) from exc
+        oriented = ImageOps.exif_transpose(img)
+        return _to_rgb_array(oriented, path)
+
+
+def find_image(folder: Path, role: str) -> Path | None:
+    """The file for an image role in a case folder (role.png / .jpg / .jpeg / .webp)."""
+    for ext in IMAGE_EXTENSIONS:
+        candidate = folder / f"{role}{ext}"
+        if candidate.exists():
+            return candidate
+    return None

@@ -1,0 +1,94 @@
+"""User settings: a small versioned JSON file in the user's config folder.
+
+Qt-free so the CLI and tests can use it. ``SABRE_DESK_CONFIG_DIR`` relocates the folder,
+which is how tests (and portable installs) keep away from the real user's settings.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from pathlib import Path
+
+from platformdirs import user_config_dir
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from sabre_desk.core.errors import ProjectError
+from sabre_desk.core.ids import id_problem, reviewer_from_login
+from sabre_desk.core.storage import atomic_write_json, read_json
+
+SETTINGS_VERSION = 1
+CONFIG_ENV = "SABRE_DESK_CONFIG_DIR"
+MAX_RECENT = 10
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    version: int = SETTINGS_VERSION
+    reviewer: str | None = None
+    recent_projects: list[str] = Field(default_factory=list)
+    pool_size: int = Field(default=4, ge=1, le=32)
+    auto_advance: bool = False
+
+    @field_validator("reviewer")
+    @classmethod
+    def _valid_reviewer(cls, v: str | None) -> str | None:
+        if v is not None:
+            problem = id_problem(v, "reviewer name")
+            if problem:
+                raise ValueError(problem)
+        return v
+
+    def add_recent(self, project: Path) -> None:
+        path = str(Path(project).absolute())
+        self.recent_projects = [path, *[p for p in self.recent_projects if p != path]][:MAX_RECENT]
+
+
+def config_dir() -> Path:
+    override = os.environ.get(CONFIG_ENV)
+    return Path(override) if override else Path(user_config_dir("sabre-desk", appauthor=False))
+
+
+def settings_path() -> Path:
+    return config_dir() / "settings.json"
+
+
+def load_settings() -> tuple[Settings, str | None]:
+    """The saved settings, or defaults plus a warning when the file is unreadable.
+
+    A broken settings file must never stop a reviewer from working; it is reported and
+    left in place (not overwritten until the reviewer changes a setting).
+    """
+    path = settings_path()
+    if not path.exists():
+        return Settings(), None
+    try:
+        data, _ = read_json(path)
+        return Settings.model_validate(data), None
+    except ProjectError as exc:
+        return Settings(), f"settings ignored: {exc.message}"
+    except ValidationError as exc:
+        return Settings(), f"settings ignored: {path}: {exc.errors()[0]['msg']}"
+
+
+def save_settings(settings: Settings) -> None:
+    path = settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(path, settings.model_dump(mode="json"))
+
+
+def resolve_reviewer(cli_value: str | None, settings: Settings) -> str:
+    """--reviewer, else the settings file, else the OS login name (made id-safe)."""
+    if cli_value:
+        problem = id_problem(cli_value, "reviewer name")
+        if problem:
+            raise ValueError(problem)
+        return cli_value
+    if settings.reviewer:
+        return settings.reviewer
+    try:
+        login = getpass.getuser()
+    except (KeyError, OSError):
+        login = "reviewer"
+    return reviewer_from_login(login)
