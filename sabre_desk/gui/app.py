@@ -1,0 +1,61 @@
+"""QApplication set-up and the entry point used by the CLI."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication
+
+from sabre_desk.gui.main_window import MainWindow
+from sabre_desk.paths import resource_path
+from sabre_desk.settings import load_settings
+
+SCREENSHOT_TIMEOUT_MS = 15000
+
+
+def make_app(argv: list[str] | None = None) -> QApplication:
+    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    app.setApplicationName("sabre-desk")
+    app.setOrganizationName("sabre-desk")
+    app.setWindowIcon(QIcon(str(resource_path("icons", "sabre-desk.svg"))))
+    style = resource_path("style.qss")
+    if style.is_file():
+        app.setStyleSheet(style.read_text(encoding="utf-8"))
+    return app  # type: ignore[return-value]
+
+
+def save_screenshot(window: MainWindow, out: Path) -> bool:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return window.grab().save(str(out), "PNG")
+
+
+def run_gui(
+    project: Path | None, reviewer: str, case: str | None = None, screenshot: Path | None = None
+) -> int:
+    app = make_app()
+    settings, warning = load_settings()
+    window = MainWindow(reviewer, settings)
+    if warning:
+        window.statusBar().showMessage(warning)
+    window.show()
+    if screenshot is not None:
+
+        def shoot(_: str = "") -> None:
+            ok = save_screenshot(window, screenshot)
+            print(
+                f"screenshot written to {screenshot}" if ok else "screenshot failed",
+                file=sys.stdout if ok else sys.stderr,
+            )
+            app.exit(0 if ok else 1)
+
+        window.images_shown.connect(lambda cid: QTimer.singleShot(150, shoot))
+        QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, shoot)
+    if project is not None and not window.open_project(project, case):
+        if screenshot is not None:
+            return 1
+    elif project is None and screenshot is not None:
+        QTimer.singleShot(150, shoot)
+    return app.exec()

@@ -1,0 +1,49 @@
+"""Background jobs: a QRunnable that calls a plain function and reports by signals.
+
+The function runs on a pool thread and must not touch widgets; its result or exception is
+delivered to the GUI thread through queued signals. Each job keeps itself alive (a strong
+reference in ``_running``) until it has finished, so Python never collects a job whose
+signals are still to be emitted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+
+class WorkerSignals(QObject):
+    returned = Signal(object)
+    errored = Signal(object)
+    finished = Signal()
+
+
+class Worker(QRunnable):
+    _running: ClassVar[set[Worker]] = set()
+
+    def __init__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any):
+        super().__init__()
+        self.setAutoDelete(False)
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+        self.signals = WorkerSignals()
+
+    def run(self) -> None:
+        try:
+            result = self.fn(*self.args, **self.kwargs)
+        except Exception as exc:  # every failure reaches the GUI's one error handler
+            self.signals.errored.emit(exc)
+        else:
+            self.signals.returned.emit(result)
+        finally:
+            self.signals.finished.emit()
+
+    def start(self, pool: QThreadPool) -> None:
+        Worker._running.add(self)
+        self.signals.finished.connect(lambda: Worker._running.discard(self))
+        pool.start(self)
+
+    @classmethod
+    def in_flight(cls) -> int:
+        return len(cls._running)
