@@ -9,6 +9,7 @@ file and the reason.
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,9 +43,20 @@ class ImageInfo:
         return self.width, self.height
 
 
-def _open(path: Path) -> Image.Image:
+def _open(path: Path, max_pixels: int = MAX_PIXELS) -> Image.Image:
     try:
-        return Image.open(path)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            return Image.open(path)
+    except Image.DecompressionBombError as exc:
+        # Pillow refuses far-too-large headers itself at open; say it in our words.
+        found = re.search(r"\((\d+) pixels\)", str(exc))
+        size = f"{int(found.group(1)) / 1e6:.0f} MP" if found else "over Pillow's limit"
+        raise ImageError(
+            f"image is too large: {size}, the limit is {max_pixels / 1e6:.0f} MP "
+            "(possible decompression bomb)",
+            path,
+        ) from exc
     except FileNotFoundError as exc:
         raise ImageError("image is missing", path) from exc
     except UnidentifiedImageError as exc:
@@ -75,7 +87,7 @@ def _check_size(path: Path, width: int, height: int, max_pixels: int) -> None:
 def probe_image(path: Path, max_pixels: int = MAX_PIXELS) -> ImageInfo:
     """Read only the header: displayed size, format and orientation. No pixel is decoded."""
     path = Path(path)
-    with _open(path) as img:
+    with _open(path, max_pixels) as img:
         orientation = _orientation(img)
         width, height = img.size
         _check_size(path, width, height, max_pixels)
@@ -106,7 +118,7 @@ def _to_rgb_array(img: Image.Image, path: Path) -> np.ndarray:
 def load_image(path: Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     """Decode an image fully to an RGB uint8 array (H, W, 3) as a photo viewer shows it."""
     path = Path(path)
-    with _open(path) as img:
+    with _open(path, max_pixels) as img:
         _check_size(path, img.size[0], img.size[1], max_pixels)
         try:
             with warnings.catch_warnings():

@@ -1,0 +1,74 @@
+"""Small builders for real test files: PNG bytes, specs, random images, tree snapshots."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+
+def png_bytes(
+    width: int = 64,
+    height: int = 48,
+    color: tuple[int, int, int] = (90, 140, 200),
+    mode: str = "RGB",
+) -> bytes:
+    img = Image.new(mode, (width, height), color if mode == "RGB" else None)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def yes_no_spec(concept_id: str = "c1", **overrides: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "concept_id": concept_id,
+        "pressure_test_type": "context_prior",
+        "objective": "test",
+        "generation_mode": "paired_edit",
+        "base_prompt": "a bench with tape",
+        "edit_prompt": "replace the tape with a bagel",
+        "task_attributes": [
+            {"name": "source_entity", "value": "tape"},
+            {"name": "target_entity", "value": "bagel"},
+        ],
+        "questions": [
+            {
+                "probe_id": "base_source",
+                "image_role": "base",
+                "question_type": "yes_no",
+                "prompt": "Is tape visible?",
+                "answer": "yes",
+                "eval_type": "yes_no_exact",
+            },
+            {
+                "probe_id": "edited_target",
+                "image_role": "edited",
+                "question_type": "yes_no",
+                "prompt": "Is a bagel visible?",
+                "answer": "yes",
+                "eval_type": "yes_no_exact",
+            },
+        ],
+        "review_targets": [],
+        "generation_notes": [],
+    }
+    spec.update(overrides)
+    return spec
+
+
+def rgb_array(width: int, height: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 256, (height, width, 3), dtype=np.uint8)
+
+
+def tree_snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    """(size, mtime_ns) of every file under root, to prove nothing was written."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            st = path.stat()
+            out[str(path.relative_to(root))] = (st.st_size, st.st_mtime_ns)
+    return out
