@@ -62,6 +62,10 @@ def _open(path: Path, max_pixels: int = MAX_PIXELS) -> Image.Image:
     except UnidentifiedImageError as exc:
         raise ImageError("not a readable image (unknown or corrupt format)", path) from exc
     except OSError as exc:
+        if "truncated" in str(exc).lower():
+            raise ImageError(
+                "image file is truncated or corrupt (header incomplete)", path
+            ) from exc
         raise ImageError(f"cannot read image ({exc.strerror or exc})", path) from exc
 
 

@@ -18,13 +18,16 @@ from sabre_desk.imaging.io import load_image, probe_image
 
 def _jpeg_with_orientation(upright: np.ndarray, orientation: int) -> bytes:
     """Store pixels the way a phone does: rotated, with the tag that undoes the rotation."""
-    stored = {6: np.rot90(upright, 1), 8: np.rot90(upright, -1), 3: np.rot90(upright, 2),
-              1: upright}[orientation]
+    stored = {
+        6: np.rot90(upright, 1),
+        8: np.rot90(upright, -1),
+        3: np.rot90(upright, 2),
+        1: upright,
+    }[orientation]
     exif = Image.Exif()
     exif[0x0112] = orientation
     buf = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(stored)).save(buf, "JPEG", quality=95,
-                                                        exif=exif.tobytes())
+    Image.fromarray(np.ascontiguousarray(stored)).save(buf, "JPEG", quality=95, exif=exif.tobytes())
     return buf.getvalue()
 
 
@@ -35,8 +38,7 @@ def _marked_upright(width: int = 120, height: int = 80) -> np.ndarray:
 
 
 @pytest.mark.parametrize("orientation", [1, 3, 6, 8])
-def test_exif_orientation_is_applied_for_size_and_pixels(tmp_path: Path, orientation: int
-                                                         ) -> None:
+def test_exif_orientation_is_applied_for_size_and_pixels(tmp_path: Path, orientation: int) -> None:
     path = tmp_path / "photo.jpg"
     path.write_bytes(_jpeg_with_orientation(_marked_upright(), orientation))
     info = probe_image(path)
@@ -58,10 +60,12 @@ def _png_with_header_size(width: int, height: int) -> bytes:
     return bytes(data)
 
 
-@pytest.mark.parametrize(("width", "height", "size"), [(40_000, 40_000, "1600 MP"),
-                                                      (12_000, 10_000, "120 MP")])
-def test_a_decompression_bomb_is_refused_before_decoding(tmp_path: Path, width: int,
-                                                         height: int, size: str) -> None:
+@pytest.mark.parametrize(
+    ("width", "height", "size"), [(40_000, 40_000, "1600 MP"), (12_000, 10_000, "120 MP")]
+)
+def test_a_decompression_bomb_is_refused_before_decoding(
+    tmp_path: Path, width: int, height: int, size: str
+) -> None:
     path = tmp_path / "bomb.png"
     path.write_bytes(_png_with_header_size(width, height))
     for read in (probe_image, load_image):
@@ -81,10 +85,13 @@ def test_a_truncated_png_is_reported_as_truncated(tmp_path: Path) -> None:
         load_image(path)
 
 
-@pytest.mark.parametrize(("content", "reason"), [
-    (b"this is not an image", "not a readable image"),
-    (b"", "not a readable image"),
-])
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"this is not an image", "not a readable image"),
+        (b"", "not a readable image"),
+    ],
+)
 def test_an_undecodable_file_is_refused(tmp_path: Path, content: bytes, reason: str) -> None:
     path = tmp_path / "edited.png"
     path.write_bytes(content)

@@ -21,8 +21,9 @@ def valid_boxes(draw: st.DrawFn) -> tuple[float, float, float, float]:
 
 @given(valid_boxes(), st.sampled_from(["base", "edited", "image"]), st.text(max_size=20))
 def test_valid_boxes_round_trip_through_json(box: tuple, role: str, label: str) -> None:
-    review = Review(case_id="c1", reviewer="alice",
-                    boxes=[Box(image_role=role, label=label, box=box)])
+    review = Review(
+        case_id="c1", reviewer="alice", boxes=[Box(image_role=role, label=label, box=box)]
+    )
     again = Review.model_validate_json(review.model_dump_json())
     assert again.boxes[0].box == box
     assert again == review
@@ -45,20 +46,36 @@ def test_edge_boxes_are_refused(box: tuple) -> None:
         Box(image_role="edited", box=box)
 
 
-@given(st.sampled_from([*list(Decision), None]), st.text(max_size=200),
-       st.dictionaries(st.from_regex(r"[a-z_]{1,10}", fullmatch=True),
-                       st.builds(QuestionEdit, prompt=st.text(max_size=30) | st.none(),
-                                 answer=st.text(max_size=5) | st.none()), max_size=3))
+@given(
+    st.sampled_from([*list(Decision), None]),
+    st.text(max_size=200),
+    st.dictionaries(
+        st.from_regex(r"[a-z_]{1,10}", fullmatch=True),
+        st.builds(
+            QuestionEdit,
+            prompt=st.text(max_size=30) | st.none(),
+            answer=st.text(max_size=5) | st.none(),
+        ),
+        max_size=3,
+    ),
+)
 def test_any_review_round_trips(decision: Decision | None, notes: str, edits: dict) -> None:
-    review = Review(case_id="case.1", reviewer="bob", decision=decision, notes=notes,
-                    question_edits=edits)
+    review = Review(
+        case_id="case.1", reviewer="bob", decision=decision, notes=notes, question_edits=edits
+    )
     assert Review.model_validate_json(review.model_dump_json()) == review
 
 
 def test_decision_labels_use_the_platform_words() -> None:
     assert Decision.EDIT_FAILED.label == "Edited replacement failed"
-    assert [d.value for d in Decision] == ["keep", "needs_recheck", "edit_failed",
-                                          "base_invalid", "scene_changed", "unsure"]
+    assert [d.value for d in Decision] == [
+        "keep",
+        "needs_recheck",
+        "edit_failed",
+        "base_invalid",
+        "scene_changed",
+        "unsure",
+    ]
 
 
 @pytest.mark.parametrize("reviewer", ["../alice", "al ice", "", ".hidden"])

@@ -60,9 +60,12 @@ def _failing_os(step: str, after_bytes: int) -> types.SimpleNamespace:
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(old=st.binary(max_size=3000), new=st.binary(max_size=3000),
-       step=st.sampled_from(["write", "fsync", "close", "replace", None]),
-       after=st.integers(0, 3000))
+@given(
+    old=st.binary(max_size=3000),
+    new=st.binary(max_size=3000),
+    step=st.sampled_from(["write", "fsync", "close", "replace", None]),
+    after=st.integers(0, 3000),
+)
 def test_an_interrupted_write_leaves_the_old_or_the_new_file_and_no_temp(
     tmp_path: Path, old: bytes, new: bytes, step: str | None, after: int
 ) -> None:
@@ -100,8 +103,9 @@ def test_a_writer_killed_with_sigkill_never_leaves_a_broken_file(tmp_path: Path)
     target.write_bytes(b"A" * 200_000)
     valid = {bytes([65 + i]) * (200_000 + i * 5_000) for i in range(4)}
     for delay in (0.01, 0.03, 0.05, 0.08, 0.13):
-        proc = subprocess.Popen([sys.executable, "-c", KILL_WRITER, str(target)],
-                                stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", KILL_WRITER, str(target)], stdout=subprocess.PIPE, text=True
+        )
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
@@ -140,12 +144,16 @@ def test_writing_into_a_missing_folder_names_the_file(tmp_path: Path) -> None:
     assert str(target) in info.value.message
 
 
-@pytest.mark.parametrize(("raw", "reason"), [
-    (b'{"a": 1,', "corrupt JSON at line 1"),
-    (b'{"a": "caf\xe9"}', "not UTF-8"),
-])
-def test_reading_bad_json_names_the_file_and_the_reason(tmp_path: Path, raw: bytes,
-                                                        reason: str) -> None:
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        (b'{"a": 1,', "corrupt JSON at line 1"),
+        (b'{"a": "caf\xe9"}', "not UTF-8"),
+    ],
+)
+def test_reading_bad_json_names_the_file_and_the_reason(
+    tmp_path: Path, raw: bytes, reason: str
+) -> None:
     path = tmp_path / "x.json"
     path.write_bytes(raw)
     with pytest.raises(ProjectError) as info:

@@ -1,0 +1,205 @@
+"""Opening, indexing, loading and saving, on real folders."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from factories import png_bytes, tree_snapshot, yes_no_spec
+
+from sabre_desk.core.errors import (
+    CaseLoadError,
+    NotAProjectError,
+    ReadOnlyProjectError,
+    ReviewConflictError,
+    ReviewError,
+    SpecError,
+)
+from sabre_desk.core.project import Project
+from sabre_desk.core.review import Box, Decision
+from sabre_desk.core.storage import read_history
+from sabre_desk.settings import Settings, load_settings, resolve_reviewer, save_settings
+
+
+def test_opening_indexes_every_case_without_decoding_images(
+    make_project: Callable, add_case: Callable
+) -> None:
+    root = make_project()
+    add_case(root, "b_case")
+    add_case(root, "a_case", images={"base.png": b"garbage", "edited.png": b"garbage"})
+    project = Project.open(root, "alice")
+    assert [e.case_id for e in project.entries] == ["a_case", "b_case"]
+    # garbage images are not noticed by the index: it decodes nothing
+    assert all(e.is_valid for e in project.entries)
+    assert project.entries[0].subset == "context_prior"
+
+
+def test_loading_a_case_gives_spec_screening_reviews_and_images(demo_project: Path) -> None:
+    project = Project.open(demo_project, "alice")
+    case = project.load_case("ctx01_tape_bagel")
+    assert case.spec.attribute("target_entity") == "plain bagel"
+    assert case.screening is not None and case.screening.latest is not None
+    assert "DEMO DATA" in (case.screening.latest.note or "")
+    assert set(case.images) == {"base", "edited"}
+    assert case.image_info["base"].size == (768, 512)
+    assert case.review.decision is None and case.review_fingerprint is None
+
+
+def test_a_saved_review_is_read_back_and_logged(demo_project: Path) -> None:
+    project = Project.open(demo_project, "alice")
+    case = project.load_case("ctx01_tape_bagel")
+    case.review.decision = Decision.KEEP
+    case.review.boxes.append(Box(image_role="edited", label="target", box=(0.4, 0.5, 0.6, 0.7)))
+    project.save_review(case)
+    project.record(case, "decision", {"from": None, "to": "keep"})
+
+    again = Project.open(demo_project, "alice")
+    assert again.entry("ctx01_tape_bagel").decision is Decision.KEEP
+    loaded = again.load_case("ctx01_tape_bagel")
+    assert loaded.review.decision is Decision.KEEP
+    assert loaded.review.boxes[0].box == (0.4, 0.5, 0.6, 0.7)
+    on_disk = json.loads((case.folder / "reviews" / "alice.json").read_text())
+    assert on_disk["format"] == "sabre-desk-review" and on_disk["decision"] == "keep"
+    history = read_history(case.folder / "history.jsonl")
+    assert history.entries[0]["event"] == "decision"
+    assert history.entries[0]["reviewer"] == "alice"
+    # another reviewer sees alice's review as someone else's and has their own, empty one
+    bob = Project.open(demo_project, "bob").load_case("ctx01_tape_bagel")
+    assert bob.review.decision is None
+    assert bob.other_reviews["alice"].decision is Decision.KEEP
+
+
+def test_a_review_changed_on_disk_since_loading_is_not_overwritten(demo_project: Path) -> None:
+    project = Project.open(demo_project, "alice")
+    window_1 = project.load_case("ctx01_tape_bagel")
+    window_2 = project.load_case("ctx01_tape_bagel")
+    window_1.review.decision = Decision.KEEP
+    project.save_review(window_1)
+    window_2.review.decision = Decision.UNSURE
+    with pytest.raises(ReviewConflictError) as info:
+        project.save_review(window_2)
+    assert "changed on disk" in info.value.reason
+    saved = json.loads(window_1.review_path.read_text())
+    assert saved["decision"] == "keep"
+    project.save_review(window_2, force=True)  # the reviewer chose to overwrite
+    assert json.loads(window_1.review_path.read_text())["decision"] == "unsure"
+
+
+def test_a_corrupt_own_review_is_reported_and_never_overwritten(demo_project: Path) -> None:
+    path = demo_project / "cases" / "ctx01_tape_bagel" / "reviews" / "alice.json"
+    path.parent.mkdir()
+    path.write_bytes(b'{"decision": "keep", ')
+    project = Project.open(demo_project, "alice")
+    assert "unreadable" in (project.entry("ctx01_tape_bagel").problem or "")
+    with pytest.raises(ReviewError) as info:
+        project.load_case("ctx01_tape_bagel")
+    assert "left untouched" in info.value.reason and info.value.path == path
+    assert path.read_bytes() == b'{"decision": "keep", '
+
+
+def test_not_a_project_and_missing_folders_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(NotAProjectError, match="no sabre-project.json"):
+        Project.open(tmp_path, "alice")
+    with pytest.raises(NotAProjectError, match="not a folder"):
+        Project.open(tmp_path / "missing", "alice")
+    (tmp_path / "sabre-project.json").write_text('{"format": "other", "version": 1}')
+    with pytest.raises(NotAProjectError, match="format"):
+        Project.open(tmp_path, "alice")
+
+
+def test_a_project_from_a_newer_format_is_refused(make_project: Callable) -> None:
+    root = make_project()
+    (root / "sabre-project.json").write_text(
+        json.dumps({"format": "sabre-desk-project", "version": 7, "name": "x"})
+    )
+    with pytest.raises(NotAProjectError, match="newer"):
+        Project.open(root, "alice")
+
+
+def test_an_empty_project_opens_with_no_cases(make_project: Callable) -> None:
+    project = Project.open(make_project(), "alice")
+    assert project.entries == []
+
+
+@pytest.mark.parametrize("case_id", ["../escape", "a/b", "", ".hidden", "x" * 200])
+def test_case_ids_that_could_escape_are_refused(demo_project: Path, case_id: str) -> None:
+    project = Project.open(demo_project, "alice")
+    with pytest.raises(CaseLoadError):
+        project.load_case(case_id)
+
+
+def test_an_image_link_leading_outside_the_project_is_not_followed(
+    make_project: Callable, add_case: Callable, tmp_path: Path
+) -> None:
+    root = make_project()
+    folder = add_case(root, "c1", images={"base.png": png_bytes()})
+    secret = tmp_path / "outside.png"
+    secret.write_bytes(png_bytes())
+    (folder / "edited.png").symlink_to(secret)
+    case = Project.open(root, "alice").load_case("c1")
+    assert "outside the project" in case.image_problems["edited"]
+    assert "edited" not in case.images
+
+
+def test_saving_in_a_read_only_project_is_refused(
+    demo_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sabre_desk.core import project as project_module
+
+    monkeypatch.setattr(project_module, "probe_writable", lambda folder: False)
+    project = Project.open(demo_project, "alice")
+    assert project.read_only
+    case = project.load_case("ctx01_tape_bagel")
+    before = tree_snapshot(demo_project)
+    with pytest.raises(ReadOnlyProjectError, match="read-only"):
+        project.save_review(case)
+    assert tree_snapshot(demo_project) == before
+
+
+def test_reviewer_comes_from_flag_then_settings_then_login(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings, warning = load_settings()
+    assert warning is None and settings.reviewer is None
+    monkeypatch.setattr("getpass.getuser", lambda: "Jane Doe")
+    assert resolve_reviewer(None, settings) == "Jane_Doe"
+    save_settings(Settings(reviewer="jane"))
+    settings, _ = load_settings()
+    assert resolve_reviewer(None, settings) == "jane"
+    assert resolve_reviewer("carol", settings) == "carol"
+    with pytest.raises(ValueError, match="reviewer name"):
+        resolve_reviewer("../carol", settings)
+
+
+def test_a_broken_settings_file_is_reported_and_defaults_are_used(
+    _isolated_settings: Path,
+) -> None:
+    (_isolated_settings / "settings.json").write_text("{not json")
+    settings, warning = load_settings()
+    assert settings == Settings()
+    assert warning is not None and "settings.json" in warning and "corrupt JSON" in warning
+
+
+def test_spec_errors_name_the_case_file_and_field(
+    make_project: Callable, add_case: Callable
+) -> None:
+    root = make_project()
+    spec = yes_no_spec()
+    spec["questions"][0]["answer"] = "maybe"
+    add_case(root, "c1", spec=spec)
+    with pytest.raises(SpecError) as info:
+        Project.open(root, "alice").load_case("c1")
+    message = info.value.message
+    assert str(root / "cases" / "c1" / "spec.json") in message
+    assert "questions[0].answer" in message
+
+
+def test_open_does_not_write_anything(demo_project: Path) -> None:
+    before = tree_snapshot(demo_project)
+    project = Project.open(demo_project, "alice")
+    for entry in project.entries:
+        project.load_case(entry.case_id)
+    assert tree_snapshot(demo_project) == before
+    assert not any(p.name.startswith(".sabre-write-probe") for p in demo_project.iterdir())
+    assert os.access(demo_project, os.W_OK)
