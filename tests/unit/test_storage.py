@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 import types
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ from sabre_desk.core.storage import (
 )
 
 
-class Crash(OSError):
+class CrashError(OSError):
     """An injected failure (disk full, I/O error) at one step of the writer."""
 
 
@@ -40,16 +41,16 @@ def _failing_os(step: str, after_bytes: int) -> types.SimpleNamespace:
         if step == "write":
             room = after_bytes - written["n"]
             if room <= 0:
-                raise Crash(28, "No space left on device")
+                raise CrashError(28, "No space left on device")
             data = data[:room]
         n = real.write(fd, data)
         written["n"] += n
         return n
 
-    def fail(name: str):  # noqa: ANN202
+    def fail(name: str) -> Callable[..., object]:
         def call(*args: object, **kwargs: object) -> object:
             if step == name:
-                raise Crash(5, f"injected failure in {name}")
+                raise CrashError(5, f"injected failure in {name}")
             return getattr(real, name)(*args, **kwargs)
 
         return call
@@ -88,6 +89,7 @@ def test_an_interrupted_write_leaves_the_old_or_the_new_file_and_no_temp(
 
 KILL_WRITER = """
 import sys, itertools
+from collections.abc import Callable
 from pathlib import Path
 from sabre_desk.core.storage import atomic_write_bytes
 target = Path(sys.argv[1])
