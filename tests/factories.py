@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 from PIL import Image
 
 
@@ -72,3 +78,27 @@ def tree_snapshot(root: Path) -> dict[str, tuple[int, int]]:
             st = path.stat()
             out[str(path.relative_to(root))] = (st.st_size, st.st_mtime_ns)
     return out
+
+
+@contextlib.contextmanager
+def read_only(root: Path) -> Iterator[None]:
+    """Make a folder tree really unwritable, also for root (immutable flag)."""
+    dirs = [root, *[p for p in root.rglob("*") if p.is_dir() and not p.is_symlink()]]
+    if os.geteuid() != 0:
+        for d in dirs:
+            d.chmod(0o555)
+        try:
+            yield
+        finally:
+            for d in dirs:
+                d.chmod(0o755)
+        return
+    if shutil.which("chattr") is None:
+        pytest.skip("chattr is needed to make a folder read-only for root")
+    done = subprocess.run(["chattr", "+i", *map(str, dirs)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"this filesystem has no immutable flag: {done.stderr.decode().strip()}")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", *map(str, dirs)], check=True)

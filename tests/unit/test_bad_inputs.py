@@ -5,21 +5,18 @@ One project holds all of them at once, the way a real, messy project folder woul
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
-import os
-import shutil
 import struct
 import subprocess
 import sys
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
-from factories import png_bytes, tree_snapshot, yes_no_spec
+from factories import png_bytes, read_only, tree_snapshot, yes_no_spec
 from PIL import Image
 
 from sabre_desk.core.project import Project
@@ -147,30 +144,6 @@ def test_an_empty_project_is_reported(make_project: Callable) -> None:
     report = validate_project(Project.open(make_project(), "alice"))
     assert not report.valid
     assert "no cases" in report.project_problems[0].reason
-
-
-@contextlib.contextmanager
-def read_only(root: Path) -> Iterator[None]:
-    """Make a folder tree really unwritable, also for root (immutable flag)."""
-    dirs = [root, *[p for p in root.rglob("*") if p.is_dir() and not p.is_symlink()]]
-    if os.geteuid() != 0:
-        for d in dirs:
-            d.chmod(0o555)
-        try:
-            yield
-        finally:
-            for d in dirs:
-                d.chmod(0o755)
-        return
-    if shutil.which("chattr") is None:
-        pytest.skip("chattr is needed to make a folder read-only for root")
-    done = subprocess.run(["chattr", "+i", *map(str, dirs)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"this filesystem has no immutable flag: {done.stderr.decode().strip()}")
-    try:
-        yield
-    finally:
-        subprocess.run(["chattr", "-i", *map(str, dirs)], check=True)
 
 
 def test_a_read_only_project_opens_read_only_and_says_so(demo_project: Path) -> None:

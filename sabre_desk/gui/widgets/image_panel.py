@@ -32,6 +32,10 @@ class ImageView(QWidget):
         return self._pixmap is not None
 
     @property
+    def image_size(self) -> tuple[int, int] | None:
+        return None if self._pixmap is None else (self._pixmap.width(), self._pixmap.height())
+
+    @property
     def message(self) -> str:
         return self._message
 

@@ -1,0 +1,88 @@
+"""The command line, run as a user runs it: a real subprocess, real folders."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sabre_desk import __version__
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sabre_desk", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+    )
+
+
+def test_version() -> None:
+    result = run("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"sabre-desk {__version__}"
+
+
+@pytest.mark.parametrize("command", ["open", "demo", "validate", "stats"])
+def test_every_command_has_help(command: str) -> None:
+    result = run(command, "--help")
+    assert result.returncode == 0
+    assert f"usage: sabre-desk {command}" in result.stdout
+
+
+def test_demo_without_opening_writes_a_valid_project(tmp_path: Path) -> None:
+    result = run("demo", str(tmp_path / "d"), "--no-open")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "d" / "sabre-project.json").is_file()
+    validated = run("validate", str(tmp_path / "d"))
+    assert validated.returncode == 0, validated.stdout
+    assert "13 cases, all valid" in validated.stdout
+    again = run("demo", str(tmp_path / "d"), "--no-open")  # an existing demo is reused
+    assert again.returncode == 0 and "already" in again.stdout
+
+
+def test_demo_refuses_a_folder_with_other_files(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x")
+    result = run("demo", str(tmp_path), "--no-open")
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "not empty" in result.stderr
+    assert (tmp_path / "notes.txt").read_text() == "x"
+
+
+def test_not_a_project_exits_2_with_one_line_on_stderr(tmp_path: Path) -> None:
+    for command in ("validate", "stats"):
+        result = run(command, str(tmp_path))
+        assert result.returncode == 2
+        assert result.stdout == ""
+        assert result.stderr.startswith("sabre-desk: error: ") and result.stderr.count("\n") == 1
+        assert str(tmp_path) in result.stderr and "sabre-project.json" in result.stderr
+
+
+def test_stats_counts_subsets_and_decisions(demo_project: Path) -> None:
+    review = demo_project / "cases" / "ctx01_tape_bagel" / "reviews" / "alice.json"
+    review.parent.mkdir()
+    review.write_text(
+        json.dumps({"case_id": "ctx01_tape_bagel", "reviewer": "alice", "decision": "keep"})
+    )
+    result = run("stats", str(demo_project), "--json", "--reviewer", "alice")
+    assert result.returncode == 0, result.stderr
+    stats = json.loads(result.stdout)
+    assert stats["total"] == 13 and stats["reviewed"] == 1 and stats["unreviewed"] == 12
+    assert stats["by_subset"]["context_prior"] == 3
+    assert stats["by_decision"] == {"keep": 1, "unreviewed": 12}
+    text = run("stats", str(demo_project), "--reviewer", "alice").stdout
+    assert "reviewed 1 / 13 by alice" in text
+
+
+def test_a_bad_reviewer_name_is_refused(demo_project: Path) -> None:
+    result = run("stats", str(demo_project), "--reviewer", "../evil")
+    assert result.returncode == 2 and "--reviewer" in result.stderr
+
+
+def test_open_on_a_wrong_path_fails_in_the_terminal(tmp_path: Path) -> None:
+    result = run("open", str(tmp_path / "nope"))
+    assert result.returncode == 2 and "not a folder" in result.stderr
