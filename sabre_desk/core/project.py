@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -74,6 +74,8 @@ class CaseEntry:
     generation_mode: str | None = None
     decision: Decision | None = None
     problem: str | None = None
+    #: the file the problem is about (None: the case folder itself)
+    problem_file: Path | None = None
 
     @property
     def is_valid(self) -> bool:
@@ -93,8 +95,9 @@ class Case:
     other_reviews: dict[str, Review] = field(default_factory=dict)
     images: dict[ImageRole, Path] = field(default_factory=dict)
     image_info: dict[ImageRole, ImageInfo] = field(default_factory=dict)
-    image_problems: dict[ImageRole, str] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    image_problems: dict[ImageRole, ImageError] = field(default_factory=dict)
+    #: problems that do not stop reviewing (a corrupt screening.json, another's review)
+    warnings: list[CaseLoadError] = field(default_factory=list)
 
     @property
     def review_path(self) -> Path:
@@ -146,8 +149,9 @@ class Project:
         self.reviewer = reviewer
         self.read_only = read_only
         self.entries: list[CaseEntry] = []
-        self.skipped: list[str] = []
-        self._by_id: dict[str, CaseEntry] = {}
+        #: things under cases/ that are not cases: (path, reason), reported, never read
+        self.skipped: list[tuple[Path, str]] = []
+        self._position: dict[str, int] = {}
 
     # --- opening and indexing ---------------------------------------------------------
 
@@ -176,14 +180,14 @@ class Project:
     def index(self) -> list[CaseEntry]:
         """List every case without decoding images; problems are recorded, never raised."""
         entries: list[CaseEntry] = []
-        skipped: list[str] = []
+        skipped: list[tuple[Path, str]] = []
         try:
             listing = sorted(os.scandir(self.cases_dir), key=lambda e: e.name)
         except FileNotFoundError:
             listing = []
         except OSError as exc:
             listing = []
-            skipped.append(f"{self.cases_dir}: cannot list ({exc.strerror or exc})")
+            skipped.append((self.cases_dir, f"cannot list ({exc.strerror or exc})"))
         review_name = f"{self.reviewer}.json"
         for item in listing:
             name = item.name
@@ -191,18 +195,11 @@ class Project:
                 continue
             folder = Path(item.path)
             if item.is_symlink():
-                entries.append(
-                    CaseEntry(
-                        name,
-                        folder,
-                        problem="case folder is a symbolic link; "
-                        "links are never followed (it may lead outside the "
-                        "project)",
-                    )
-                )
+                reason = "case folder is a symbolic link; links are never followed"
+                entries.append(CaseEntry(name, folder, problem=reason))
                 continue
             if not item.is_dir(follow_symlinks=False):
-                skipped.append(f"{folder}: not a case folder, skipped")
+                skipped.append((folder, "not a case folder, skipped"))
                 continue
             problem = id_problem(name)
             if problem:
@@ -211,7 +208,7 @@ class Project:
             entries.append(self._index_case(name, folder, review_name))
         self.entries = _mark_duplicate_concepts(entries)
         self.skipped = skipped
-        self._by_id = {e.case_id: e for e in self.entries}
+        self._position = {e.case_id: i for i, e in enumerate(self.entries)}
         return self.entries
 
     def _index_case(self, case_id: str, folder: Path, review_name: str) -> CaseEntry:
@@ -219,36 +216,30 @@ class Project:
         try:
             spec = _quick_json(spec_path)
         except (ValueError, OSError) as exc:
-            return CaseEntry(case_id, folder, problem=f"{SPEC_NAME}: unreadable ({_short(exc)})")
-        if spec is None:
-            return CaseEntry(case_id, folder, problem=f"{SPEC_NAME} is missing")
-        if not isinstance(spec, dict):
-            return CaseEntry(case_id, folder, problem=f"{SPEC_NAME}: not a JSON object")
-        decision = None
-        try:
-            review = _quick_json(folder / REVIEWS_DIR / review_name)
-            raw = review.get("decision") if isinstance(review, dict) else None
-            decision = Decision(raw) if raw else None
-        except (ValueError, OSError) as exc:
             return CaseEntry(
-                case_id,
-                folder,
-                _str(spec.get("pressure_test_type")),
-                _str(spec.get("concept_id")),
-                _str(spec.get("generation_mode")),
-                problem=f"{REVIEWS_DIR}/{review_name}: unreadable ({_short(exc)})",
+                case_id, folder, problem=f"unreadable ({_short(exc)})", problem_file=spec_path
             )
-        return CaseEntry(
+        if not isinstance(spec, dict):
+            reason = "file is missing" if spec is None else "not a JSON object"
+            return CaseEntry(case_id, folder, problem=reason, problem_file=spec_path)
+        entry = CaseEntry(
             case_id,
             folder,
             _str(spec.get("pressure_test_type")),
             _str(spec.get("concept_id")),
             _str(spec.get("generation_mode")),
-            decision,
         )
+        review_path = folder / REVIEWS_DIR / review_name
+        try:
+            review = _quick_json(review_path)
+            raw = review.get("decision") if isinstance(review, dict) else None
+            return replace(entry, decision=Decision(raw) if raw else None)
+        except (ValueError, OSError) as exc:
+            return replace(entry, problem=f"unreadable ({_short(exc)})", problem_file=review_path)
 
     def entry(self, case_id: str) -> CaseEntry | None:
-        return self._by_id.get(case_id)
+        position = self._position.get(case_id)
+        return None if position is None else self.entries[position]
 
     # --- one case ---------------------------------------------------------------------
 
@@ -325,9 +316,10 @@ class Project:
             data, _ = read_json(path, ScreeningError)
             case.screening = ScreeningRecord.model_validate(data)
         except ScreeningError as exc:
-            case.warnings.append(exc.message)
+            case.warnings.append(exc)
         except ValidationError as exc:
-            case.warnings.append(f"{path}: {describe_validation_error(exc)}")
+            reason = describe_validation_error(exc)
+            case.warnings.append(ScreeningError(reason, path, case.case_id))
 
     def _load_other_reviews(self, case: Case) -> None:
         folder = case.folder / REVIEWS_DIR
@@ -341,24 +333,26 @@ class Project:
                 data, _ = read_json(path, ReviewError)
                 case.other_reviews[name] = _validate_review(data, path, case.case_id)
             except ReviewError as exc:
-                case.warnings.append(exc.message)
+                case.warnings.append(exc)
 
     def _locate_image(self, case: Case, role: ImageRole) -> None:
         path = find_image(case.folder, role.value)
         if path is None:
-            case.image_problems[role] = (
-                f"{case.folder / role.value}.png: image is missing (expected {role.value}.png, "
-                ".jpg, .jpeg or .webp)"
+            expected = f"expected {role.value}.png, .jpg, .jpeg or .webp"
+            case.image_problems[role] = ImageError(
+                f"image is missing ({expected})", case.folder / f"{role.value}.png", case.case_id
             )
             return
         if not self._inside(path):
-            case.image_problems[role] = f"{path}: is a link leading outside the project"
+            case.image_problems[role] = ImageError(
+                "is a link leading outside the project; not followed", path, case.case_id
+            )
             return
         case.images[role] = path
         try:
             case.image_info[role] = probe_image(path)
         except ImageError as exc:
-            case.image_problems[role] = exc.message
+            case.image_problems[role] = exc
 
     # --- saving -----------------------------------------------------------------------
 
@@ -394,20 +388,9 @@ class Project:
         append_history(case.history_path, entry)
 
     def _refresh_entry(self, case: Case) -> None:
-        old = self._by_id.get(case.case_id)
-        if old is None:
-            return
-        new = CaseEntry(
-            old.case_id,
-            old.folder,
-            old.subset,
-            old.concept_id,
-            old.generation_mode,
-            case.review.decision,
-            old.problem,
-        )
-        self._by_id[case.case_id] = new
-        self.entries = [new if e.case_id == case.case_id else e for e in self.entries]
+        position = self._position.get(case.case_id)
+        if position is not None:
+            self.entries[position] = replace(self.entries[position], decision=case.review.decision)
 
 
 def _validate_review(data: Any, path: Path, case_id: str) -> Review:
@@ -424,15 +407,8 @@ def _mark_duplicate_concepts(entries: list[CaseEntry]) -> list[CaseEntry]:
         if e.concept_id and e.problem is None:
             owner = first.setdefault(e.concept_id, e.case_id)
             if owner != e.case_id:
-                e = CaseEntry(
-                    e.case_id,
-                    e.folder,
-                    e.subset,
-                    e.concept_id,
-                    e.generation_mode,
-                    e.decision,
-                    f"duplicate concept_id {e.concept_id!r} (already used by case {owner})",
-                )
+                reason = f"duplicate concept_id {e.concept_id!r} (already used by case {owner})"
+                e = replace(e, problem=reason, problem_file=e.folder / SPEC_NAME)
         marked.append(e)
     return marked
 

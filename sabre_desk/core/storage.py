@@ -137,7 +137,7 @@ def probe_writable(folder: Path) -> bool:
 
 @dataclass
 class History:
-    """Entries of a history.jsonl plus the lines that could not be read (reported, skipped)."""
+    """Entries of a history.jsonl plus why some lines could not be read (reported, skipped)."""
 
     entries: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -179,7 +179,7 @@ def read_history(path: Path) -> History:
     except FileNotFoundError:
         return history
     except OSError as exc:
-        history.problems.append(f"{path}: cannot read ({exc.strerror or exc})")
+        history.problems.append(f"cannot read ({exc.strerror or exc})")
         return history
     torn_tail = bool(raw) and not raw.endswith(b"\n")
     lines = list(iter_history_lines(raw))
@@ -191,7 +191,7 @@ def read_history(path: Path) -> History:
         except (UnicodeDecodeError, ValueError):
             last = index == len(lines) - 1
             kind = "torn last line (an interrupted write)" if last and torn_tail else "bad line"
-            history.problems.append(f"{path}: line {number}: {kind}, skipped")
+            history.problems.append(f"line {number}: {kind}, skipped")
             continue
         history.entries.append(entry)
     return history

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sabre_desk.core.errors import CaseLoadError, ImageError
+from sabre_desk.core.errors import CaseLoadError, ImageError, ProjectError
 from sabre_desk.core.project import Project
 from sabre_desk.core.storage import read_history
 from sabre_desk.imaging.io import load_image
@@ -72,9 +72,8 @@ class ProjectReport:
         }
 
 
-def _split(message: str, fallback: Path) -> Problem:
-    file, sep, reason = message.partition(": ")
-    return Problem(file, reason) if sep else Problem(str(fallback), message)
+def _problem(error: ProjectError, fallback: Path, severity: str = "error") -> Problem:
+    return Problem(str(error.path or fallback), error.reason, severity)
 
 
 def check_case(project: Project, case_id: str, decode: bool = True) -> CaseReport:
@@ -83,18 +82,17 @@ def check_case(project: Project, case_id: str, decode: bool = True) -> CaseRepor
     folder = entry.folder if entry else project.cases_dir / case_id
     report = CaseReport(case_id, folder)
     if entry is not None and entry.problem is not None:
-        report.problems.append(_entry_problem(folder, entry.problem))
-        if not entry.problem.startswith("duplicate concept_id"):
-            return report
+        report.problems.append(Problem(str(entry.problem_file or folder), entry.problem))
+        if entry.problem_file is None:
+            return report  # the folder itself is unsafe (a link, a bad id): never read it
     try:
         case = project.load_case(case_id)
     except CaseLoadError as exc:
-        report.problems.append(Problem(str(exc.path or folder), exc.reason))
+        if not report.problems or Path(report.problems[0].file) != exc.path:
+            report.problems.append(_problem(exc, folder))
         return report
-    for message in case.image_problems.values():
-        report.problems.append(_split(message, folder))
-    for message in case.warnings:
-        report.problems.append(_split(message, folder))
+    report.problems += [_problem(e, folder) for e in case.image_problems.values()]
+    report.problems += [_problem(e, folder) for e in case.warnings]
     if decode:
         for role, path in case.images.items():
             if role in case.image_problems:
@@ -102,22 +100,10 @@ def check_case(project: Project, case_id: str, decode: bool = True) -> CaseRepor
             try:
                 load_image(path)
             except ImageError as exc:
-                report.problems.append(Problem(str(exc.path), exc.reason))
+                report.problems.append(_problem(exc, folder))
     for message in read_history(case.history_path).problems:
-        problem = _split(message, case.history_path)
-        problem.severity = "warning"
-        report.problems.append(problem)
+        report.problems.append(Problem(str(case.history_path), message, "warning"))
     return report
-
-
-def _entry_problem(folder: Path, problem: str) -> Problem:
-    # Index problems are phrased "spec.json: reason" or as a bare reason about the folder.
-    head, sep, reason = problem.partition(": ")
-    if sep and "/" not in head and head.endswith(".json"):
-        return Problem(str(folder / head), reason)
-    if sep and head.startswith("reviews/"):
-        return Problem(str(folder / head), reason)
-    return Problem(str(folder), problem)
 
 
 def validate_project(
@@ -128,9 +114,9 @@ def validate_project(
 ) -> ProjectReport:
     """Validate every case; problems of the project itself are listed separately."""
     report = ProjectReport(project.root)
-    report.project_problems.extend(_split(s, project.cases_dir) for s in project.skipped)
-    for problem in report.project_problems:
-        problem.severity = "warning"
+    report.project_problems += [
+        Problem(str(path), reason, "warning") for path, reason in project.skipped
+    ]
     if not project.entries:
         report.project_problems.append(
             Problem(str(project.cases_dir), "project has no cases (cases/ is empty or missing)")

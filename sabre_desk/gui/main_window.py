@@ -170,7 +170,7 @@ class MainWindow(QMainWindow):
         for role in roles:
             view = self.panels[role].view
             if role in case.image_problems:
-                view.set_message(f"⚠ {case.image_problems[role]}")
+                view.set_message(f"⚠ {case.image_problems[role].message}")
                 self._pending.discard(role)
                 continue
             view.set_message("Loading…")

@@ -94,7 +94,10 @@ EXPECTED = {
     "bomb_image": ("bomb_image/edited.png", "too large"),
     "linked_case": ("cases/linked_case", "symbolic link"),
     "bad id!": ("cases/bad id!", "invalid case id"),
-    "dup_b": ("cases/dup_b", "duplicate concept_id 'same_concept' (already used by case dup_a)"),
+    "dup_b": (
+        "dup_b/spec.json",
+        "duplicate concept_id 'same_concept' (already used by case dup_a)",
+    ),
     "not_utf8": ("not_utf8/spec.json", "not UTF-8"),
 }
 

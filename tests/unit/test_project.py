@@ -140,7 +140,7 @@ def test_an_image_link_leading_outside_the_project_is_not_followed(
     secret.write_bytes(png_bytes())
     (folder / "edited.png").symlink_to(secret)
     case = Project.open(root, "alice").load_case("c1")
-    assert "outside the project" in case.image_problems["edited"]
+    assert "outside the project" in case.image_problems["edited"].reason
     assert "edited" not in case.images
 
 

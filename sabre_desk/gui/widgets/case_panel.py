@@ -51,7 +51,7 @@ def case_summary_html(case: Case) -> str:
     if latest is not None and latest.note:
         rows.append(f"<p><i>{escape(latest.note)}</i></p>")
     for warning in case.warnings:
-        rows.append(f"<p style='color:#c62828'>⚠ {escape(warning)}</p>")
+        rows.append(f"<p style='color:#c62828'>⚠ {escape(warning.message)}</p>")
     return "\n".join(rows)
 
 
