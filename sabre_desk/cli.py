@@ -172,11 +172,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_open(args: argparse.Namespace) -> int:
     reviewer = _reviewer(args)
     project = getattr(args, "project", None)
+    if project is None and args.command is None:
+        project = _last_project()  # plain `sabre-desk` picks up where the reviewer left off
     if project is not None:
         _open_project(project, reviewer)  # fail fast, in the terminal, for a wrong path
     return _run_gui(
         project, reviewer, getattr(args, "case", None), getattr(args, "screenshot", None)
     )
+
+
+def _last_project() -> Path | None:
+    settings, _ = load_settings()
+    for path in settings.recent_projects:
+        if (Path(path) / MANIFEST_NAME).is_file():
+            return Path(path)
+    return None
 
 
 def _run_gui(project: Path | None, reviewer: str, case: str | None, screenshot: Path | None) -> int:

@@ -117,19 +117,13 @@ def file_fingerprint(path: Path) -> str | None:
 
 
 def probe_writable(folder: Path) -> bool:
-    """Whether files can really be created in *folder* (checks the filesystem, not just bits).
+    """Whether new files can be created in *folder*.
 
-    ``os.access`` says yes to root on a read-only mount or an immutable folder, so a real
-    temp file is created and removed.
+    ``access(2)`` also answers for root: it reports read-only mounts (EROFS) and immutable
+    folders (EPERM), so no probe file needs to be written into a shared project folder.
+    A disk that fills up later is caught by the writer itself.
     """
-    try:
-        fd, name = tempfile.mkstemp(prefix=".sabre-write-probe.", dir=folder)
-    except OSError:
-        return False
-    os.close(fd)
-    with contextlib.suppress(OSError):
-        Path(name).unlink()
-    return True
+    return os.access(folder, os.W_OK | os.X_OK)
 
 
 # --- history.jsonl -------------------------------------------------------------------
