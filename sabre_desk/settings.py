@@ -30,6 +30,10 @@ class Settings(BaseModel):
     recent_projects: list[str] = Field(default_factory=list)
     pool_size: int = Field(default=4, ge=1, le=32)
     auto_advance: bool = False
+    sync_views: bool = True
+    #: main window geometry and dock layout (Qt's own blobs, base64), restored at start
+    window_geometry: str | None = None
+    window_state: str | None = None
 
     @field_validator("reviewer")
     @classmethod

@@ -382,7 +382,7 @@ class Project:
         payload = atomic_write_json(path, review.model_dump(mode="json", exclude_none=False))
         case.review = review
         case.review_fingerprint = fingerprint(payload)
-        self._refresh_entry(case)
+        self.update_entry(case)
 
     def record(self, case: Case, event: str, data: dict[str, Any]) -> None:
         """Append one event to the case's history.jsonl (the audit log)."""
@@ -391,7 +391,8 @@ class Project:
         entry = {"at": utc_now(), "reviewer": self.reviewer, "event": event, "data": data}
         append_history(case.history_path, entry)
 
-    def _refresh_entry(self, case: Case) -> None:
+    def update_entry(self, case: Case) -> None:
+        """Keep the index in step with a review changed in memory (the case list's icon)."""
         position = self._position.get(case.case_id)
         if position is not None:
             self.entries[position] = replace(self.entries[position], decision=case.review.decision)

@@ -109,6 +109,8 @@ class Review(BaseModel):
     notes: str = ""
     boxes: list[Box] = Field(default_factory=list)
     question_edits: dict[str, QuestionEdit] = Field(default_factory=dict)
+    #: ticked review targets / checklist items, keyed "<image_role>:<label>"
+    checklist: dict[str, bool] = Field(default_factory=dict)
     repairs: list[RepairRecord] = Field(default_factory=list)
     updated_at: str | None = None
 

@@ -1,134 +1,128 @@
-"""The main window: case list, Base/Edited images, case panel. Wiring only.
+"""The review workbench window: case list, Base/Edited canvases, case panel. Wiring only.
 
-Images are decoded on the window's own thread pool; each load carries a token and results
-for a case the reviewer already left are dropped.
+State changes go through the CaseController; images come from the ImageLoader on the
+window's thread pool; stale results (for a case the reviewer already left) are dropped.
 """
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QThreadPool, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QImage, QKeySequence
+from PySide6.QtCore import QByteArray, QPoint, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QImage
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
-    QHBoxLayout,
+    QInputDialog,
+    QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QWidget,
 )
 
-from sabre_desk import __version__
-from sabre_desk.core.errors import CaseLoadError, ProjectError
+from sabre_desk.core import navigation
+from sabre_desk.core.boxes import DEFAULT_LABELS, LABEL_CHOICES
+from sabre_desk.core.errors import ProjectError
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.spec import ImageRole
-from sabre_desk.gui.qimage import decode_to_qimage
+from sabre_desk.gui.canvas.compare_view import CompareView
+from sabre_desk.gui.controller import CaseController, SaveState
+from sabre_desk.gui.image_loader import ImageLoader, Key
+from sabre_desk.gui.menus import WindowActions
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
-from sabre_desk.gui.widgets.image_panel import ImagePanel
-from sabre_desk.gui.workers import Worker
+from sabre_desk.imaging.io import find_image
 from sabre_desk.settings import Settings, save_settings
 
-ROLE_CAPTIONS = {ImageRole.BASE: "Base", ImageRole.EDITED: "Edited", ImageRole.IMAGE: "Image"}
+PREFETCH_NEIGHBOURS = 2  # cases decoded ahead on each side of the current one
+SAVE_STATE_TEXT = {
+    SaveState.SAVED: ("✓ Saved", "#2e7d32"),
+    SaveState.PENDING: ("● Saving…", "#e8a33d"),
+    SaveState.ERROR: ("✗ Not saved", "#c62828"),
+    SaveState.CONFLICT: ("✗ Changed on disk", "#c62828"),
+    SaveState.READ_ONLY: ("Read-only", "#757575"),
+}
 
 
 class MainWindow(QMainWindow):
-    images_shown = Signal(str)  # case id, once every image of the case is painted or failed
+    images_shown = Signal(str)  # case id, once its images (or placeholders) are painted
 
     def __init__(self, reviewer: str, settings: Settings, parent: QWidget | None = None):
         super().__init__(parent)
         self.reviewer = reviewer
         self.settings = settings
         self.project: Project | None = None
-        self.case: Case | None = None
+        self.controller: CaseController | None = None
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(max(2, settings.pool_size))
-        self._token = 0
-        self._pending: set[ImageRole] = set()
+        self.loader = ImageLoader(self.pool, parent=self)
+        self.loader.loaded.connect(self._on_image_loaded)
+        self.loader.failed.connect(self._on_image_failed)
+        self._waiting: dict[Key, ImageRole] = {}
+        self._shown_case: str | None = None
         self.setWindowTitle("sabre-desk")
         self.setAcceptDrops(True)
-        self.resize(1440, 860)
+        self.resize(1440, 880)
 
+        self.compare = CompareView()
+        self.compare.sync = settings.sync_views
+        self.compare.all_painted.connect(self._on_all_painted)
+        self.setCentralWidget(self.compare)
         self.case_list = CaseList()
-        self.case_panel = CasePanel()
-        self.panels = {role: ImagePanel(ROLE_CAPTIONS[role]) for role in ImageRole}
-        center = QWidget()
-        row = QHBoxLayout(center)
-        row.setContentsMargins(0, 0, 0, 0)
-        for panel in self.panels.values():
-            row.addWidget(panel, 1)
-        self.setCentralWidget(center)
-        docks = [
-            self._dock("Cases", self.case_list, left=True),
-            self._dock("Case", self.case_panel, left=False),
-        ]
-        self.resizeDocks(docks, [250, 470], Qt.Orientation.Horizontal)
-        self._build_menu()
         self.case_list.case_selected.connect(self.show_case)
-        self._show_roles(())
+        self.case_panel_dock = self._dock(
+            "Case", "dock_case", Qt.DockWidgetArea.RightDockWidgetArea
+        )
+        self.cases_dock = self._dock("Cases", "dock_cases", Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.cases_dock.setWidget(self.case_list)
+        self.case_panel: CasePanel | None = None
+        self.resizeDocks(
+            [self.cases_dock, self.case_panel_dock], [270, 470], Qt.Orientation.Horizontal
+        )
+        for role, canvas in self.compare.canvases.items():
+            canvas.box_created.connect(lambda box, r=role: self._on_box_created(r, box))
+            canvas.box_edited.connect(
+                lambda i, box, r=role: self._controller_call("change_box", r, i, box)
+            )
+            canvas.box_delete_requested.connect(
+                lambda i, r=role: self._controller_call("remove_box", r, i)
+            )
+            canvas.box_menu_requested.connect(lambda i, pos, r=role: self._box_menu(r, i, pos))
+            canvas.cursor_moved.connect(lambda xy, r=role: self._on_cursor(r, xy))
+            canvas.view_changed.connect(lambda r=role: self._on_cursor(r, None))
+
+        self.position_label = QLabel()
+        self.save_label = QLabel()
+        self.statusBar().addPermanentWidget(self.position_label)
+        self.statusBar().addPermanentWidget(self.save_label)
+        self.actions_ = WindowActions(self)
+        self._restore_layout()
         self.statusBar().showMessage("Open a project folder (File > Open, or drop it here).")
 
-    # --- construction -------------------------------------------------------------------
-
-    def _dock(self, title: str, widget: QWidget, left: bool) -> QDockWidget:
+    def _dock(self, title: str, name: str, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
-        dock.setObjectName(f"dock_{title.lower()}")
-        dock.setWidget(widget)
-        side = (
-            Qt.DockWidgetArea.LeftDockWidgetArea if left else Qt.DockWidgetArea.RightDockWidgetArea
-        )
-        self.addDockWidget(side, dock)
+        dock.setObjectName(name)
+        self.addDockWidget(area, dock)
         return dock
 
-    def _build_menu(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        open_action = QAction("&Open Project…", self)
-        open_action.setShortcut(QKeySequence.StandardKey.Open)
-        open_action.triggered.connect(self._choose_project)
-        file_menu.addAction(open_action)
-        self.recent_menu = file_menu.addMenu("Open &Recent")
-        self._fill_recent()
-        file_menu.addSeparator()
-        quit_action = QAction("&Quit", self)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-        quit_action.triggered.connect(self.close)
-        file_menu.addAction(quit_action)
-        help_menu = self.menuBar().addMenu("&Help")
-        about = QAction("&About sabre-desk", self)
-        about.triggered.connect(
-            lambda: QMessageBox.about(
-                self,
-                "About sabre-desk",
-                f"sabre-desk {__version__}\nHuman verification of "
-                "SABRE stress-test cases, offline.",
-            )
-        )
-        help_menu.addAction(about)
-
-    def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        for path in self.settings.recent_projects:
-            action = QAction(path, self)
-            action.triggered.connect(lambda _=False, p=path: self.open_project(Path(p)))
-            self.recent_menu.addAction(action)
-        self.recent_menu.setEnabled(bool(self.settings.recent_projects))
-
-    # --- project ------------------------------------------------------------------------
+    # --- project --------------------------------------------------------------------------
 
     def open_project(self, path: Path, case_id: str | None = None) -> bool:
+        if self.controller is not None and not self._leave_current():
+            return False
         try:
             project = Project.open(path, self.reviewer)
         except (ProjectError, ValueError) as exc:
             self.report_error("Cannot open project", str(exc))
             return False
         self.project = project
+        self.loader.clear()
+        self._attach_controller(CaseController(project, self))
         self.settings.add_recent(project.root)
-        try:
-            save_settings(self.settings)
-        except ProjectError as exc:
-            self.statusBar().showMessage(f"Recent projects not saved: {exc.message}")
-        self._fill_recent()
+        self._save_settings()
+        self.actions_.fill_recent()
         mode = " [read-only]" if project.read_only else ""
         self.setWindowTitle(f"{project.name}{mode} — sabre-desk")
         self.case_list.set_entries(project.entries)
@@ -136,85 +130,283 @@ class MainWindow(QMainWindow):
         if project.read_only:
             status += " · read-only: this folder cannot be written, nothing will be saved"
         self.statusBar().showMessage(status)
-        first = case_id or (project.entries[0].case_id if project.entries else None)
+        first = case_id or navigation.first(project.entries)
         if first and not self.case_list.select(first):
             self.report_error("No such case", f"{case_id!r} is not a case of {project.root}")
             if project.entries:
                 self.case_list.select(project.entries[0].case_id)
         return True
 
+    def _attach_controller(self, controller: CaseController) -> None:
+        old = self.controller
+        self.controller = controller
+        controller.case_loaded.connect(self._on_case_loaded)
+        controller.case_failed.connect(self._on_case_failed)
+        controller.review_changed.connect(self._on_review_changed)
+        controller.entry_changed.connect(self._on_entry_changed)
+        controller.save_state_changed.connect(self._on_save_state)
+        controller.conflict.connect(self._on_conflict)
+        controller.job_failed.connect(self._on_job_failed)
+        controller.decision_made.connect(self._on_decision_made)
+        self.case_panel = CasePanel(controller)
+        self.case_panel_dock.setWidget(self.case_panel)
+        self.actions_.bind_undo(controller.undo_group)
+        if old is not None:
+            old.deleteLater()
+
     def _choose_project(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Open sabre-desk project")
         if folder:
             self.open_project(Path(folder))
 
-    # --- case ---------------------------------------------------------------------------
+    # --- navigation -----------------------------------------------------------------------
 
     def show_case(self, case_id: str) -> None:
+        controller = self.controller
+        if controller is None or (controller.case and controller.case.case_id == case_id):
+            return
+        if not controller.load(case_id) and controller.case is not None:
+            # the current case could not be saved: stay on it, the reason is shown
+            self.case_list.blockSignals(True)
+            self.case_list.select(controller.case.case_id)
+            self.case_list.blockSignals(False)
+
+    def go(self, where: str) -> None:
+        entries = self.case_list.visible_entries()
+        current = self.case_list.current_case()
+        target = {
+            "next": lambda: navigation.step(entries, current, 1),
+            "previous": lambda: navigation.step(entries, current, -1),
+            "first": lambda: navigation.first(entries),
+            "last": lambda: navigation.last(entries),
+            "unreviewed": lambda: navigation.next_unreviewed(entries, current),
+        }[where]()
+        if target is None:
+            if where == "unreviewed":
+                self.statusBar().showMessage("Every case in the list has a decision.", 5000)
+            return
+        self.case_list.select(target)
+
+    def go_to_case(self) -> None:
         if self.project is None:
             return
-        self._token += 1
-        try:
-            case = self.project.load_case(case_id)
-        except CaseLoadError as exc:
-            self.case = None
-            self.case_panel.show_error(exc.message)
-            self._show_roles(())
-            self.images_shown.emit(case_id)
-            return
-        self.case = case
-        self.case_panel.show_case(case)
+        ids = [e.case_id for e in self.project.entries]
+        case_id, ok = QInputDialog.getItem(self, "Go to case", "Case id:", ids, 0, True)
+        if ok and case_id and not self.case_list.select(case_id.strip()):
+            self.report_error("No such case", f"{case_id!r} is not a case of this project")
+
+    # --- the open case ----------------------------------------------------------------------
+
+    def _on_case_loaded(self, case: Case) -> None:
+        self._waiting.clear()
+        self._shown_case = case.case_id
         roles = case.spec.image_roles
-        self._show_roles(roles)
-        self._pending = set(roles)
+        self.compare.show_roles(roles)
         for role in roles:
-            view = self.panels[role].view
+            canvas = self.compare.canvases[role]
             if role in case.image_problems:
-                view.set_message(f"⚠ {case.image_problems[role].message}")
-                self._pending.discard(role)
+                self.compare.expect_paint(role)
+                canvas.show_message(f"⚠ {case.image_problems[role].message}")
                 continue
-            view.set_message("Loading…")
-            worker = Worker(decode_to_qimage, case.images[role])
-            token = self._token
-            worker.signals.returned.connect(
-                lambda image, r=role, t=token: self._on_image_loaded(t, r, image)
-            )
-            worker.signals.errored.connect(
-                lambda exc, r=role, t=token: self._on_image_failed(t, r, exc)
-            )
-            worker.start(self.pool)
-        self._maybe_done()
+            key = self.loader.request(case.images[role])
+            image = self.loader.cached(key)
+            failure = self.loader.failure(key)
+            if image is not None:
+                self._show_image(role, image)
+            elif failure is not None:
+                self.compare.expect_paint(role)
+                canvas.show_message(f"⚠ {failure}")
+            else:
+                self._waiting[key] = role
+                canvas.show_message("Loading…")
+        self._prefetch(case.case_id)
 
-    def _show_roles(self, roles: tuple[ImageRole, ...]) -> None:
-        for role, panel in self.panels.items():
-            panel.setVisible(role in roles or (not roles and role is not ImageRole.IMAGE))
-            if not roles:
-                panel.view.set_message("")
+    def _on_case_failed(self, case_id: str, message: str) -> None:
+        self._waiting.clear()
+        self._shown_case = case_id
+        self.compare.show_roles((ImageRole.BASE, ImageRole.EDITED))
+        for role in (ImageRole.BASE, ImageRole.EDITED):
+            self.compare.expect_paint(role)
+            self.compare.canvases[role].show_message("This case cannot be opened.")
 
-    def _on_image_loaded(self, token: int, role: ImageRole, image: QImage) -> None:
-        if token != self._token:
-            return  # the reviewer has moved on; drop the stale image
-        self.panels[role].view.set_image(image)
-        self._pending.discard(role)
-        self._maybe_done()
+    def _show_image(self, role: ImageRole, image: QImage) -> None:
+        canvas = self.compare.canvases[role]
+        self.compare.expect_paint(role)
+        canvas.set_image(image)
+        self._refresh_boxes(role)
 
-    def _on_image_failed(self, token: int, role: ImageRole, exc: Exception) -> None:
-        if token != self._token:
+    def _on_image_loaded(self, key: Key, image: QImage) -> None:
+        role = self._waiting.pop(key, None)
+        if role is not None:  # otherwise a prefetch, or a case already left
+            self._show_image(role, image)
+
+    def _on_image_failed(self, key: Key, message: str) -> None:
+        role = self._waiting.pop(key, None)
+        if role is not None:
+            self.compare.expect_paint(role)
+            self.compare.canvases[role].show_message(f"⚠ {message}")
+
+    def _on_all_painted(self) -> None:
+        if self._shown_case is not None:
+            self.images_shown.emit(self._shown_case)
+
+    def _prefetch(self, case_id: str) -> None:
+        entries = self.case_list.visible_entries()
+        ids = [e.case_id for e in entries]
+        if case_id not in ids:
             return
-        message = exc.message if isinstance(exc, ProjectError) else f"{type(exc).__name__}: {exc}"
-        self.panels[role].view.set_message(f"⚠ {message}")
-        self._pending.discard(role)
-        self._maybe_done()
+        pos = ids.index(case_id)
+        for offset in (1, -1, 2, -2)[: 2 * PREFETCH_NEIGHBOURS]:
+            if 0 <= pos + offset < len(entries) and entries[pos + offset].is_valid:
+                folder = entries[pos + offset].folder
+                for role in ImageRole:
+                    path = find_image(folder, role.value)
+                    if path is not None:
+                        self.loader.request(path)
 
-    def _maybe_done(self) -> None:
-        if not self._pending and self.case is not None:
-            self.images_shown.emit(self.case.case_id)
+    # --- review changes -------------------------------------------------------------------
 
-    # --- errors, drag and drop, closing -------------------------------------------------
+    def _controller_call(self, method: str, *args: object) -> None:
+        if self.controller is not None:
+            getattr(self.controller, method)(*args)
+
+    def _on_box_created(self, role: ImageRole, box: tuple) -> None:
+        self._controller_call("add_box", role, box, DEFAULT_LABELS[role])
+
+    def _refresh_boxes(self, role: ImageRole) -> None:
+        case = self.controller.case if self.controller else None
+        if case is None:
+            return
+        canvas = self.compare.canvases[role]
+        boxes = [b for b in case.review.boxes if b.image_role is role]
+        selected = canvas.selected_box
+        if len(boxes) > canvas.box_count:
+            selected = len(boxes) - 1  # a new box is selected, ready to adjust
+        canvas.set_boxes(boxes, selected)
+
+    def _on_review_changed(self, aspect: str) -> None:
+        if aspect in ("boxes", "all") and self.controller and self.controller.case:
+            for role in self.controller.case.spec.image_roles:
+                self._refresh_boxes(role)
+
+    def _on_entry_changed(self, case_id: str) -> None:
+        entry = self.project.entry(case_id) if self.project else None
+        if entry is not None:
+            self.case_list.update_entry(entry)
+
+    def _on_decision_made(self, decision: object) -> None:
+        if self.settings.auto_advance and decision is not None:
+            QTimer.singleShot(0, lambda: self.go("unreviewed"))
+
+    def _box_menu(self, role: ImageRole, index: int, pos: QPoint) -> None:
+        menu = QMenu(self)
+        for label in LABEL_CHOICES:
+            action = menu.addAction(f"Label: {label}")
+            action.triggered.connect(
+                lambda _=False, lb=label: self._controller_call("relabel_box", role, index, lb)
+            )
+        menu.addSeparator()
+        if role is not ImageRole.IMAGE:
+            menu.addAction("Mirror to the other image").triggered.connect(
+                lambda: self._controller_call("mirror_box", role, index)
+            )
+        menu.addAction("Delete box").triggered.connect(
+            lambda: self._controller_call("remove_box", role, index)
+        )
+        menu.popup(pos)
+
+    def focused_box(self) -> tuple[ImageRole, int] | None:
+        """The selected box of the canvas with focus, else of any canvas."""
+        canvases = sorted(self.compare.canvases.items(), key=lambda rc: not rc[1].hasFocus())
+        for role, canvas in canvases:
+            if canvas.isVisible() and canvas.selected_box >= 0:
+                return role, canvas.selected_box
+        return None
+
+    # --- status, errors, conflicts --------------------------------------------------------
+
+    def _on_cursor(self, role: ImageRole, xy: tuple[int, int] | None) -> None:
+        canvas = self.compare.canvases[role]
+        zoom = f"{canvas.zoom * 100:.0f}%"
+        if xy is not None:
+            self.position_label.setText(f"{role.value}  x {xy[0]}  y {xy[1]}  ·  {zoom}")
+        else:
+            self.position_label.setText(f"{role.value}  ·  {zoom}")
+
+    def _on_save_state(self, state: str, detail: str) -> None:
+        text, color = SAVE_STATE_TEXT[state]
+        self.save_label.setText(text)
+        self.save_label.setStyleSheet(f"color: {color}; font-weight: 600; padding: 0 6px")
+        self.save_label.setToolTip(detail or text)
+        self.save_label.setProperty("state", state)
+
+    def _on_job_failed(self, message: str) -> None:
+        self.statusBar().showMessage(message, 10000)
+        if self.case_panel is not None:
+            self.case_panel.show_error(message)
+
+    def _on_conflict(self, message: str) -> None:
+        choice = self.ask_conflict(message)
+        if self.controller is not None and choice is not None:
+            self.controller.resolve_conflict(keep_mine=choice == "mine")
+
+    def ask_conflict(self, message: str) -> str | None:
+        """Ask how to resolve a save conflict: "mine", "theirs" or None (decide later)."""
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Review changed on disk",
+            f"{message}\n\nKeep your version (overwrite the file), or load the "
+            "version on disk (your unsaved changes to this case are dropped)?",
+            parent=self,
+        )
+        mine = box.addButton("Keep mine", QMessageBox.ButtonRole.AcceptRole)
+        theirs = box.addButton("Load from disk", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        clicked = box.clickedButton()
+        return "mine" if clicked is mine else "theirs" if clicked is theirs else None
 
     def report_error(self, title: str, message: str) -> None:
         self.statusBar().showMessage(f"{title}: {message}")
         QMessageBox.warning(self, title, message)
+
+    # --- window -----------------------------------------------------------------------------
+
+    def _restore_layout(self) -> None:
+        if self.settings.window_geometry:
+            self.restoreGeometry(QByteArray(base64.b64decode(self.settings.window_geometry)))
+        if self.settings.window_state:
+            self.restoreState(QByteArray(base64.b64decode(self.settings.window_state)))
+
+    def _save_settings(self) -> None:
+        try:
+            save_settings(self.settings)
+        except ProjectError as exc:
+            self.statusBar().showMessage(f"Settings not saved: {exc.message}", 8000)
+
+    def _leave_current(self) -> bool:
+        """Save the open case; if that fails, ask whether to leave it unsaved."""
+        if self.controller is None or self.controller.flush():
+            return True
+        answer = QMessageBox.question(
+            self,
+            "Unsaved changes",
+            "The current case could not be saved (see the status bar). Leave it unsaved?",
+            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Discard
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._leave_current():
+            event.ignore()
+            return
+        self.settings.window_geometry = base64.b64encode(bytes(self.saveGeometry())).decode()
+        self.settings.window_state = base64.b64encode(bytes(self.saveState())).decode()
+        self.settings.sync_views = self.compare.sync
+        self._save_settings()
+        self._waiting.clear()
+        self.pool.waitForDone(5000)
+        super().closeEvent(event)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls()
@@ -223,8 +415,3 @@ class MainWindow(QMainWindow):
 
     def dropEvent(self, event: QDropEvent) -> None:
         self.open_project(Path(event.mimeData().urls()[0].toLocalFile()))
-
-    def closeEvent(self, event: QCloseEvent) -> None:
-        self._token += 1
-        self.pool.waitForDone(3000)
-        super().closeEvent(event)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.workers import Worker
-from sabre_desk.settings import Settings
+from sabre_desk.settings import load_settings
 
 
 @pytest.fixture
@@ -25,11 +26,36 @@ def warnings_shown(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 @pytest.fixture
-def window(qtbot, warnings_shown: list[str]) -> Iterator[MainWindow]:
-    win = MainWindow("alice", Settings())
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.pool.waitForDone(5000)
+def make_window(qtbot, warnings_shown: list[str]) -> Iterator[Callable[..., MainWindow]]:  # noqa: ANN001
+    """Build windows the way the app does (settings from the isolated config folder)."""
+    windows: list[MainWindow] = []
+
+    def make(reviewer: str = "alice") -> MainWindow:
+        settings, _ = load_settings()
+        win = MainWindow(reviewer, settings)
+        qtbot.addWidget(win)
+        win.show()
+        win.activateWindow()
+        qtbot.waitExposed(win)
+        windows.append(win)
+        return win
+
+    yield make
+    for win in windows:
+        win.pool.waitForDone(5000)
     qtbot.waitUntil(lambda: Worker.in_flight() == 0, timeout=5000)
-    assert win.pool.activeThreadCount() == 0, "a test left pool work running"
+    assert all(w.pool.activeThreadCount() == 0 for w in windows), "pool work left running"
+
+
+@pytest.fixture
+def window(make_window: Callable[..., MainWindow]) -> MainWindow:
+    return make_window()
+
+
+@pytest.fixture
+def open_case(qtbot) -> Callable[..., None]:  # noqa: ANN001
+    def open_(window: MainWindow, root: Path, case_id: str | None = None) -> None:
+        with qtbot.waitSignal(window.images_shown, timeout=10000):
+            assert window.open_project(root, case_id)
+
+    return open_

@@ -1,39 +1,27 @@
-"""The case list: one row per case with a state icon, a filter box and the progress line."""
+"""The case list: filters, one row per case with a state icon, and the progress line."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
-from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from sabre_desk.core.project import CaseEntry
-from sabre_desk.core.review import Decision
-
-STATE_COLORS = {
-    None: "#9aa0a6",
-    Decision.KEEP: "#2e9d4f",
-    Decision.NEEDS_RECHECK: "#e8a33d",
-    Decision.UNSURE: "#7e6bc4",
-    Decision.EDIT_FAILED: "#d9534f",
-    Decision.BASE_INVALID: "#d9534f",
-    Decision.SCENE_CHANGED: "#d9534f",
-}
-INVALID_COLOR = "#b00020"
-
-
-def _dot(color: str, hollow: bool = False) -> QIcon:
-    pix = QPixmap(14, 14)
-    pix.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pix)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setPen(QColor(color))
-    if hollow:
-        painter.drawEllipse(2, 2, 10, 10)
-    else:
-        painter.setBrush(QColor(color))
-        painter.drawEllipse(2, 2, 10, 10)
-    painter.end()
-    return QIcon(pix)
+from sabre_desk.core.stats import compute_stats
+from sabre_desk.gui.models.case_list_model import (
+    DECISION_FILTERS,
+    ENTRY_ROLE,
+    CaseFilterModel,
+    CaseListModel,
+)
 
 
 class CaseList(QWidget):
@@ -41,53 +29,88 @@ class CaseList(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.filter = QLineEdit(placeholderText="Filter cases (id or subset)…")
+        self.model = CaseListModel(self)
+        self.proxy = CaseFilterModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.filter = QLineEdit(placeholderText="Filter: id, subset or concept…")
         self.filter.setClearButtonEnabled(True)
-        self.list = QListWidget()
-        self.list.setUniformItemSizes(True)
+        self.decision_filter = QComboBox()
+        for label, key in DECISION_FILTERS:
+            self.decision_filter.addItem(label, key)
+        self.subset_filter = QComboBox()
+        self.view = QListView()
+        self.view.setModel(self.proxy)
+        self.view.setUniformItemSizes(True)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.progress = QLabel()
+        self.progress.setObjectName("progressLine")
+        combos = QHBoxLayout()
+        combos.addWidget(self.decision_filter, 1)
+        combos.addWidget(self.subset_filter, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.filter)
-        layout.addWidget(self.list, 1)
+        layout.addLayout(combos)
+        layout.addWidget(self.view, 1)
         layout.addWidget(self.progress)
-        self.filter.textChanged.connect(self._apply_filter)
-        self.list.currentItemChanged.connect(self._on_current_changed)
-        self._icons = {key: _dot(color, key is None) for key, color in STATE_COLORS.items()}
-        self._invalid_icon = _dot(INVALID_COLOR)
+        self.filter.textChanged.connect(lambda text: self.proxy.set_filters(text=text))
+        self.decision_filter.currentIndexChanged.connect(
+            lambda _: self.proxy.set_filters(decision=self.decision_filter.currentData())
+        )
+        self.subset_filter.currentIndexChanged.connect(
+            lambda _: self.proxy.set_filters(subset=self.subset_filter.currentData())
+        )
+        self.view.selectionModel().currentChanged.connect(self._on_current_changed)
 
     def set_entries(self, entries: list[CaseEntry]) -> None:
-        self.list.clear()
-        for e in entries:
-            item = QListWidgetItem(e.case_id)
-            item.setData(Qt.ItemDataRole.UserRole, e.case_id)
-            item.setData(Qt.ItemDataRole.UserRole + 1, f"{e.case_id} {e.subset or ''}".lower())
-            if e.problem:
-                item.setIcon(self._invalid_icon)
-                item.setToolTip(f"Invalid: {e.problem}")
-            else:
-                item.setIcon(self._icons[e.decision])
-                label = e.decision.label if e.decision else "Not reviewed"
-                item.setToolTip(f"{e.subset or 'unknown subset'} — {label}")
-            self.list.addItem(item)
-        reviewed = sum(e.decision is not None for e in entries)
-        self.progress.setText(f"reviewed {reviewed} / {len(entries)}")
-        self._apply_filter(self.filter.text())
+        self.model.set_entries(entries)
+        subsets = sorted({e.subset for e in entries if e.subset})
+        self.subset_filter.blockSignals(True)
+        self.subset_filter.clear()
+        self.subset_filter.addItem("All subsets", "")
+        for subset in subsets:
+            self.subset_filter.addItem(subset, subset)
+        self.subset_filter.blockSignals(False)
+        self.proxy.set_filters(subset="")
+        self._update_progress()
+
+    def update_entry(self, entry: CaseEntry) -> None:
+        self.model.update_entry(entry)
+        self._update_progress()
+
+    def _update_progress(self) -> None:
+        stats = compute_stats(self.model.entries)
+        valid = stats.total - stats.invalid
+        text = f"reviewed {stats.reviewed} / {valid}"
+        if stats.invalid:
+            text += f" · {stats.invalid} invalid"
+        self.progress.setText(text)
+
+    def visible_entries(self) -> list[CaseEntry]:
+        return self.proxy.visible_entries()
+
+    def current_case(self) -> str | None:
+        index = self.view.currentIndex()
+        return index.data(ENTRY_ROLE).case_id if index.isValid() else None
 
     def select(self, case_id: str) -> bool:
-        for row in range(self.list.count()):
-            item = self.list.item(row)
-            if item.data(Qt.ItemDataRole.UserRole) == case_id:
-                self.list.setCurrentItem(item)
-                return True
-        return False
+        """Make *case_id* current (clearing filters that hide it)."""
+        row = self.model.row_of(case_id)
+        if row is None:
+            return False
+        proxy_index = self.proxy.mapFromSource(self.model.index(row))
+        if not proxy_index.isValid():
+            self.filter.clear()
+            self.decision_filter.setCurrentIndex(0)
+            self.subset_filter.setCurrentIndex(0)
+            proxy_index = self.proxy.mapFromSource(self.model.index(row))
+        self.view.selectionModel().setCurrentIndex(
+            proxy_index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+        )
+        self.view.scrollTo(proxy_index)
+        return True
 
-    def _apply_filter(self, text: str) -> None:
-        needle = text.strip().lower()
-        for row in range(self.list.count()):
-            item = self.list.item(row)
-            item.setHidden(bool(needle) and needle not in item.data(Qt.ItemDataRole.UserRole + 1))
-
-    def _on_current_changed(self, current: QListWidgetItem | None, _: object) -> None:
-        if current is not None:
-            self.case_selected.emit(current.data(Qt.ItemDataRole.UserRole))
+    def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid():
+            self.case_selected.emit(current.data(ENTRY_ROLE).case_id)

@@ -1,32 +1,55 @@
-"""The case panel: what the reviewer must verify, and the probe table with filter results."""
+"""The case panel: what to verify, the probe table, the decision and notes.
+
+Everything here reads the open case from the controller and sends changes back to it; it
+never edits the review itself.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFocusEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QButtonGroup,
+    QCheckBox,
+    QGridLayout,
+    QGroupBox,
     QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
+    QTableView,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
 from sabre_desk.core.project import Case
+from sabre_desk.core.review import Decision
+from sabre_desk.gui.controller import CaseController
+from sabre_desk.gui.models.case_list_model import STATE_COLORS
+from sabre_desk.gui.models.probe_model import (
+    ANSWER,
+    IMAGE,
+    PREDICTION,
+    PROBE,
+    QUESTION,
+    RESULT,
+    ProbeModel,
+)
 
-PROBE_COLUMNS = ("Probe", "Image", "Question", "Reference", "Filter prediction", "Filter result")
-CORRECT, INCORRECT = QColor("#2e7d32"), QColor("#c62828")
+COLUMN_WIDTHS = {PROBE: 96, IMAGE: 52, ANSWER: 64, PREDICTION: 80, RESULT: 74}
+NOTES_COMMIT_MS = 250  # a pause in typing commits the notes (then autosave follows)
 
 
 def case_summary_html(case: Case) -> str:
     spec = case.spec
     rows = [
-        f"<h3>{escape(spec.concept_id)}</h3>",
+        f"<h3 style='margin:0'>{escape(spec.concept_id)}</h3>",
         f"<p><b>Subset:</b> {escape(spec.pressure_test_type)} · "
         f"<b>Mode:</b> {escape(spec.generation_mode.value)}</p>",
     ]
@@ -38,15 +61,15 @@ def case_summary_html(case: Case) -> str:
         rows.append(f"<p><b>Review location:</b> {escape(location)}</p>")
     if spec.objective:
         rows.append(f"<p><b>Objective:</b> {escape(spec.objective)}</p>")
-    if spec.review_targets:
-        items = "".join(
-            f"<li>☐ <b>{escape(t.label)}</b> ({t.image_role.value}): {escape(t.description)}</li>"
-            for t in spec.review_targets
-        )
-        rows.append(f"<p><b>Verify:</b></p><ul>{items}</ul>")
     if spec.generation_notes:
         notes = "".join(f"<li>{escape(n)}</li>" for n in spec.generation_notes)
         rows.append(f"<p><b>Generation notes:</b></p><ul>{notes}</ul>")
+    if case.other_reviews:
+        others = ", ".join(
+            f"{escape(name)}: {escape(r.decision.label if r.decision else 'not reviewed')}"
+            for name, r in sorted(case.other_reviews.items())
+        )
+        rows.append(f"<p><b>Other reviewers:</b> {others}</p>")
     latest = case.screening.latest if case.screening else None
     if latest is not None and latest.note:
         rows.append(f"<p><i>{escape(latest.note)}</i></p>")
@@ -55,61 +78,183 @@ def case_summary_html(case: Case) -> str:
     return "\n".join(rows)
 
 
-class CasePanel(QWidget):
-    def __init__(self, parent: QWidget | None = None):
+def checklist_key(role: str, label: str) -> str:
+    return f"{role}:{label}"
+
+
+class NotesEdit(QPlainTextEdit):
+    """Commits after a pause in typing and when it loses focus."""
+
+    def __init__(self, commit: Callable[[str], object], parent: QWidget | None = None):
         super().__init__(parent)
+        self._commit = commit
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(NOTES_COMMIT_MS)
+        self._timer.timeout.connect(self.commit)
+        self.textChanged.connect(self._timer.start)
+        self._loading = False
+
+    def set_text_quietly(self, text: str) -> None:
+        if text != self.toPlainText():
+            self._loading = True
+            self.setPlainText(text)
+            self._loading = False
+        self._timer.stop()
+
+    def commit(self) -> None:
+        self._timer.stop()
+        if not self._loading:
+            self._commit(self.toPlainText())
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        self.commit()
+        super().focusOutEvent(event)
+
+
+class CasePanel(QWidget):
+    def __init__(self, controller: CaseController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.controller = controller
         self.summary = QTextBrowser()
         self.summary.setOpenExternalLinks(False)
-        self.probes = QTableWidget(0, len(PROBE_COLUMNS))
-        self.probes.setHorizontalHeaderLabels(PROBE_COLUMNS)
-        self.probes.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.checklist_box = QGroupBox("Verify")
+        self.checklist_layout = QVBoxLayout(self.checklist_box)
+        self.checklist: dict[str, QCheckBox] = {}
+
+        self.probe_model = ProbeModel(controller, self)
+        self.probes = QTableView()
+        self.probes.setObjectName("probeTable")
+        self.probes.setModel(self.probe_model)
         self.probes.setWordWrap(True)
         self.probes.verticalHeader().setVisible(False)
+        self.probes.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+        self.probes.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked
+            | QAbstractItemView.EditTrigger.EditKeyPressed
+            | QAbstractItemView.EditTrigger.AnyKeyPressed
+        )
         header = self.probes.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(QUESTION, QHeaderView.ResizeMode.Stretch)
+        header.setTextElideMode(Qt.TextElideMode.ElideRight)
+        for column, width in COLUMN_WIDTHS.items():
+            self.probes.setColumnWidth(column, width)
+
+        self.decision_buttons: dict[Decision, QPushButton] = {}
+        self.decision_group = QButtonGroup(self)
+        decision_box = QGroupBox("Decision")
+        grid = QGridLayout(decision_box)
+        for i, decision in enumerate(Decision):
+            button = QPushButton(f"{i + 1}  {decision.label}")
+            button.setCheckable(True)
+            button.setObjectName(f"decision_{decision.value}")
+            button.setToolTip(f"{decision.label} (key {i + 1})")
+            button.setStyleSheet(
+                f"QPushButton:checked {{ background: {STATE_COLORS[decision]};"
+                " color: white; font-weight: 600; }"
+            )
+            button.clicked.connect(lambda _=False, d=decision: self._on_decision_clicked(d))
+            self.decision_group.addButton(button)
+            self.decision_buttons[decision] = button
+            grid.addWidget(button, i // 2, i % 2)
+        self.decision_group.setExclusive(False)
+        self.notes = NotesEdit(controller.set_notes)
+        self.notes.setPlaceholderText("Notes for this case…")
+        self.notes.setMaximumHeight(90)
+        grid.addWidget(self.notes, 3, 0, 1, 2)
+
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.summary, 1)
+        top_layout.addWidget(self.checklist_box)
         splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.summary)
+        splitter.addWidget(top)
         splitter.addWidget(self.probes)
-        splitter.setSizes([300, 200])
+        splitter.setSizes([320, 220])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter)
+        layout.addWidget(splitter, 1)
+        layout.addWidget(decision_box)
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #c62828")
+        self.error.hide()
+        layout.addWidget(self.error)
 
-    def show_case(self, case: Case) -> None:
+        controller.case_loaded.connect(self._on_case_loaded)
+        controller.case_failed.connect(self._on_case_failed)
+        controller.review_changed.connect(self._on_review_changed)
+        self.setEnabled(False)
+
+    # --- controller signals ------------------------------------------------------------
+
+    def _on_case_loaded(self, case: Case) -> None:
+        self.setEnabled(True)
+        self.error.hide()
         self.summary.setHtml(case_summary_html(case))
-        latest = case.screening.latest if case.screening else None
-        self.probes.setRowCount(len(case.spec.questions))
-        for row, question in enumerate(case.spec.questions):
-            edit = case.review.question_edits.get(question.probe_id)
-            prompt = (edit.prompt if edit and edit.prompt else None) or question.prompt
-            answer = (edit.answer if edit and edit.answer else None) or question.answer
-            if question.options:
-                prompt += "\n" + "\n".join(
-                    f"{letter}. {text}"
-                    for letter, text in zip("ABCD", question.options, strict=False)
-                )
-            result = latest.results.get(question.probe_id) if latest else None
-            cells = [
-                question.probe_id,
-                question.image_role.value,
-                prompt,
-                answer,
-                result.response if result else "—",
-                "—"
-                if result is None or result.correct is None
-                else ("Correct" if result.correct else "Incorrect"),
-            ]
-            for col, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if col == 5 and result is not None and result.correct is not None:
-                    item.setForeground(QBrush(CORRECT if result.correct else INCORRECT))
-                self.probes.setItem(row, col, item)
+        self._build_checklist(case)
+        self._sync(case, "all")
         self.probes.resizeRowsToContents()
+        editable = self.controller.editable
+        for button in self.decision_buttons.values():
+            button.setEnabled(editable)
+        self.notes.setReadOnly(not editable)
+
+    def _on_case_failed(self, case_id: str, message: str) -> None:
+        self.summary.setHtml(
+            f"<p style='color:#c62828'><b>{escape(case_id)} cannot be "
+            f"opened.</b></p><p>{escape(message)}</p>"
+        )
+        self._build_checklist(None)
+        self.notes.set_text_quietly("")
+        for button in self.decision_buttons.values():
+            button.setChecked(False)
+            button.setEnabled(False)
+
+    def _on_review_changed(self, aspect: str) -> None:
+        if self.controller.case is not None:
+            self._sync(self.controller.case, aspect)
+
+    def _sync(self, case: Case, aspect: str) -> None:
+        review = case.review
+        if aspect in ("decision", "all"):
+            for decision, button in self.decision_buttons.items():
+                button.setChecked(review.decision == decision)
+        if aspect in ("notes", "all"):
+            self.notes.set_text_quietly(review.notes)
+        if aspect in ("checklist", "all"):
+            for key, box in self.checklist.items():
+                box.blockSignals(True)
+                box.setChecked(review.checklist.get(key, False))
+                box.blockSignals(False)
+
+    def _build_checklist(self, case: Case | None) -> None:
+        for box in self.checklist.values():
+            box.deleteLater()
+        self.checklist = {}
+        targets = case.spec.review_targets if case else []
+        self.checklist_box.setVisible(bool(targets))
+        for target in targets:
+            key = checklist_key(target.image_role.value, target.label)
+            text = f"{target.label} ({target.image_role.value}): {target.description}"
+            box = QCheckBox(text)
+            box.setToolTip(text)
+            box.toggled.connect(lambda on, k=key: self.controller.set_checklist(k, on))
+            self.checklist_layout.addWidget(box)
+            self.checklist[key] = box
+        if case is not None:
+            self._sync(case, "checklist")
+
+    def _on_decision_clicked(self, decision: Decision) -> None:
+        case = self.controller.case
+        if case is None:
+            return
+        self.controller.set_decision(decision)
+        # the button state follows the review (also when the click was refused)
+        self._sync(self.controller.case or case, "decision")
 
     def show_error(self, message: str) -> None:
-        self.summary.setHtml(
-            f"<p style='color:#c62828'><b>This case cannot be opened.</b></p>"
-            f"<p>{escape(message)}</p>"
-        )
-        self.probes.setRowCount(0)
+        self.error.setText(message)
+        self.error.setVisible(bool(message))

@@ -1,0 +1,1 @@
+"""The side-by-side image canvases with their box tool."""

@@ -1,0 +1,92 @@
+"""Base and Edited side by side (or the single image), zoom and pan kept in step."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from sabre_desk.core.spec import ImageRole
+from sabre_desk.gui.canvas.image_canvas import ImageCanvas
+
+CAPTIONS = {ImageRole.BASE: "Base", ImageRole.EDITED: "Edited", ImageRole.IMAGE: "Image"}
+
+
+class CompareView(QWidget):
+    all_painted = Signal()  # every visible image (or its placeholder) has been painted
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.canvases: dict[ImageRole, ImageCanvas] = {}
+        self.captions: dict[ImageRole, QLabel] = {}
+        self._columns: dict[ImageRole, QWidget] = {}
+        self.sync = True
+        self._syncing = False
+        self._unpainted: set[ImageRole] = set()  # roles whose final content is not yet painted
+        self._final: set[ImageRole] = set()  # roles whose final content (image/error) is set
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(4)
+        for role in ImageRole:
+            column = QWidget()
+            layout = QVBoxLayout(column)
+            layout.setContentsMargins(0, 0, 0, 0)
+            layout.setSpacing(2)
+            caption = QLabel(CAPTIONS[role])
+            caption.setObjectName("imageCaption")
+            caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            canvas = ImageCanvas()
+            canvas.setObjectName(f"canvas_{role.value}")
+            canvas.view_changed.connect(lambda r=role: self._on_view_changed(r))
+            canvas.painted.connect(lambda r=role: self._on_painted(r))
+            layout.addWidget(caption)
+            layout.addWidget(canvas, 1)
+            row.addWidget(column, 1)
+            self.canvases[role], self.captions[role], self._columns[role] = canvas, caption, column
+        self.show_roles(())
+
+    def show_roles(self, roles: tuple[ImageRole, ...]) -> None:
+        shown = roles or (ImageRole.BASE, ImageRole.EDITED)
+        for role, column in self._columns.items():
+            column.setVisible(role in shown)
+        self._unpainted = set(roles)
+        self._final = set()
+
+    def expect_paint(self, role: ImageRole) -> None:
+        """The final content of *role* (its image or its error) has been set."""
+        self._final.add(role)
+
+    def _on_painted(self, role: ImageRole) -> None:
+        if role in self._final and role in self._unpainted:
+            self._unpainted.discard(role)
+            if not self._unpainted:
+                self.all_painted.emit()
+
+    @property
+    def visible_roles(self) -> list[ImageRole]:
+        return [r for r, c in self._columns.items() if c.isVisible()]
+
+    def _on_view_changed(self, source: ImageRole) -> None:
+        if not self.sync or self._syncing:
+            return
+        self._syncing = True
+        try:
+            state = self.canvases[source].view_state()
+            for role in self.visible_roles:
+                if role is not source:
+                    self.canvases[role].apply_view_state(state)
+        finally:
+            self._syncing = False
+
+    def fit(self) -> None:
+        for role in self.visible_roles:
+            self.canvases[role].fit()
+
+    def actual_size(self) -> None:
+        for role in self.visible_roles:
+            self.canvases[role].actual_size()
+
+    def zoom_by(self, factor: float) -> None:
+        for role in self.visible_roles:
+            self.canvases[role].zoom_by(factor)
+            if self.sync:
+                break  # the others follow

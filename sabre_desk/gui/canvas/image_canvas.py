@@ -1,0 +1,405 @@
+"""One image, zoomable and pannable, with the box tool.
+
+Scene coordinates are image pixels (EXIF orientation already applied by the decoder), so a
+box drawn here is normalized by the same width and height every other tool uses.
+
+Mouse: drag on the image draws a box, a click drops a default box, drag a box to move it,
+drag a handle to resize it; wheel zooms around the cursor; middle button, or Space held,
+pans. Keys: Delete removes the selected box.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QImage,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPixmap,
+    QResizeEvent,
+    QTransform,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import QGraphicsPixmapItem, QGraphicsScene, QGraphicsView, QWidget
+
+from sabre_desk.core import boxes as box_geometry
+from sabre_desk.core.review import Box
+from sabre_desk.gui.canvas.box_item import HANDLE_CURSORS, BoxItem
+
+ZOOM_STEP = 1.25
+MIN_ZOOM, MAX_ZOOM = 0.02, 40.0
+CLICK_SLOP_PX = 4  # a press and release closer than this (on screen) is a click
+
+
+class ImageCanvas(QGraphicsView):
+    box_created = Signal(tuple)  # normalized (x0, y0, x1, y1)
+    box_edited = Signal(int, tuple)  # index in the review's boxes of this role, new box
+    box_delete_requested = Signal(int)
+    box_selected = Signal(int)  # -1: none
+    box_menu_requested = Signal(int, object)  # index, global QPoint
+    view_changed = Signal()
+    cursor_moved = Signal(object)  # (x, y) image pixel or None when outside
+    painted = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setScene(QGraphicsScene(self))
+        self.setRenderHints(QPainter.RenderHint.SmoothPixmapTransform)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
+        self.setBackgroundBrush(QColor("#2b2d30"))
+        self.setMouseTracking(True)
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self._pixmap_item: QGraphicsPixmapItem | None = None
+        self._message = ""
+        self._boxes: list[BoxItem] = []
+        self._selected = -1
+        self._fit_mode = True
+        self._pending_paint = False
+        self._space = False
+        # current mouse gesture: ("draw" | "move" | "resize:<handle>" | "pan", start, rect0)
+        self._gesture: tuple[str, QPointF, QRectF] | None = None
+        self._press_view = QPointF()
+        self._draft: BoxItem | None = None
+
+    # --- image ---------------------------------------------------------------------------
+
+    @property
+    def image_size(self) -> tuple[int, int] | None:
+        if self._pixmap_item is None:
+            return None
+        pix = self._pixmap_item.pixmap()
+        return pix.width(), pix.height()
+
+    @property
+    def message(self) -> str:
+        return self._message
+
+    def set_image(self, image: QImage) -> None:
+        keep_view = self._pixmap_item is not None and self.image_size == (
+            image.width(),
+            image.height(),
+        )
+        self.scene().clear()
+        self._boxes, self._draft = [], None
+        self._pixmap_item = self.scene().addPixmap(QPixmap.fromImage(image))
+        self._pixmap_item.setZValue(0)
+        self._message = ""
+        self.scene().setSceneRect(QRectF(0, 0, image.width(), image.height()))
+        if not keep_view or self._fit_mode:
+            self.fit()
+        self._update_sampling()
+        self._pending_paint = True
+        self.viewport().update()
+
+    def show_message(self, text: str) -> None:
+        self.scene().clear()
+        self._pixmap_item, self._boxes, self._draft = None, [], None
+        self._message = text
+        self._selected = -1
+        self._pending_paint = True
+        self.viewport().update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if self._pixmap_item is None and self._message:
+            painter = QPainter(self.viewport())
+            painter.setPen(QColor("#e0e0e0"))
+            painter.drawText(
+                self.viewport().rect().adjusted(16, 16, -16, -16),
+                Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                self._message,
+            )
+            painter.end()
+        if self._pending_paint:
+            self._pending_paint = False
+            self.painted.emit()
+
+    # --- boxes -----------------------------------------------------------------------------
+
+    def set_boxes(self, boxes: list[Box], selected: int = -1) -> None:
+        """Show the review's boxes for this image (replacing what is drawn)."""
+        for item in self._boxes:
+            self.scene().removeItem(item)
+        self._boxes = []
+        size = self.image_size
+        if size is None:
+            return
+        w, h = size
+        for i, box in enumerate(boxes):
+            x0, y0, x1, y1 = box_geometry.to_pixels(box.box, w, h)
+            item = BoxItem(i, QRectF(QPointF(x0, y0), QPointF(x1, y1)), box.label)
+            self.scene().addItem(item)
+            self._boxes.append(item)
+        self._select(selected if selected < len(self._boxes) else -1, emit=False)
+
+    @property
+    def box_count(self) -> int:
+        return len(self._boxes)
+
+    @property
+    def selected_box(self) -> int:
+        return self._selected
+
+    def _select(self, index: int, emit: bool = True) -> None:
+        self._selected = index
+        for item in self._boxes:
+            item.set_selected(item.index == index)
+        if emit:
+            self.box_selected.emit(index)
+
+    def _box_at(self, scene_pos: QPointF) -> tuple[BoxItem | None, str | None]:
+        if 0 <= self._selected < len(self._boxes):
+            item = self._boxes[self._selected]
+            handle = item.handle_at(scene_pos)
+            if handle:
+                return item, handle
+        for item in reversed(self._boxes):  # topmost (last drawn) first
+            if item.rect().contains(scene_pos):
+                return item, None
+        return None, None
+
+    def _normalized(self, rect: QRectF) -> tuple[float, float, float, float]:
+        w, h = self.image_size or (1, 1)
+        r = rect.normalized()
+        return box_geometry.normalize((r.left(), r.top(), r.right(), r.bottom()), w, h)
+
+    # --- zoom and pan ----------------------------------------------------------------------
+
+    @property
+    def zoom(self) -> float:
+        return self.transform().m11()
+
+    def fit(self) -> None:
+        if self._pixmap_item is None:
+            return
+        self._fit_mode = True
+        self.resetTransform()
+        self.fitInView(self.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+        self._after_zoom()
+
+    def actual_size(self) -> None:
+        self.set_zoom(1.0)
+
+    def set_zoom(self, zoom: float, anchor_view: QPointF | None = None) -> None:
+        """Zoom so the image point under *anchor_view* (default: the centre) stays put."""
+        zoom = max(MIN_ZOOM, min(MAX_ZOOM, zoom))
+        center_view = QPointF(self.viewport().rect().center())
+        anchor_view = anchor_view if anchor_view is not None else center_view
+        anchor_scene = self.mapToScene(anchor_view.toPoint())
+        self._fit_mode = False
+        self.setTransform(QTransform.fromScale(zoom, zoom))
+        self.centerOn(anchor_scene - (anchor_view - center_view) / zoom)
+        self._after_zoom()
+
+    def zoom_by(self, factor: float, anchor_view: QPointF | None = None) -> None:
+        self.set_zoom(self.zoom * factor, anchor_view)
+
+    def _after_zoom(self) -> None:
+        self._update_sampling()
+        self.view_changed.emit()
+
+    def _update_sampling(self) -> None:
+        if self._pixmap_item is not None:
+            # Pixels stay sharp squares when magnified; smooth when reduced.
+            mode = (
+                Qt.TransformationMode.FastTransformation
+                if self.zoom >= 1.0
+                else Qt.TransformationMode.SmoothTransformation
+            )
+            self._pixmap_item.setTransformationMode(mode)
+
+    def view_state(self) -> tuple[float, float, float]:
+        """(zoom relative to fit, centre x and y as fractions of the image) for syncing."""
+        size = self.image_size
+        if size is None:
+            return (1.0, 0.5, 0.5)
+        center = self.mapToScene(self.viewport().rect().center())
+        return (self.zoom / self._fit_zoom(), center.x() / size[0], center.y() / size[1])
+
+    def apply_view_state(self, state: tuple[float, float, float]) -> None:
+        size = self.image_size
+        if size is None:
+            return
+        relative, cx, cy = state
+        self._fit_mode = False
+        z = relative * self._fit_zoom()
+        self.setTransform(QTransform.fromScale(z, z))
+        self.centerOn(QPointF(cx * size[0], cy * size[1]))
+        self._update_sampling()
+
+    def _fit_zoom(self) -> float:
+        size = self.image_size
+        if size is None:
+            return 1.0
+        view = self.viewport().rect()
+        return max(1e-6, min(view.width() / size[0], view.height() / size[1]))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self._fit_mode:
+            self.fit()
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        super().scrollContentsBy(dx, dy)
+        self.view_changed.emit()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        steps = event.angleDelta().y() / 120.0
+        if steps:
+            self.zoom_by(ZOOM_STEP**steps, event.position())
+        event.accept()
+
+    # --- mouse -----------------------------------------------------------------------------
+
+    def _scene(self, event: QMouseEvent) -> QPointF:
+        return self.mapToScene(event.position().toPoint())
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if self._pixmap_item is None:
+            return
+        pos = self._scene(event)
+        self._press_view = event.position()
+        pan = event.button() == Qt.MouseButton.MiddleButton or (
+            event.button() == Qt.MouseButton.LeftButton and self._space
+        )
+        if pan:
+            self._gesture = ("pan", event.position(), QRectF())
+            self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+            return
+        if event.button() == Qt.MouseButton.RightButton:
+            item, _ = self._box_at(pos)
+            if item is not None:
+                self._select(item.index)
+                self.box_menu_requested.emit(item.index, event.globalPosition().toPoint())
+            return
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        item, handle = self._box_at(pos)
+        if item is not None:
+            self._select(item.index)
+            kind = f"resize:{handle}" if handle else "move"
+            self._gesture = (kind, pos, QRectF(item.rect()))
+            return
+        self._select(-1)
+        self._gesture = ("draw", pos, QRectF())
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        pos = self._scene(event)
+        size = self.image_size
+        inside = size is not None and 0 <= pos.x() < size[0] and 0 <= pos.y() < size[1]
+        self.cursor_moved.emit((int(pos.x()), int(pos.y())) if inside else None)
+        if self._gesture is None:
+            self._hover_cursor(pos)
+            return
+        kind, start, rect0 = self._gesture
+        if kind == "pan":
+            delta = event.position() - start
+            self._gesture = ("pan", event.position(), rect0)
+            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - int(delta.x()))
+            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - int(delta.y()))
+            return
+        if kind == "draw":
+            if self._draft is None:
+                if (event.position() - self._press_view).manhattanLength() < CLICK_SLOP_PX:
+                    return
+                self._draft = BoxItem(-1, QRectF(start, pos), "")
+                self._draft.set_selected(True)
+                self.scene().addItem(self._draft)
+            self._draft.set_geometry(self._clamped(QRectF(start, pos)))
+            return
+        item = self._boxes[self._selected]
+        delta = pos - start
+        if kind == "move":
+            item.set_geometry(self._moved(rect0, delta))
+        else:
+            item.set_geometry(self._resized(rect0, kind.split(":", 1)[1], delta))
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        gesture, self._gesture = self._gesture, None
+        if gesture is None:
+            return
+        kind, start, rect0 = gesture
+        if kind == "pan":
+            self.viewport().setCursor(Qt.CursorShape.CrossCursor)
+            return
+        if kind == "draw":
+            size = self.image_size or (1, 1)
+            if self._draft is None:
+                self.box_created.emit(box_geometry.click_box(start.x(), start.y(), *size))
+            else:
+                rect = self._draft.rect()
+                self.scene().removeItem(self._draft)
+                self._draft = None
+                self.box_created.emit(self._normalized(rect))
+            return
+        item = self._boxes[self._selected]
+        if item.rect() != rect0:
+            self.box_edited.emit(item.index, self._normalized(item.rect()))
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        item, _ = self._box_at(self._scene(event))
+        if item is None:
+            self.fit()
+
+    def _hover_cursor(self, pos: QPointF) -> None:
+        item, handle = self._box_at(pos)
+        if handle:
+            self.viewport().setCursor(HANDLE_CURSORS[handle])
+        elif item is not None:
+            self.viewport().setCursor(Qt.CursorShape.SizeAllCursor)
+        else:
+            self.viewport().setCursor(
+                Qt.CursorShape.OpenHandCursor if self._space else Qt.CursorShape.CrossCursor
+            )
+
+    def _bounds(self) -> QRectF:
+        w, h = self.image_size or (1, 1)
+        return QRectF(0, 0, w, h)
+
+    def _clamped(self, rect: QRectF) -> QRectF:
+        return rect.normalized().intersected(self._bounds())
+
+    def _moved(self, rect: QRectF, delta: QPointF) -> QRectF:
+        bounds = self._bounds()
+        dx = max(bounds.left() - rect.left(), min(bounds.right() - rect.right(), delta.x()))
+        dy = max(bounds.top() - rect.top(), min(bounds.bottom() - rect.bottom(), delta.y()))
+        return rect.translated(dx, dy)
+
+    def _resized(self, rect: QRectF, handle: str, delta: QPointF) -> QRectF:
+        r = QRectF(rect)
+        if "l" in handle:
+            r.setLeft(r.left() + delta.x())
+        if "r" in handle:
+            r.setRight(r.right() + delta.x())
+        if "t" in handle:
+            r.setTop(r.top() + delta.y())
+        if "b" in handle:
+            r.setBottom(r.bottom() + delta.y())
+        return self._clamped(r)
+
+    # --- keys ------------------------------------------------------------------------------
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and self._selected >= 0:
+            self.box_delete_requested.emit(self._selected)
+            return
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = True
+            self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+            return
+        if event.key() == Qt.Key.Key_Escape and self._selected >= 0:
+            self._select(-1)
+            return
+        super().keyPressEvent(event)
+
+    def keyReleaseEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space = False
+            self.viewport().setCursor(Qt.CursorShape.CrossCursor)
+            return
+        super().keyReleaseEvent(event)

@@ -1,0 +1,114 @@
+"""Undoable changes to the open case's review.
+
+Each command holds the values before and after (never live objects), so it still applies
+after the case was reloaded from disk, and calls the controller to apply one side.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtGui import QUndoCommand
+
+from sabre_desk.core.review import Box, Decision, QuestionEdit
+
+if TYPE_CHECKING:
+    from sabre_desk.gui.controller import CaseController
+
+NOTES_MERGE_ID = 1
+
+
+class ReviewCommand(QUndoCommand):
+    def __init__(self, controller: CaseController, text: str):
+        super().__init__(text)
+        self.controller = controller
+
+
+class SetDecision(ReviewCommand):
+    def __init__(self, controller: CaseController, before: Decision | None, after: Decision | None):
+        label = after.label if after else "no decision"
+        super().__init__(controller, f"Decision: {label}")
+        self.before, self.after = before, after
+
+    def redo(self) -> None:
+        self.controller.apply_decision(self.after, undo=False)
+
+    def undo(self) -> None:
+        self.controller.apply_decision(self.before, undo=True)
+
+
+class SetNotes(ReviewCommand):
+    """Typing is committed in pauses; consecutive commits merge into one undo step."""
+
+    def __init__(self, controller: CaseController, before: str, after: str):
+        super().__init__(controller, "Edit notes")
+        self.before, self.after = before, after
+
+    def id(self) -> int:
+        return NOTES_MERGE_ID
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if not isinstance(other, SetNotes):
+            return False
+        self.after = other.after
+        return True
+
+    def redo(self) -> None:
+        self.controller.apply_notes(self.after, undo=False)
+
+    def undo(self) -> None:
+        self.controller.apply_notes(self.before, undo=True)
+
+
+class ChangeBoxes(ReviewCommand):
+    """Any change to the boxes (add, move, resize, relabel, delete, mirror)."""
+
+    def __init__(
+        self,
+        controller: CaseController,
+        before: list[Box],
+        after: list[Box],
+        text: str,
+        detail: dict[str, Any],
+    ):
+        super().__init__(controller, text)
+        self.before = [b.model_copy() for b in before]
+        self.after = [b.model_copy() for b in after]
+        self.detail = detail
+
+    def redo(self) -> None:
+        self.controller.apply_boxes(self.after, self.detail, undo=False)
+
+    def undo(self) -> None:
+        self.controller.apply_boxes(self.before, self.detail, undo=True)
+
+
+class EditQuestion(ReviewCommand):
+    def __init__(
+        self,
+        controller: CaseController,
+        probe_id: str,
+        before: QuestionEdit | None,
+        after: QuestionEdit | None,
+        text: str,
+    ):
+        super().__init__(controller, text)
+        self.probe_id, self.before, self.after = probe_id, before, after
+
+    def redo(self) -> None:
+        self.controller.apply_question_edit(self.probe_id, self.after, undo=False)
+
+    def undo(self) -> None:
+        self.controller.apply_question_edit(self.probe_id, self.before, undo=True)
+
+
+class SetChecklist(ReviewCommand):
+    def __init__(self, controller: CaseController, key: str, before: bool, after: bool):
+        super().__init__(controller, f"{'Tick' if after else 'Untick'} {key}")
+        self.key, self.before, self.after = key, before, after
+
+    def redo(self) -> None:
+        self.controller.apply_checklist(self.key, self.after, undo=False)
+
+    def undo(self) -> None:
+        self.controller.apply_checklist(self.key, self.before, undo=True)

@@ -1,0 +1,326 @@
+"""CaseController: the one place that changes the open case.
+
+Widgets express intents (``set_decision``, ``add_box`` …); the controller turns each into an
+undo command on the case's own QUndoStack; the command calls back ``apply_*``, which changes
+the review, queues a history event and schedules an autosave. Signals tell the widgets what
+changed. Saving is atomic, happens shortly after every change, on case switch and on close,
+and never silently overwrites a review that someone else changed on disk.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtGui import QUndoGroup, QUndoStack
+
+from sabre_desk.core.boxes import mirrored
+from sabre_desk.core.errors import (
+    CaseLoadError,
+    ReadOnlyProjectError,
+    ReviewConflictError,
+    StorageError,
+)
+from sabre_desk.core.project import Case, Project
+from sabre_desk.core.question_edits import make_edit
+from sabre_desk.core.review import Box, Decision, QuestionEdit, Review
+from sabre_desk.core.spec import ImageRole
+from sabre_desk.gui.commands import (
+    ChangeBoxes,
+    EditQuestion,
+    SetChecklist,
+    SetDecision,
+    SetNotes,
+)
+
+SAVE_DELAY_MS = 200  # well inside the promise that every change is on disk within 0.5 s
+
+
+class SaveState:
+    SAVED = "saved"
+    PENDING = "pending"
+    ERROR = "error"
+    CONFLICT = "conflict"
+    READ_ONLY = "read-only"
+
+
+class CaseController(QObject):
+    case_loaded = Signal(object)  # Case
+    case_failed = Signal(str, str)  # case id, message
+    review_changed = Signal(str)  # decision | notes | boxes | question_edits | checklist | all
+    entry_changed = Signal(str)  # case id whose index entry (decision) changed
+    save_state_changed = Signal(str, str)  # SaveState, detail for the status bar
+    conflict = Signal(str)  # the review changed on disk; a handler must call resolve_conflict
+    job_failed = Signal(str)  # a message for the one error handler
+    decision_made = Signal(object)  # the reviewer chose a decision (not an undo/redo)
+
+    def __init__(self, project: Project, parent: QObject | None = None):
+        super().__init__(parent)
+        self.project = project
+        self.case: Case | None = None
+        self.undo_group = QUndoGroup(self)
+        self._stacks: dict[str, QUndoStack] = {}
+        self._events: list[tuple[str, dict[str, Any]]] = []
+        self._dirty = False
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(SAVE_DELAY_MS)
+        self._timer.timeout.connect(self.save_now)
+
+    # --- state ---------------------------------------------------------------------------
+
+    @property
+    def dirty(self) -> bool:
+        return self._dirty
+
+    @property
+    def editable(self) -> bool:
+        return self.case is not None and not self.project.read_only
+
+    def stack(self, case_id: str) -> QUndoStack:
+        stack = self._stacks.get(case_id)
+        if stack is None:
+            stack = QUndoStack(self.undo_group)
+            self._stacks[case_id] = stack
+        return stack
+
+    # --- loading -------------------------------------------------------------------------
+
+    def load(self, case_id: str) -> bool:
+        """Save the current case, then open *case_id*. False when the current case could
+        not be saved (the reviewer keeps it open and sees why) or *case_id* failed to load."""
+        if not self.flush():
+            return False
+        try:
+            case = self.project.load_case(case_id)
+        except CaseLoadError as exc:
+            self.case = None
+            self.undo_group.setActiveStack(None)
+            self.case_failed.emit(case_id, exc.message)
+            return False
+        self.case = case
+        self.undo_group.setActiveStack(self.stack(case_id))
+        self._events.clear()
+        self._set_state(SaveState.READ_ONLY if self.project.read_only else SaveState.SAVED)
+        self.case_loaded.emit(case)
+        return True
+
+    # --- intents (push undoable commands) ------------------------------------------------
+
+    def _push(self, command: Any) -> bool:
+        if self.case is None:
+            return False
+        if self.project.read_only:
+            self.job_failed.emit("This project is open read-only: changes cannot be saved.")
+            return False
+        self.stack(self.case.case_id).push(command)
+        return True
+
+    def set_decision(self, decision: Decision | None) -> bool:
+        if self.case is None or self.case.review.decision == decision:
+            return False
+        if not self._push(SetDecision(self, self.case.review.decision, decision)):
+            return False
+        self.decision_made.emit(decision)
+        return True
+
+    def set_notes(self, text: str) -> bool:
+        if self.case is None or self.case.review.notes == text:
+            return False
+        return self._push(SetNotes(self, self.case.review.notes, text))
+
+    def add_box(self, role: ImageRole, box: tuple[float, float, float, float], label: str) -> bool:
+        if self.case is None:
+            return False
+        new = Box(image_role=role, label=label, box=box)
+        before = self.case.review.boxes
+        detail = {"action": "add", "image_role": role.value, "label": label, "box": list(box)}
+        return self._push(ChangeBoxes(self, before, [*before, new], f"Draw {label} box", detail))
+
+    def _role_index(self, role: ImageRole, index: int) -> int:
+        """Position in review.boxes of the *index*-th box on image *role*."""
+        positions = [i for i, b in enumerate(self.case.review.boxes) if b.image_role is role]
+        return positions[index]
+
+    def change_box(
+        self, role: ImageRole, index: int, box: tuple[float, float, float, float]
+    ) -> bool:
+        if self.case is None:
+            return False
+        before = self.case.review.boxes
+        pos = self._role_index(role, index)
+        after = list(before)
+        after[pos] = before[pos].model_copy(update={"box": box})
+        detail = {
+            "action": "change",
+            "image_role": role.value,
+            "box": list(box),
+            "from": list(before[pos].box),
+        }
+        return self._push(ChangeBoxes(self, before, after, "Move box", detail))
+
+    def relabel_box(self, role: ImageRole, index: int, label: str) -> bool:
+        if self.case is None:
+            return False
+        before = self.case.review.boxes
+        pos = self._role_index(role, index)
+        after = list(before)
+        after[pos] = before[pos].model_copy(update={"label": label})
+        detail = {
+            "action": "relabel",
+            "image_role": role.value,
+            "label": label,
+            "from": before[pos].label,
+        }
+        return self._push(ChangeBoxes(self, before, after, f"Label box {label}", detail))
+
+    def remove_box(self, role: ImageRole, index: int) -> bool:
+        if self.case is None:
+            return False
+        before = self.case.review.boxes
+        pos = self._role_index(role, index)
+        after = before[:pos] + before[pos + 1 :]
+        detail = {"action": "remove", "image_role": role.value, "box": list(before[pos].box)}
+        return self._push(ChangeBoxes(self, before, after, "Delete box", detail))
+
+    def mirror_box(self, role: ImageRole, index: int) -> bool:
+        """Copy a box to the other image of a paired case (Base ↔ Edited)."""
+        if self.case is None or len(self.case.spec.image_roles) < 2:
+            return False
+        target = ImageRole.EDITED if role is ImageRole.BASE else ImageRole.BASE
+        before = self.case.review.boxes
+        copy = mirrored(before[self._role_index(role, index)], target)
+        detail = {"action": "mirror", "image_role": target.value, "box": list(copy.box)}
+        return self._push(
+            ChangeBoxes(self, before, [*before, copy], f"Mirror box to {target.value}", detail)
+        )
+
+    def edit_question(
+        self, probe_id: str, prompt: str | None = None, answer: str | None = None
+    ) -> str | None:
+        """Change a probe's question or answer; returns why it was refused, or None."""
+        if self.case is None:
+            return "no case is open"
+        question = self.case.spec.question(probe_id)
+        if question is None:
+            return f"no probe {probe_id!r}"
+        current = self.case.review.question_edits.get(probe_id)
+        try:
+            new = make_edit(question, current, prompt=prompt, answer=answer)
+        except ValueError as exc:
+            return f"{probe_id}: {exc}"
+        if new == current:
+            return None
+        what = "answer" if answer is not None else "question"
+        self._push(EditQuestion(self, probe_id, current, new, f"Edit {what} of {probe_id}"))
+        return None
+
+    def set_checklist(self, key: str, ticked: bool) -> bool:
+        if self.case is None:
+            return False
+        before = self.case.review.checklist.get(key, False)
+        if before == ticked:
+            return False
+        return self._push(SetChecklist(self, key, before, ticked))
+
+    # --- apply (called by the commands) --------------------------------------------------
+
+    def apply_decision(self, decision: Decision | None, undo: bool) -> None:
+        review = self._review()
+        old, review.decision = review.decision, decision
+        self._changed("decision", "decision", {"from": _v(old), "to": _v(decision)}, undo)
+        self.project.update_entry(self.case)
+        self.entry_changed.emit(self.case.case_id)
+
+    def apply_notes(self, notes: str, undo: bool) -> None:
+        review = self._review()
+        old, review.notes = review.notes, notes
+        self._changed("notes", "notes", {"from": old, "to": notes}, undo)
+
+    def apply_boxes(self, boxes: list[Box], detail: dict[str, Any], undo: bool) -> None:
+        self._review().boxes = [b.model_copy() for b in boxes]
+        self._changed("boxes", "box", dict(detail), undo)
+
+    def apply_question_edit(self, probe_id: str, edit: QuestionEdit | None, undo: bool) -> None:
+        edits = self._review().question_edits
+        if edit is None:
+            edits.pop(probe_id, None)
+        else:
+            edits[probe_id] = edit.model_copy()
+        data = {"probe_id": probe_id, "to": edit.model_dump(exclude_none=True) if edit else None}
+        self._changed("question_edits", "question_edit", data, undo)
+
+    def apply_checklist(self, key: str, ticked: bool, undo: bool) -> None:
+        checklist = self._review().checklist
+        if ticked:
+            checklist[key] = True
+        else:
+            checklist.pop(key, None)
+        self._changed("checklist", "checklist", {"item": key, "to": ticked}, undo)
+
+    def _review(self) -> Review:
+        assert self.case is not None, "a command ran with no case open"
+        return self.case.review
+
+    def _changed(self, aspect: str, event: str, data: dict[str, Any], undo: bool) -> None:
+        if undo:
+            data["undo"] = True
+        self._events.append((event, data))
+        self._dirty = True
+        self._set_state(SaveState.PENDING)
+        self._timer.start()
+        self.review_changed.emit(aspect)
+
+    # --- saving --------------------------------------------------------------------------
+
+    def save_now(self, force: bool = False) -> bool:
+        """Write the review (and its history events) now. True when nothing is left unsaved."""
+        self._timer.stop()
+        case = self.case
+        if case is None or not self._dirty:
+            return True
+        try:
+            self.project.save_review(case, force=force)
+        except ReviewConflictError as exc:
+            self._set_state(SaveState.CONFLICT, exc.message)
+            self.conflict.emit(exc.message)
+            return not self._dirty
+        except (ReadOnlyProjectError, StorageError) as exc:
+            self._set_state(SaveState.ERROR, exc.message)
+            self.job_failed.emit(f"Not saved: {exc.message}")
+            return False
+        self._dirty = False
+        events, self._events = self._events, []
+        try:
+            for event, data in events:
+                self.project.record(case, event, data)
+        except StorageError as exc:
+            self.job_failed.emit(f"Review saved, but the history log was not: {exc.message}")
+        self._set_state(SaveState.SAVED)
+        return True
+
+    def flush(self) -> bool:
+        return self.save_now()
+
+    def resolve_conflict(self, keep_mine: bool) -> None:
+        """After a conflict: overwrite the file with this window's review, or reload it."""
+        if self.case is None:
+            return
+        if keep_mine:
+            self.save_now(force=True)
+            return
+        case_id = self.case.case_id
+        self._dirty = False
+        self._events.clear()
+        self.stack(case_id).clear()  # the undo history described the discarded version
+        self.case = None
+        if self.load(case_id) and self.case is not None:
+            self.project.update_entry(self.case)
+        self.entry_changed.emit(case_id)
+
+    def _set_state(self, state: str, detail: str = "") -> None:
+        self.save_state_changed.emit(state, detail)
+
+
+def _v(decision: Decision | None) -> str | None:
+    return decision.value if decision else None

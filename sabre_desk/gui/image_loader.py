@@ -1,0 +1,90 @@
+"""Decoded images, loaded on the pool and kept in a small LRU cache.
+
+Keys include the file's size and modification time, so an image replaced on disk (an
+accepted repair, another tool) is decoded again instead of shown stale. A request for an
+image already being decoded joins that decode instead of starting a second one.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtGui import QImage
+
+from sabre_desk.core.errors import ProjectError
+from sabre_desk.gui.qimage import decode_to_qimage
+from sabre_desk.gui.workers import Worker
+
+DEFAULT_BUDGET_BYTES = 768 * 1024 * 1024  # ≈ 16 decoded 2048×2048 images plus headroom
+
+Key = tuple[str, int, int]
+
+
+def image_key(path: Path) -> Key:
+    try:
+        st = path.stat()
+    except OSError:
+        return (str(path), -1, -1)
+    return (str(path), st.st_mtime_ns, st.st_size)
+
+
+class ImageLoader(QObject):
+    loaded = Signal(object, object)  # Key, QImage
+    failed = Signal(object, str)  # Key, message a person can act on
+
+    def __init__(
+        self,
+        pool: QThreadPool,
+        budget_bytes: int = DEFAULT_BUDGET_BYTES,
+        parent: QObject | None = None,
+    ):
+        super().__init__(parent)
+        self.pool = pool
+        self.budget = budget_bytes
+        self._cache: OrderedDict[Key, QImage] = OrderedDict()
+        self._bytes = 0
+        self._failures: dict[Key, str] = {}
+        self._in_flight: set[Key] = set()
+
+    def cached(self, key: Key) -> QImage | None:
+        image = self._cache.get(key)
+        if image is not None:
+            self._cache.move_to_end(key)
+        return image
+
+    def failure(self, key: Key) -> str | None:
+        return self._failures.get(key)
+
+    def request(self, path: Path) -> Key:
+        """Make sure *path* is (being) decoded; ``loaded`` or ``failed`` follows if not cached."""
+        key = image_key(path)
+        if key in self._cache or key in self._failures or key in self._in_flight:
+            return key
+        self._in_flight.add(key)
+        worker = Worker(decode_to_qimage, path)
+        worker.signals.returned.connect(lambda image, k=key: self._on_returned(k, image))
+        worker.signals.errored.connect(lambda exc, k=key: self._on_errored(k, exc))
+        worker.start(self.pool)
+        return key
+
+    def _on_returned(self, key: Key, image: QImage) -> None:
+        self._in_flight.discard(key)
+        self._cache[key] = image
+        self._bytes += image.sizeInBytes()
+        while self._bytes > self.budget and len(self._cache) > 1:
+            _, old = self._cache.popitem(last=False)
+            self._bytes -= old.sizeInBytes()
+        self.loaded.emit(key, image)
+
+    def _on_errored(self, key: Key, exc: Exception) -> None:
+        self._in_flight.discard(key)
+        message = exc.message if isinstance(exc, ProjectError) else f"{key[0]}: {exc}"
+        self._failures[key] = message
+        self.failed.emit(key, message)
+
+    def clear(self) -> None:
+        self._cache.clear()
+        self._failures.clear()
+        self._bytes = 0
