@@ -26,7 +26,7 @@ def warnings_shown(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 @pytest.fixture
-def make_window(qtbot, warnings_shown: list[str]) -> Iterator[Callable[..., MainWindow]]:  # noqa: ANN001
+def make_window(qtbot, warnings_shown: list[str]) -> Iterator[Callable[..., MainWindow]]:
     """Build windows the way the app does (settings from the isolated config folder)."""
     windows: list[MainWindow] = []
 
@@ -53,7 +53,7 @@ def window(make_window: Callable[..., MainWindow]) -> MainWindow:
 
 
 @pytest.fixture
-def open_case(qtbot) -> Callable[..., None]:  # noqa: ANN001
+def open_case(qtbot) -> Callable[..., None]:
     def open_(window: MainWindow, root: Path, case_id: str | None = None) -> None:
         with qtbot.waitSignal(window.images_shown, timeout=10000):
             assert window.open_project(root, case_id)

@@ -44,7 +44,7 @@ def test_opening_the_demo_shows_cases_images_and_probes(
 
 def test_a_stale_image_never_replaces_the_current_case(
     qtbot,
-    window: MainWindow,  # noqa: ANN001
+    window: MainWindow,
     open_case: Callable,
     make_project: Callable,
     add_case: Callable,
@@ -68,7 +68,7 @@ def test_broken_cases_show_their_reason_and_the_rest_keeps_working(
     qtbot,
     window: MainWindow,
     open_case: Callable,
-    make_project: Callable,  # noqa: ANN001
+    make_project: Callable,
     add_case: Callable,
 ) -> None:
     root = make_project()
@@ -105,7 +105,7 @@ def test_a_folder_that_is_not_a_project_is_explained(
 
 def test_filters_hide_cases_that_do_not_match(
     qtbot,
-    window: MainWindow,  # noqa: ANN001
+    window: MainWindow,
     open_case: Callable,
     demo_project: Path,
 ) -> None:
@@ -123,7 +123,7 @@ def test_filters_hide_cases_that_do_not_match(
 
 def test_single_image_cases_show_one_canvas(
     qtbot,
-    window: MainWindow,  # noqa: ANN001
+    window: MainWindow,
     open_case: Callable,
     demo_project: Path,
 ) -> None:
@@ -174,7 +174,7 @@ def test_browsing_writes_nothing(
 
 def test_a_read_only_project_says_so_and_refuses_changes(
     qtbot,
-    window: MainWindow,  # noqa: ANN001
+    window: MainWindow,
     open_case: Callable,
     demo_project: Path,
 ) -> None:
