@@ -46,8 +46,13 @@ class CompareView(QWidget):
 
     def show_roles(self, roles: tuple[ImageRole, ...]) -> None:
         shown = roles or (ImageRole.BASE, ImageRole.EDITED)
+        had_focus = any(c.hasFocus() for c in self.canvases.values())
         for role, column in self._columns.items():
             column.setVisible(role in shown)
+        if had_focus:
+            # Hiding the focused canvas would hand the keyboard to the filter box, and the
+            # reviewer's next decision key would be typed there instead.
+            self.canvases[shown[0]].setFocus()
         self._unpainted = set(roles)
         self._final = set()
 

@@ -286,7 +286,8 @@ class ImageCanvas(QGraphicsView):
             self._gesture = (kind, pos, QRectF(item.rect()))
             return
         self._select(-1)
-        self._gesture = ("draw", pos, QRectF())
+        if self._bounds().contains(pos):  # boxes start on the image, not on the margin
+            self._gesture = ("draw", pos, QRectF())
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         pos = self._scene(event)

@@ -1,0 +1,367 @@
+"""Reviewing with keys and mouse, and checking what reached the disk."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit
+
+from sabre_desk.core.spec import ImageRole
+from sabre_desk.gui.canvas.image_canvas import ImageCanvas
+from sabre_desk.gui.main_window import MainWindow
+from sabre_desk.gui.models.probe_model import ANSWER
+
+BASE, EDITED = ImageRole.BASE, ImageRole.EDITED
+CASE = "ctx01_tape_bagel"
+
+
+def review_file(root: Path, case_id: str = CASE, reviewer: str = "alice") -> Path:
+    return root / "cases" / case_id / "reviews" / f"{reviewer}.json"
+
+
+def on_disk(root: Path, case_id: str = CASE) -> dict:
+    path = review_file(root, case_id)
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def history(root: Path, case_id: str = CASE) -> list[dict]:
+    path = root / "cases" / case_id / "history.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def wait_saved(qtbot, root: Path, check: Callable[[dict], bool]) -> dict:
+    """Autosave promises 0.5 s; wait a little longer than that for the file to say so."""
+    qtbot.waitUntil(lambda: check(on_disk(root)), timeout=1500)
+    return on_disk(root)
+
+
+def press(
+    qtbot,
+    window: MainWindow,
+    key: Qt.Key,
+    modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier,
+) -> None:
+    target = QApplication.focusWidget() or window
+    qtbot.keyClick(target, key, modifier)
+
+
+def drag(qtbot, canvas: ImageCanvas, start: QPoint, end: QPoint) -> None:
+    viewport = canvas.viewport()
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=start)
+    for t in (0.25, 0.5, 0.75, 1.0):
+        qtbot.mouseMove(viewport, start + (end - start) * t)
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=end)
+
+
+def at(canvas: ImageCanvas, fx: float, fy: float) -> QPoint:
+    """The viewport point showing the image point at fractions (fx, fy) of its size."""
+    w, h = canvas.image_size
+    return canvas.mapFromScene(QPointF(fx * w, fy * h))
+
+
+def expected_box(canvas: ImageCanvas, a: QPoint, b: QPoint) -> tuple[float, ...]:
+    w, h = canvas.image_size
+    pa, pb = canvas.mapToScene(a), canvas.mapToScene(b)
+    return (pa.x() / w, pa.y() / h, pb.x() / w, pb.y() / h)
+
+
+@pytest.fixture
+def review(window: MainWindow, open_case: Callable, demo_project: Path) -> MainWindow:
+    open_case(window, demo_project, CASE)
+    window.compare.canvases[EDITED].setFocus()
+    return window
+
+
+def test_a_decision_key_is_saved_within_half_a_second(
+    qtbot,
+    review: MainWindow,
+    demo_project: Path,
+) -> None:
+    press(qtbot, review, Qt.Key.Key_1)
+    saved = wait_saved(qtbot, demo_project, lambda d: d.get("decision") == "keep")
+    assert saved["reviewer"] == "alice" and saved["case_id"] == CASE
+    assert history(demo_project)[-1]["event"] == "decision"
+    assert history(demo_project)[-1]["data"] == {"from": None, "to": "keep"}
+    assert review.case_list.progress.text() == "reviewed 1 / 13"
+    assert review.case_panel.decision_buttons[
+        next(iter(review.case_panel.decision_buttons))
+    ].isChecked()
+    assert review.save_label.text() == "✓ Saved"
+
+
+def test_drawing_moving_and_deleting_a_box(
+    qtbot,
+    review: MainWindow,
+    demo_project: Path,
+) -> None:
+    canvas = review.compare.canvases[EDITED]
+    a, b = at(canvas, 0.3, 0.4), at(canvas, 0.5, 0.7)
+    drag(qtbot, canvas, a, b)
+    saved = wait_saved(qtbot, demo_project, lambda d: len(d.get("boxes", [])) == 1)
+    box = saved["boxes"][0]
+    assert box["image_role"] == "edited" and box["label"] == "target"
+    assert box["box"] == pytest.approx(expected_box(canvas, a, b), abs=0.003)
+    assert canvas.selected_box == 0  # the new box is selected, ready to adjust
+
+    middle = at(canvas, 0.4, 0.55)
+    drag(qtbot, canvas, middle, middle + QPoint(20, 30))  # move it by its middle
+    moved = wait_saved(qtbot, demo_project, lambda d: d["boxes"][0]["box"] != box["box"])["boxes"][
+        0
+    ]["box"]
+    dx, dy = moved[0] - box["box"][0], moved[1] - box["box"][1]
+    w, h = canvas.image_size
+    assert dx * w == pytest.approx(20 / canvas.zoom, abs=1.5)
+    assert dy * h == pytest.approx(30 / canvas.zoom, abs=1.5)
+    assert moved[2] - moved[0] == pytest.approx(box["box"][2] - box["box"][0], abs=1e-4)
+
+    press(qtbot, review, Qt.Key.Key_Delete)
+    wait_saved(qtbot, demo_project, lambda d: d["boxes"] == [])
+    actions = [e["data"]["action"] for e in history(demo_project) if e["event"] == "box"]
+    assert actions == ["add", "change", "remove"]
+
+
+def test_a_click_drops_a_default_box_and_m_mirrors_it(
+    qtbot,
+    review: MainWindow,
+    demo_project: Path,
+) -> None:
+    canvas = review.compare.canvases[BASE]
+    canvas.setFocus()
+    click = at(canvas, 0.5, 0.6)
+    qtbot.mouseClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=click)
+    saved = wait_saved(qtbot, demo_project, lambda d: len(d.get("boxes", [])) == 1)
+    x0, y0, x1, y1 = saved["boxes"][0]["box"]
+    center = canvas.mapToScene(click)
+    w, h = canvas.image_size
+    assert (x0 + x1) / 2 * w == pytest.approx(center.x(), abs=1.5)
+    assert (y1 - y0) * h == pytest.approx(0.12 * min(w, h), abs=1)
+    assert saved["boxes"][0]["label"] == "source"
+    press(qtbot, review, Qt.Key.Key_M)
+    saved = wait_saved(qtbot, demo_project, lambda d: len(d.get("boxes", [])) == 2)
+    assert saved["boxes"][1]["image_role"] == "edited"
+    assert saved["boxes"][1]["label"] == "target"
+    assert saved["boxes"][1]["box"] == saved["boxes"][0]["box"]
+    assert review.compare.canvases[EDITED].box_count == 1
+
+
+def test_editing_an_answer_with_the_keyboard(
+    qtbot,
+    review: MainWindow,
+    demo_project: Path,
+) -> None:
+    table = review.case_panel.probes
+    table.setFocus()
+    table.setCurrentIndex(review.case_panel.probe_model.index(1, ANSWER))
+    press(qtbot, review, Qt.Key.Key_F2)
+    editor = QApplication.focusWidget()
+    assert isinstance(editor, QLineEdit)
+    editor.selectAll()
+    qtbot.keyClicks(editor, "YES")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    saved = wait_saved(qtbot, demo_project, lambda d: bool(d.get("question_edits")))
+    assert saved["question_edits"] == {"base_target": {"prompt": None, "answer": "yes"}}
+    assert review.case_panel.probe_model.index(1, ANSWER).data() == "yes"
+    spec = json.loads((demo_project / "cases" / CASE / "spec.json").read_text())
+    assert spec["questions"][1]["answer"] == "no"  # the spec itself is never rewritten
+
+
+def test_an_invalid_answer_is_refused_with_the_rule(
+    qtbot,
+    review: MainWindow,
+    demo_project: Path,
+) -> None:
+    model = review.case_panel.probe_model
+    assert not model.setData(model.index(0, ANSWER), "maybe")
+    assert "'yes' or 'no'" in review.statusBar().currentMessage()
+    assert "'yes' or 'no'" in review.case_panel.error.text()
+    qtbot.wait(400)
+    assert not review_file(demo_project).exists()
+
+
+def test_undo_and_redo_reach_the_disk(
+    qtbot,
+    review: MainWindow,
+    demo_project: Path,
+) -> None:
+    press(qtbot, review, Qt.Key.Key_2)
+    wait_saved(qtbot, demo_project, lambda d: d.get("decision") == "needs_recheck")
+    press(qtbot, review, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    wait_saved(qtbot, demo_project, lambda d: d.get("decision") is None)
+    assert history(demo_project)[-1]["data"] == {"from": "needs_recheck", "to": None, "undo": True}
+    press(
+        qtbot,
+        review,
+        Qt.Key.Key_Z,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    wait_saved(qtbot, demo_project, lambda d: d.get("decision") == "needs_recheck")
+
+
+def test_notes_are_saved_after_a_pause_and_undone_as_one_step(
+    qtbot,
+    review: MainWindow,
+    demo_project: Path,
+) -> None:
+    notes = review.case_panel.notes
+    notes.setFocus()
+    qtbot.keyClicks(notes, "bagel looks")
+    qtbot.wait(300)
+    qtbot.keyClicks(notes, " pasted on")
+    saved = wait_saved(qtbot, demo_project, lambda d: d.get("notes") == "bagel looks pasted on")
+    assert saved["notes"] == "bagel looks pasted on"
+    review.compare.canvases[EDITED].setFocus()
+    press(qtbot, review, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    wait_saved(qtbot, demo_project, lambda d: d.get("notes") == "")
+    assert notes.toPlainText() == ""
+
+
+def test_switching_cases_saves_and_returning_restores(
+    qtbot,
+    review: MainWindow,
+    demo_project: Path,
+) -> None:
+    press(qtbot, review, Qt.Key.Key_5)
+    with qtbot.waitSignal(review.images_shown, timeout=10000) as shown:
+        press(qtbot, review, Qt.Key.Key_N)  # saved on switch, not only after the delay
+    assert shown.args == ["ctx02_apple_tennis_ball"]
+    assert on_disk(demo_project)["decision"] == "scene_changed"
+    with qtbot.waitSignal(review.images_shown, timeout=10000):
+        press(qtbot, review, Qt.Key.Key_P)
+    assert review.controller.case.case_id == CASE
+    assert review.case_panel.decision_buttons[
+        list(review.case_panel.decision_buttons)[4]
+    ].isChecked()
+
+
+def test_keyboard_navigation(qtbot, review: MainWindow, monkeypatch) -> None:
+    def current() -> str:
+        return review.controller.case.case_id
+
+    press(qtbot, review, Qt.Key.Key_End)
+    qtbot.waitUntil(lambda: current() == "tex02_board_marble")
+    press(qtbot, review, Qt.Key.Key_Home)
+    qtbot.waitUntil(lambda: current() == "attr01_red_triangles")
+    press(qtbot, review, Qt.Key.Key_PageDown)
+    qtbot.waitUntil(lambda: current() == "attr02_blue_circles")
+    press(qtbot, review, Qt.Key.Key_1)  # keep, then the next unreviewed skips it
+    press(qtbot, review, Qt.Key.Key_PageUp)
+    qtbot.waitUntil(lambda: current() == "attr01_red_triangles")
+    press(qtbot, review, Qt.Key.Key_N, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: current() == "count01_apples")
+    monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: ("spatial01_desk", True))
+    press(qtbot, review, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: current() == "spatial01_desk")
+
+
+def test_auto_advance_moves_to_the_next_unreviewed_case(
+    qtbot,
+    review: MainWindow,
+    demo_project: Path,
+) -> None:
+    review.actions_.auto_advance.trigger()
+    assert review.settings.auto_advance
+    press(qtbot, review, Qt.Key.Key_1)
+    qtbot.waitUntil(lambda: review.controller.case.case_id == "ctx02_apple_tennis_ball")
+    assert on_disk(demo_project)["decision"] == "keep"
+
+
+def test_a_review_changed_on_disk_is_not_overwritten_silently(
+    qtbot,
+    review: MainWindow,
+    demo_project: Path,
+    monkeypatch,
+) -> None:
+    press(qtbot, review, Qt.Key.Key_1)
+    wait_saved(qtbot, demo_project, lambda d: d.get("decision") == "keep")
+    theirs = on_disk(demo_project) | {"decision": "base_invalid", "notes": "other window"}
+    review_file(demo_project).write_text(json.dumps(theirs))
+    asked: list[str] = []
+    monkeypatch.setattr(review, "ask_conflict", lambda msg: asked.append(msg) or "theirs")
+    press(qtbot, review, Qt.Key.Key_6)
+    qtbot.waitUntil(lambda: bool(asked), timeout=1500)
+    assert "changed on disk" in asked[0]
+    assert on_disk(demo_project)["decision"] == "base_invalid"  # theirs kept
+    assert review.controller.case.review.notes == "other window"  # and loaded
+
+    monkeypatch.setattr(review, "ask_conflict", lambda msg: asked.append(msg) or "mine")
+    review_file(demo_project).write_text(json.dumps(theirs | {"notes": "again"}))
+    press(qtbot, review, Qt.Key.Key_6)
+    qtbot.waitUntil(lambda: on_disk(demo_project).get("decision") == "unsure", timeout=1500)
+    assert len(asked) == 2
+
+
+def test_quit_and_reopen_finds_everything_as_left(
+    qtbot,
+    make_window: Callable,
+    open_case: Callable,
+    demo_project: Path,
+) -> None:
+    first = make_window()
+    open_case(first, demo_project, CASE)
+    first.compare.canvases[EDITED].setFocus()
+    press(qtbot, first, Qt.Key.Key_3)
+    edited = first.compare.canvases[EDITED]
+    drag(qtbot, edited, at(edited, 0.2, 0.3), at(edited, 0.4, 0.6))
+    first.controller.edit_question("edited_target", answer="no")
+    first.case_panel.notes.setPlainText("jaw left over")
+    first.case_panel.notes.commit()
+    first.cases_dock.hide()
+    first.close()  # immediately: the pending autosave must not be lost
+    saved = on_disk(demo_project)
+    assert saved["decision"] == "edit_failed" and saved["notes"] == "jaw left over"
+    assert len(saved["boxes"]) == 1
+    assert saved["question_edits"]["edited_target"]["answer"] == "no"
+
+    second = make_window()
+    assert not second.cases_dock.isVisible()  # the dock layout persisted
+    open_case(second, demo_project, CASE)
+    case = second.controller.case
+    assert case.review.decision.value == "edit_failed"
+    assert second.compare.canvases[EDITED].box_count == 1
+    assert second.case_panel.notes.toPlainText() == "jaw left over"
+    assert second.case_panel.probe_model.index(3, ANSWER).data() == "no"
+
+
+def test_wheel_zoom_keeps_the_point_under_the_cursor_and_views_stay_in_sync(
+    qtbot,
+    review: MainWindow,
+) -> None:
+    base, edited = review.compare.canvases[BASE], review.compare.canvases[EDITED]
+    edited.zoom_by(4.0)  # large enough that the image overflows the view both ways
+    anchor = at(edited, 0.3, 0.6)
+    before = edited.mapToScene(anchor)
+    zoom_before = edited.zoom
+    for _ in range(3):  # three notches of a real mouse wheel over the anchor
+        wheel = QWheelEvent(
+            anchor.toPointF(),
+            edited.viewport().mapToGlobal(anchor).toPointF(),
+            QPoint(0, 0),
+            QPoint(0, 120),
+            Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.NoModifier,
+            Qt.ScrollPhase.NoScrollPhase,
+            False,
+        )
+        QApplication.sendEvent(edited.viewport(), wheel)
+    assert edited.zoom == pytest.approx(zoom_before * 1.25**3)
+    after = edited.mapToScene(anchor)
+    assert (after - before).manhattanLength() < 2.0
+    assert base.zoom == pytest.approx(edited.zoom, rel=0.01)
+    assert base.view_state() == pytest.approx(edited.view_state(), abs=0.01)
+    press(qtbot, review, Qt.Key.Key_F)
+    assert edited.zoom < 1.0 and base.zoom == pytest.approx(edited.zoom, rel=0.01)
+    review.compare.actual_size()
+    assert edited.zoom == pytest.approx(1.0)
+
+
+def test_the_shortcuts_sheet_lists_every_action(review: MainWindow) -> None:
+    from sabre_desk.gui.dialogs.shortcuts import shortcuts_html
+
+    html = shortcuts_html(review.actions_.groups)
+    for text in ("Next Unreviewed", "Shift+N", "Keep", "Ctrl+G", "Undo", "Mirror Box"):
+        assert text in html
