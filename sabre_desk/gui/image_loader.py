@@ -11,10 +11,9 @@ from collections import OrderedDict
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
-from PySide6.QtGui import QImage
 
 from sabre_desk.core.errors import ProjectError
-from sabre_desk.gui.qimage import decode_to_qimage
+from sabre_desk.gui.qimage import DisplayImage, decode_for_display
 from sabre_desk.gui.workers import Worker
 
 DEFAULT_BUDGET_BYTES = 768 * 1024 * 1024  # ≈ 16 decoded 2048×2048 images plus headroom
@@ -31,7 +30,7 @@ def image_key(path: Path) -> Key:
 
 
 class ImageLoader(QObject):
-    loaded = Signal(object, object)  # Key, QImage
+    loaded = Signal(object, object)  # Key, DisplayImage
     failed = Signal(object, str)  # Key, message a person can act on
 
     def __init__(
@@ -43,12 +42,13 @@ class ImageLoader(QObject):
         super().__init__(parent)
         self.pool = pool
         self.budget = budget_bytes
-        self._cache: OrderedDict[Key, QImage] = OrderedDict()
+        self._cache: OrderedDict[Key, DisplayImage] = OrderedDict()
         self._bytes = 0
         self._failures: dict[Key, str] = {}
         self._in_flight: set[Key] = set()
+        self._queued: dict[Key, Worker] = {}  # started but maybe still waiting for a thread
 
-    def cached(self, key: Key) -> QImage | None:
+    def cached(self, key: Key) -> DisplayImage | None:
         image = self._cache.get(key)
         if image is not None:
             self._cache.move_to_end(key)
@@ -63,19 +63,36 @@ class ImageLoader(QObject):
         if key in self._cache or key in self._failures or key in self._in_flight:
             return key
         self._in_flight.add(key)
-        worker = Worker(decode_to_qimage, path)
+        worker = Worker(decode_for_display, path)
         worker.signals.returned.connect(lambda image, k=key: self._on_returned(k, image))
         worker.signals.errored.connect(lambda exc, k=key: self._on_errored(k, exc))
+        worker.signals.finished.connect(lambda k=key: self._queued.pop(k, None))
+        self._queued[key] = worker
         worker.start(self.pool)
         return key
 
-    def _on_returned(self, key: Key, image: QImage) -> None:
+    def cancel_except(self, keep: set[Key]) -> int:
+        """Drop decodes still waiting for a thread unless in *keep* (the reviewer moved on).
+
+        Flipping quickly through cases would otherwise queue dozens of decodes nobody will
+        look at, and the threads doing them compete with the GUI thread.
+        """
+        dropped = 0
+        for key, worker in list(self._queued.items()):
+            if key not in keep and self.pool.tryTake(worker):
+                worker.forget()
+                del self._queued[key]
+                self._in_flight.discard(key)
+                dropped += 1
+        return dropped
+
+    def _on_returned(self, key: Key, image: DisplayImage) -> None:
         self._in_flight.discard(key)
         self._cache[key] = image
-        self._bytes += image.sizeInBytes()
+        self._bytes += image.size_in_bytes()
         while self._bytes > self.budget and len(self._cache) > 1:
             _, old = self._cache.popitem(last=False)
-            self._bytes -= old.sizeInBytes()
+            self._bytes -= old.size_in_bytes()
         self.loaded.emit(key, image)
 
     def _on_errored(self, key: Key, exc: Exception) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QPoint, Qt, QThreadPool, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QImage
+from PySide6.QtCore import QByteArray, QPoint, Qt, QThread, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -29,8 +29,9 @@ from sabre_desk.core.project import Case, Project
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.controller import CaseController, SaveState
-from sabre_desk.gui.image_loader import ImageLoader, Key
+from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.menus import WindowActions
+from sabre_desk.gui.qimage import DisplayImage
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
 from sabre_desk.imaging.io import find_image
@@ -56,7 +57,8 @@ class MainWindow(QMainWindow):
         self.project: Project | None = None
         self.controller: CaseController | None = None
         self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(max(2, settings.pool_size))
+        # Decoding is CPU-bound: more threads than cores only slow the GUI thread down.
+        self.pool.setMaxThreadCount(max(1, min(settings.pool_size, QThread.idealThreadCount())))
         self.loader = ImageLoader(self.pool, parent=self)
         self.loader.loaded.connect(self._on_image_loaded)
         self.loader.failed.connect(self._on_image_failed)
@@ -202,6 +204,8 @@ class MainWindow(QMainWindow):
         self._shown_case = case.case_id
         roles = case.spec.image_roles
         self.compare.show_roles(roles)
+        current = {image_key(case.images[r]) for r in roles if r in case.images}
+        self.loader.cancel_except(current)
         for role in roles:
             canvas = self.compare.canvases[role]
             if role in case.image_problems:
@@ -219,7 +223,6 @@ class MainWindow(QMainWindow):
             else:
                 self._waiting[key] = role
                 canvas.show_message("Loading…")
-        self._prefetch(case.case_id)
 
     def _on_case_failed(self, case_id: str, message: str) -> None:
         self._waiting.clear()
@@ -229,13 +232,13 @@ class MainWindow(QMainWindow):
             self.compare.expect_paint(role)
             self.compare.canvases[role].show_message("This case cannot be opened.")
 
-    def _show_image(self, role: ImageRole, image: QImage) -> None:
+    def _show_image(self, role: ImageRole, image: DisplayImage) -> None:
         canvas = self.compare.canvases[role]
         self.compare.expect_paint(role)
         canvas.set_image(image)
         self._refresh_boxes(role)
 
-    def _on_image_loaded(self, key: Key, image: QImage) -> None:
+    def _on_image_loaded(self, key: Key, image: DisplayImage) -> None:
         role = self._waiting.pop(key, None)
         if role is not None:  # otherwise a prefetch, or a case already left
             self._show_image(role, image)
@@ -249,6 +252,8 @@ class MainWindow(QMainWindow):
     def _on_all_painted(self) -> None:
         if self._shown_case is not None:
             self.images_shown.emit(self._shown_case)
+            # Only now, so that flipping quickly does not queue decodes nobody will see.
+            self._prefetch(self._shown_case)
 
     def _prefetch(self, case_id: str) -> None:
         entries = self.case_list.visible_entries()
@@ -327,7 +332,7 @@ class MainWindow(QMainWindow):
 
     def _on_cursor(self, role: ImageRole, xy: tuple[int, int] | None) -> None:
         canvas = self.compare.canvases[role]
-        zoom = f"{canvas.zoom * 100:.0f}%"
+        zoom = f"{canvas.screen_zoom * 100:.0f}%"
         if xy is not None:
             self.position_label.setText(f"{role.value}  x {xy[0]}  y {xy[1]}  ·  {zoom}")
         else:

@@ -8,6 +8,7 @@ signals are still to be emitted.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -33,16 +34,26 @@ class Worker(QRunnable):
         try:
             result = self.fn(*self.args, **self.kwargs)
         except Exception as exc:  # every failure reaches the GUI's one error handler
-            self.signals.errored.emit(exc)
+            self._emit(self.signals.errored, exc)
         else:
-            self.signals.returned.emit(result)
+            self._emit(self.signals.returned, result)
         finally:
-            self.signals.finished.emit()
+            self._emit(self.signals.finished)
+
+    @staticmethod
+    def _emit(signal: Any, *args: object) -> None:
+        # RuntimeError: the signals object is gone (the application is quitting).
+        with contextlib.suppress(RuntimeError):
+            signal.emit(*args)
 
     def start(self, pool: QThreadPool) -> None:
         Worker._running.add(self)
         self.signals.finished.connect(lambda: Worker._running.discard(self))
         pool.start(self)
+
+    def forget(self) -> None:
+        """Release a job taken back from the pool before it ran."""
+        Worker._running.discard(self)
 
     @classmethod
     def in_flight(cls) -> int:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, UnidentifiedImageError
 
 from sabre_desk.core.errors import ImageError
 
@@ -70,11 +70,33 @@ def _open(path: Path, max_pixels: int = MAX_PIXELS) -> Image.Image:
 
 
 def _orientation(img: Image.Image) -> int:
+    """The EXIF orientation as stored in the file's header, without decoding any pixel.
+
+    Pillow's ``getexif()`` decodes a whole PNG to look for an eXIf chunk after the pixel
+    data; reading only what the header carried keeps probing cheap, and using this one
+    answer for both probing and decoding keeps the two consistent.
+    """
+    raw = img.info.get("exif")
+    if not raw:
+        return 1
     try:
-        value = int(img.getexif().get(EXIF_ORIENTATION_TAG, 1))
+        exif = Image.Exif()
+        exif.load(raw)
+        value = int(exif.get(EXIF_ORIENTATION_TAG, 1))
     except Exception:  # a broken EXIF block must not make the pixels unreadable
         return 1
     return value if 1 <= value <= 8 else 1
+
+
+_TRANSPOSE = {
+    2: Image.Transpose.FLIP_LEFT_RIGHT,
+    3: Image.Transpose.ROTATE_180,
+    4: Image.Transpose.FLIP_TOP_BOTTOM,
+    5: Image.Transpose.TRANSPOSE,
+    6: Image.Transpose.ROTATE_270,
+    7: Image.Transpose.TRANSVERSE,
+    8: Image.Transpose.ROTATE_90,
+}
 
 
 def _check_size(path: Path, width: int, height: int, max_pixels: int) -> None:
@@ -124,6 +146,7 @@ def load_image(path: Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     path = Path(path)
     with _open(path, max_pixels) as img:
         _check_size(path, img.size[0], img.size[1], max_pixels)
+        orientation = _orientation(img)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", Image.DecompressionBombWarning)
@@ -135,7 +158,8 @@ def load_image(path: Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:
             if "truncated" in reason.lower():
                 reason = "image file is truncated (incomplete download or copy?)"
             raise ImageError(f"cannot decode image: {reason}", path) from exc
-        oriented = ImageOps.exif_transpose(img)
+        transpose = _TRANSPOSE.get(orientation)
+        oriented = img.transpose(transpose) if transpose is not None else img
         return _to_rgb_array(oriented, path)
 
 

@@ -119,3 +119,14 @@ def test_rgba_is_shown_over_white_and_16_bit_is_scaled(tmp_path: Path) -> None:
     out = load_image(tmp_path / "g.png")
     assert out.dtype == np.uint8 and tuple(out[1, 1]) == (255, 255, 255)
     assert tuple(out[0, 0]) == (0, 0, 0)
+
+
+def test_a_png_with_exif_orientation_is_probed_and_decoded_alike(tmp_path: Path) -> None:
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    stored = np.ascontiguousarray(np.rot90(_marked_upright(), 1))
+    Image.fromarray(stored).save(tmp_path / "p.png", exif=exif.tobytes())
+    info = probe_image(tmp_path / "p.png")
+    pixels = load_image(tmp_path / "p.png")
+    assert info.size == (120, 80) and pixels.shape == (80, 120, 3)
+    assert pixels[5, 5, 0] > 200 and pixels[5, 5, 1] < 60

@@ -18,16 +18,17 @@ from PySide6.QtGui import (
     QMouseEvent,
     QPainter,
     QPaintEvent,
-    QPixmap,
     QResizeEvent,
     QTransform,
     QWheelEvent,
 )
-from PySide6.QtWidgets import QGraphicsPixmapItem, QGraphicsScene, QGraphicsView, QWidget
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
 
 from sabre_desk.core import boxes as box_geometry
 from sabre_desk.core.review import Box
 from sabre_desk.gui.canvas.box_item import HANDLE_CURSORS, BoxItem
+from sabre_desk.gui.canvas.pixmap_item import LeveledPixmapItem
+from sabre_desk.gui.qimage import DisplayImage, build_display_image
 
 ZOOM_STEP = 1.25
 MIN_ZOOM, MAX_ZOOM = 0.02, 40.0
@@ -54,7 +55,7 @@ class ImageCanvas(QGraphicsView):
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
-        self._pixmap_item: QGraphicsPixmapItem | None = None
+        self._pixmap_item: LeveledPixmapItem | None = None
         self._message = ""
         self._boxes: list[BoxItem] = []
         self._selected = -1
@@ -72,27 +73,24 @@ class ImageCanvas(QGraphicsView):
     def image_size(self) -> tuple[int, int] | None:
         if self._pixmap_item is None:
             return None
-        pix = self._pixmap_item.pixmap()
-        return pix.width(), pix.height()
+        return self._pixmap_item.width, self._pixmap_item.height
 
     @property
     def message(self) -> str:
         return self._message
 
-    def set_image(self, image: QImage) -> None:
-        keep_view = self._pixmap_item is not None and self.image_size == (
-            image.width(),
-            image.height(),
-        )
+    def set_image(self, image: DisplayImage | QImage) -> None:
+        if isinstance(image, QImage):
+            image = build_display_image(image)
+        keep_view = self._pixmap_item is not None and self.image_size == (image.width, image.height)
         self.scene().clear()
         self._boxes, self._draft = [], None
-        self._pixmap_item = self.scene().addPixmap(QPixmap.fromImage(image))
-        self._pixmap_item.setZValue(0)
+        self._pixmap_item = LeveledPixmapItem(image)
+        self.scene().addItem(self._pixmap_item)
         self._message = ""
-        self.scene().setSceneRect(QRectF(0, 0, image.width(), image.height()))
+        self.scene().setSceneRect(QRectF(0, 0, image.width, image.height))
         if not keep_view or self._fit_mode:
             self.fit()
-        self._update_sampling()
         self._pending_paint = True
         self.viewport().update()
 
@@ -183,7 +181,13 @@ class ImageCanvas(QGraphicsView):
         self._after_zoom()
 
     def actual_size(self) -> None:
-        self.set_zoom(1.0)
+        """One image pixel per physical screen pixel (sharp on high-DPI screens too)."""
+        self.set_zoom(1.0 / self.devicePixelRatioF())
+
+    @property
+    def screen_zoom(self) -> float:
+        """Image pixels to physical screen pixels: what "100%" means to the reviewer."""
+        return self.zoom * self.devicePixelRatioF()
 
     def set_zoom(self, zoom: float, anchor_view: QPointF | None = None) -> None:
         """Zoom so the image point under *anchor_view* (default: the centre) stays put."""
@@ -200,18 +204,7 @@ class ImageCanvas(QGraphicsView):
         self.set_zoom(self.zoom * factor, anchor_view)
 
     def _after_zoom(self) -> None:
-        self._update_sampling()
         self.view_changed.emit()
-
-    def _update_sampling(self) -> None:
-        if self._pixmap_item is not None:
-            # Pixels stay sharp squares when magnified; smooth when reduced.
-            mode = (
-                Qt.TransformationMode.FastTransformation
-                if self.zoom >= 1.0
-                else Qt.TransformationMode.SmoothTransformation
-            )
-            self._pixmap_item.setTransformationMode(mode)
 
     def view_state(self) -> tuple[float, float, float]:
         """(zoom relative to fit, centre x and y as fractions of the image) for syncing."""
@@ -230,7 +223,6 @@ class ImageCanvas(QGraphicsView):
         z = relative * self._fit_zoom()
         self.setTransform(QTransform.fromScale(z, z))
         self.centerOn(QPointF(cx * size[0], cy * size[1]))
-        self._update_sampling()
 
     def _fit_zoom(self) -> float:
         size = self.image_size

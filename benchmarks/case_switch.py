@@ -1,0 +1,214 @@
+"""Time a case switch (key press → both images painted) on 2048×2048 PNG pairs.
+
+Builds a project of 200 paired cases (10 distinct 2048×2048 pairs, hard-linked so every case
+has its own files and is decoded separately), opens the real window offscreen and reports:
+
+* the floor: decoding the same PNG pair with the app's decoder, one after the other;
+* cold switches: nothing cached or prefetched (the reviewer jumped somewhere new);
+* warm switches: the reviewer looked at the case long enough for the neighbours to be
+  prefetched, as when reviewing in order;
+* the largest GUI-thread stall while flipping through all 200 cases as fast as keys repeat
+  (a 1 ms timer measures how late the event loop runs).
+
+Usage: python benchmarks/case_switch.py [--cases 200] [--size 2048]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import cv2
+import numpy as np
+from PIL import Image
+
+SPEC = {
+    "concept_id": "",
+    "pressure_test_type": "context_prior",
+    "generation_mode": "paired_edit",
+    "base_prompt": "a scene",
+    "edit_prompt": "change one object",
+    "questions": [
+        {
+            "probe_id": "edited_target",
+            "image_role": "edited",
+            "question_type": "yes_no",
+            "prompt": "Is it there?",
+            "answer": "yes",
+            "eval_type": "yes_no_exact",
+        }
+    ],
+}
+
+
+def photo_like(size: int, seed: int) -> np.ndarray:
+    """Smooth shading, shapes and fine noise: compresses like a real render, not like noise."""
+    rng = np.random.default_rng(seed)
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) / size
+    img = np.stack([120 + 90 * xx, 100 + 80 * yy, 140 + 60 * (1 - xx * yy)], axis=2)
+    img = img.astype(np.uint8)
+    for _ in range(40):
+        c = tuple(int(v) for v in rng.integers(0, 255, 3))
+        x, y, r = (int(v) for v in rng.integers(0, size, 3))
+        cv2.circle(img, (x, y), r // 8 + 5, c, -1, cv2.LINE_AA)
+    noise = rng.normal(0, 3, img.shape[:2])[:, :, None]
+    return np.clip(img + noise, 0, 255).astype(np.uint8)
+
+
+def make_project(root: Path, n: int, size: int) -> None:
+    (root / "cases").mkdir(parents=True)
+    (root / "sabre-project.json").write_text(
+        json.dumps({"format": "sabre-desk-project", "version": 1, "name": "switch benchmark"})
+    )
+    pairs = []
+    for k in range(10):
+        files = []
+        for role, seed in (("base", 2 * k), ("edited", 2 * k + 1)):
+            path = root / f"{role}{k}.png"
+            buf = io.BytesIO()
+            Image.fromarray(photo_like(size, seed)).save(buf, "PNG", compress_level=6)
+            path.write_bytes(buf.getvalue())
+            files.append(path)
+        pairs.append(files)
+    for i in range(n):
+        folder = root / "cases" / f"case{i:04d}"
+        folder.mkdir()
+        (folder / "spec.json").write_text(json.dumps(SPEC | {"concept_id": f"c{i}"}))
+        base, edited = pairs[i % 10]
+        os.link(base, folder / "base.png")
+        os.link(edited, folder / "edited.png")
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, max(0, round(q * (len(values) - 1))))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--cases", type=int, default=200)
+    parser.add_argument("--size", type=int, default=2048)
+    args = parser.parse_args()
+
+    from PySide6.QtCore import QElapsedTimer, Qt, QTimer
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    from sabre_desk.gui.app import make_app
+    from sabre_desk.gui.main_window import MainWindow
+    from sabre_desk.imaging.io import load_image
+    from sabre_desk.settings import Settings
+
+    with tempfile.TemporaryDirectory(prefix="sabre-switch-") as tmp:
+        os.environ["SABRE_DESK_CONFIG_DIR"] = str(Path(tmp) / "config")
+        root = Path(tmp) / "project"
+        make_project(root, args.cases, args.size)
+        mb = (root / "base0.png").stat().st_size / 1e6
+
+        floor = []
+        for k in range(5):
+            t0 = time.perf_counter()
+            load_image(root / f"base{k}.png")
+            load_image(root / f"edited{k}.png")
+            floor.append((time.perf_counter() - t0) * 1e3)
+
+        app = make_app()
+        window = MainWindow("bench", Settings())
+        window.show()
+        shown: list[str] = []
+        window.images_shown.connect(shown.append)
+
+        def wait_shown(case_id: str, timeout: float = 30.0) -> None:
+            deadline = time.perf_counter() + timeout
+            while case_id not in shown:
+                app.processEvents()
+                if time.perf_counter() > deadline:
+                    raise TimeoutError(case_id)
+
+        window.open_project(root, "case0000")
+        wait_shown("case0000")
+        canvas = window.compare.canvases[next(iter(window.compare.canvases))]
+
+        def switch(key: Qt.Key) -> float:
+            before = window.controller.case.case_id
+            shown.clear()
+            t0 = time.perf_counter()
+            QTest.keyClick(canvas, key)
+            target = window.controller.case.case_id
+            assert target != before
+            wait_shown(target)
+            return (time.perf_counter() - t0) * 1e3
+
+        canvas.setFocus()
+        warm = []
+        for _ in range(30):  # reviewing in order: neighbours prefetched while looking
+            window.pool.waitForDone()
+            app.processEvents()
+            warm.append(switch(Qt.Key.Key_N))
+        cold = []
+        for _ in range(15):  # jumping to somewhere new: nothing cached
+            window.pool.waitForDone()
+            app.processEvents()
+            window.loader.clear()
+            cold.append(switch(Qt.Key.Key_N))
+
+        # Flip through every case as fast as the keys come; a 1 ms timer measures stalls.
+        window.go("first")
+        window.pool.waitForDone()
+        app.processEvents()
+        gaps: list[float] = []
+        clock = QElapsedTimer()
+        clock.start()
+        last = [clock.nsecsElapsed()]
+
+        def tick() -> None:
+            now = clock.nsecsElapsed()
+            gaps.append((now - last[0]) / 1e6)
+            last[0] = now
+
+        timer = QTimer()
+        timer.setInterval(1)
+        timer.timeout.connect(tick)
+        timer.start()
+        for _ in range(args.cases - 1):
+            QTest.keyClick(canvas, Qt.Key.Key_N)
+            deadline = time.perf_counter() + 0.03  # ~33 key repeats per second
+            while time.perf_counter() < deadline:
+                app.processEvents()
+        timer.stop()
+        window.pool.waitForDone()
+        flipped = window.controller.case.case_id
+        window.close()
+        QApplication.processEvents()
+
+    print(
+        f"case switch, {args.size}×{args.size} PNG pairs ({mb:.1f} MB each), "
+        f"{os.cpu_count()} cores, offscreen"
+    )
+    print(f"  floor: decode the pair        median {statistics.median(floor):6.1f} ms")
+    print(
+        f"  warm (prefetched)  median {statistics.median(warm):6.1f} ms   "
+        f"p95 {pct(warm, 0.95):6.1f} ms   (n={len(warm)})"
+    )
+    print(
+        f"  cold (nothing cached) median {statistics.median(cold):6.1f} ms   "
+        f"p95 {pct(cold, 0.95):6.1f} ms   (n={len(cold)})"
+    )
+    print(
+        f"  flipping through {args.cases} cases: largest GUI-thread stall "
+        f"{max(gaps):.1f} ms, p99 {pct(gaps, 0.99):.1f} ms (ended on {flipped})"
+    )
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
