@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from sabre_desk.gui.controller import CaseController
 
 NOTES_MERGE_ID = 1
+NUDGE_MERGE_ID = 2
 
 
 class ReviewCommand(QUndoCommand):
@@ -75,6 +76,22 @@ class ChangeBoxes(ReviewCommand):
         self.before = [b.model_copy() for b in before]
         self.after = [b.model_copy() for b in after]
         self.detail = detail
+
+    def id(self) -> int:
+        # Consecutive keyboard nudges of one box are one undo step, like one mouse drag.
+        return NUDGE_MERGE_ID if self.detail.get("action") == "nudge" else -1
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if not (
+            isinstance(other, ChangeBoxes)
+            and other.detail.get("action") == "nudge"
+            and other.detail.get("index") == self.detail.get("index")
+            and other.detail.get("image_role") == self.detail.get("image_role")
+        ):
+            return False
+        self.after = other.after
+        self.detail = {**self.detail, "box": other.detail["box"]}
+        return True
 
     def redo(self) -> None:
         self.controller.apply_boxes(self.after, self.detail, undo=False)

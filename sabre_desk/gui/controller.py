@@ -143,8 +143,13 @@ class CaseController(QObject):
         return positions[index]
 
     def change_box(
-        self, role: ImageRole, index: int, box: tuple[float, float, float, float]
+        self,
+        role: ImageRole,
+        index: int,
+        box: tuple[float, float, float, float],
+        nudge: bool = False,
     ) -> bool:
+        """Move or resize a box (a mouse drag, or with *nudge* an arrow key)."""
         if self.case is None:
             return False
         before = self.case.review.boxes
@@ -152,8 +157,9 @@ class CaseController(QObject):
         after = list(before)
         after[pos] = before[pos].model_copy(update={"box": box})
         detail = {
-            "action": "change",
+            "action": "nudge" if nudge else "change",
             "image_role": role.value,
+            "index": index,
             "box": list(box),
             "from": list(before[pos].box),
         }

@@ -28,6 +28,7 @@ from sabre_desk.core.errors import ProjectError
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.gui.canvas.compare_view import CompareView
+from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.controller import CaseController, SaveState
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.menus import WindowActions
@@ -87,6 +88,9 @@ class MainWindow(QMainWindow):
             canvas.box_created.connect(lambda box, r=role: self._on_box_created(r, box))
             canvas.box_edited.connect(
                 lambda i, box, r=role: self._controller_call("change_box", r, i, box)
+            )
+            canvas.box_nudged.connect(
+                lambda i, box, r=role: self._controller_call("change_box", r, i, box, True)
             )
             canvas.box_delete_requested.connect(
                 lambda i, r=role: self._controller_call("remove_box", r, i)
@@ -319,6 +323,12 @@ class MainWindow(QMainWindow):
             lambda: self._controller_call("remove_box", role, index)
         )
         menu.popup(pos)
+
+    def active_canvas(self) -> ImageCanvas | None:
+        """The canvas with keyboard focus, else the last one shown (Edited of a pair)."""
+        visible = [self.compare.canvases[r] for r in self.compare.visible_roles]
+        focused = [c for c in visible if c.hasFocus()]
+        return (focused or visible or [None])[-1]
 
     def focused_box(self) -> tuple[ImageRole, int] | None:
         """The selected box of the canvas with focus, else of any canvas."""

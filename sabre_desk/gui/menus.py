@@ -48,6 +48,7 @@ class WindowActions:
         self.edit = bar.addMenu("&Edit")
         self._undo_actions: list[QAction] = []
         self._undo_anchor = self.edit.addSeparator()
+        self._add(self.edit, "Edit", "Draw &Box in the Middle of the View", "B", self._drop_box)
         self._add(self.edit, "Edit", "&Mirror Box to Other Image", "M", self._mirror)
         self._add(self.edit, "Edit", "&Delete Box", ["Delete", "Backspace"], self._delete_box)
         self._add(self.edit, "Edit", "Edit &Answers", "E", self._edit_answers)
@@ -138,6 +139,12 @@ class WindowActions:
         self.recent_menu.setEnabled(bool(self.w.settings.recent_projects))
 
     # --- slots ------------------------------------------------------------------------------
+
+    def _drop_box(self) -> None:
+        canvas = self.w.active_canvas()
+        if canvas is not None:
+            canvas.setFocus()
+            canvas.drop_box_at_center()
 
     def _mirror(self) -> None:
         target = self.w.focused_box()

@@ -365,3 +365,28 @@ def test_the_shortcuts_sheet_lists_every_action(review: MainWindow) -> None:
     html = shortcuts_html(review.actions_.groups)
     for text in ("Next Unreviewed", "Shift+N", "Keep", "Ctrl+G", "Undo", "Mirror Box"):
         assert text in html
+
+
+def test_boxes_can_be_drawn_and_adjusted_with_the_keyboard_alone(
+    qtbot,
+    review: MainWindow,
+    demo_project: Path,
+) -> None:
+    press(qtbot, review, Qt.Key.Key_B)
+    saved = wait_saved(qtbot, demo_project, lambda d: len(d.get("boxes", [])) == 1)
+    first = saved["boxes"][0]["box"]
+    assert saved["boxes"][0]["image_role"] == "edited"
+    assert (first[0] + first[2]) / 2 == pytest.approx(0.5, abs=0.01)
+    for _ in range(5):
+        press(qtbot, review, Qt.Key.Key_Right, Qt.KeyboardModifier.ShiftModifier)
+    press(qtbot, review, Qt.Key.Key_Down, Qt.KeyboardModifier.AltModifier)
+    moved = wait_saved(qtbot, demo_project, lambda d: d["boxes"][0]["box"][3] > first[3])["boxes"][
+        0
+    ]["box"]
+    canvas = review.compare.canvases[EDITED]
+    w, h = canvas.image_size
+    assert (moved[0] - first[0]) * w == pytest.approx(50 / canvas.zoom, abs=1.0)
+    assert moved[1] == pytest.approx(first[1], abs=1e-6)  # Alt+Down grew it downwards
+    # one keyboard adjustment is one undo step, like one mouse drag
+    press(qtbot, review, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    wait_saved(qtbot, demo_project, lambda d: d["boxes"] and d["boxes"][0]["box"] == first)

@@ -5,7 +5,8 @@ box drawn here is normalized by the same width and height every other tool uses.
 
 Mouse: drag on the image draws a box, a click drops a default box, drag a box to move it,
 drag a handle to resize it; wheel zooms around the cursor; middle button, or Space held,
-pans. Keys: Delete removes the selected box.
+pans. Keys: B drops a box in the middle of the view, Tab selects the next box, arrows move
+it (Shift: faster, Alt: resize), Delete removes it, Escape deselects.
 """
 
 from __future__ import annotations
@@ -33,11 +34,18 @@ from sabre_desk.gui.qimage import DisplayImage, build_display_image
 ZOOM_STEP = 1.25
 MIN_ZOOM, MAX_ZOOM = 0.02, 40.0
 CLICK_SLOP_PX = 4  # a press and release closer than this (on screen) is a click
+ARROW_STEPS = {
+    Qt.Key.Key_Left: (-1, 0),
+    Qt.Key.Key_Right: (1, 0),
+    Qt.Key.Key_Up: (0, -1),
+    Qt.Key.Key_Down: (0, 1),
+}
 
 
 class ImageCanvas(QGraphicsView):
     box_created = Signal(tuple)  # normalized (x0, y0, x1, y1)
     box_edited = Signal(int, tuple)  # index in the review's boxes of this role, new box
+    box_nudged = Signal(int, tuple)  # the same, from an arrow key (merged into one undo)
     box_delete_requested = Signal(int)
     box_selected = Signal(int)  # -1: none
     box_menu_requested = Signal(int, object)  # index, global QPoint
@@ -388,7 +396,38 @@ class ImageCanvas(QGraphicsView):
         if event.key() == Qt.Key.Key_Escape and self._selected >= 0:
             self._select(-1)
             return
+        if event.key() == Qt.Key.Key_Tab and self._boxes:
+            self._select((self._selected + 1) % len(self._boxes))
+            return
+        step = ARROW_STEPS.get(event.key())
+        if step is not None and 0 <= self._selected < len(self._boxes):
+            self._nudge(step, event.modifiers())
+            return
         super().keyPressEvent(event)
+
+    def drop_box_at_center(self) -> None:
+        """Keyboard drawing: a default box in the middle of what is in view."""
+        size = self.image_size
+        if size is None:
+            return
+        center = self.mapToScene(self.viewport().rect().center())
+        x = min(max(center.x(), 0.0), size[0] - 1.0)
+        y = min(max(center.y(), 0.0), size[1] - 1.0)
+        self.box_created.emit(box_geometry.click_box(x, y, *size))
+
+    def _nudge(self, step: tuple[int, int], modifiers: Qt.KeyboardModifier) -> None:
+        """Arrows move the selected box by one screen pixel (Shift: ten); with Alt they
+        move its right/bottom edge instead, to resize it."""
+        item = self._boxes[self._selected]
+        factor = (10.0 if modifiers & Qt.KeyboardModifier.ShiftModifier else 1.0) / self.zoom
+        delta = QPointF(step[0] * factor, step[1] * factor)
+        if modifiers & Qt.KeyboardModifier.AltModifier:
+            rect = self._resized(item.rect(), "br", delta)
+        else:
+            rect = self._moved(item.rect(), delta)
+        if rect != item.rect() and rect.width() > 0 and rect.height() > 0:
+            item.set_geometry(rect)
+            self.box_nudged.emit(item.index, self._normalized(rect))
 
     def keyReleaseEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():

@@ -15,7 +15,10 @@ MOUSE_HELP = [
     ("Wheel", "zoom around the cursor"),
     ("Middle drag, or Space + drag", "pan"),
     ("Double-click the image", "fit to window"),
-    ("Delete", "delete the selected box"),
+    ("Tab (on an image)", "select the next box"),
+    ("Arrows / Shift+arrows", "move the selected box by 1 / 10 screen pixels"),
+    ("Alt+arrows", "resize the selected box"),
+    ("Escape", "deselect the box"),
 ]
 
 
