@@ -387,6 +387,7 @@ def test_boxes_can_be_drawn_and_adjusted_with_the_keyboard_alone(
     w, h = canvas.image_size
     assert (moved[0] - first[0]) * w == pytest.approx(50 / canvas.zoom, abs=1.0)
     assert moved[1] == pytest.approx(first[1], abs=1e-6)  # Alt+Down grew it downwards
+    assert (moved[3] - first[3]) * h == pytest.approx(1 / canvas.zoom, abs=0.5)
     # one keyboard adjustment is one undo step, like one mouse drag
     press(qtbot, review, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     wait_saved(qtbot, demo_project, lambda d: d["boxes"] and d["boxes"][0]["box"] == first)
