@@ -76,6 +76,8 @@ class CaseEntry:
     problem: str | None = None
     #: the file the problem is about (None: the case folder itself)
     problem_file: Path | None = None
+    #: a repair preview is waiting for the reviewer to accept or discard it
+    pending_repair: bool = False
 
     @property
     def folder(self) -> Path:
@@ -239,7 +241,10 @@ class Project:
             return CaseEntry(
                 case_id, cases_dir, subset, concept, mode, None, reason, Path(review_path)
             )
-        return CaseEntry(case_id, cases_dir, subset, concept, mode, decision)
+        pending = isinstance(review, dict) and _has_pending_repair(review.get("repairs"))
+        return CaseEntry(
+            case_id, cases_dir, subset, concept, mode, decision, pending_repair=pending
+        )
 
     def entry(self, case_id: str) -> CaseEntry | None:
         position = self._position.get(case_id)
@@ -395,7 +400,11 @@ class Project:
         """Keep the index in step with a review changed in memory (the case list's icon)."""
         position = self._position.get(case.case_id)
         if position is not None:
-            self.entries[position] = replace(self.entries[position], decision=case.review.decision)
+            self.entries[position] = replace(
+                self.entries[position],
+                decision=case.review.decision,
+                pending_repair=any(r.status == "preview" for r in case.review.repairs),
+            )
 
 
 def _validate_review(data: Any, path: Path, case_id: str) -> Review:
@@ -416,6 +425,12 @@ def _mark_duplicate_concepts(entries: list[CaseEntry]) -> list[CaseEntry]:
                 e = replace(e, problem=reason, problem_file=e.folder / SPEC_NAME)
         marked.append(e)
     return marked
+
+
+def _has_pending_repair(repairs: Any) -> bool:
+    return isinstance(repairs, list) and any(
+        isinstance(r, dict) and r.get("status") == "preview" for r in repairs
+    )
 
 
 def _str(value: Any) -> str | None:

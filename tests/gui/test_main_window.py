@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from factories import png_bytes, read_only
+from factories import png_bytes, read_only, yes_no_spec
 from PIL import Image
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
 
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.gui.main_window import MainWindow
@@ -198,3 +201,79 @@ def test_the_entry_role_gives_the_index_row(
     open_case(window, demo_project)
     index = window.case_list.proxy.index(0, 0)
     assert index.data(ENTRY_ROLE).case_id == "attr01_red_triangles"
+
+
+def test_cases_with_a_repair_waiting_are_marked_and_filterable(
+    window: MainWindow,
+    open_case: Callable,
+    demo_project: Path,
+) -> None:
+    review = demo_project / "cases" / "ctx03_wrench_banana" / "reviews" / "alice.json"
+    review.parent.mkdir()
+    review.write_text(
+        json.dumps(
+            {
+                "case_id": "ctx03_wrench_banana",
+                "reviewer": "alice",
+                "repairs": [
+                    {
+                        "id": "r1",
+                        "image_role": "edited",
+                        "op": "remove",
+                        "engine": "opencv-telea",
+                        "box": [0.3, 0.5, 0.45, 0.7],
+                        "preview": "repairs/x.png",
+                        "status": "preview",
+                    }
+                ],
+            }
+        )
+    )
+    open_case(window, demo_project)
+    combo = window.case_list.decision_filter
+    combo.setCurrentIndex(combo.findData("repair"))
+    assert [e.case_id for e in window.case_list.visible_entries()] == ["ctx03_wrench_banana"]
+    index = window.case_list.proxy.index(0, 0)
+    assert "repair preview is waiting" in index.data(Qt.ItemDataRole.ToolTipRole)
+
+
+def test_a_duplicate_concept_is_explained_in_the_case_panel(
+    window: MainWindow,
+    open_case: Callable,
+    make_project: Callable,
+    add_case: Callable,
+) -> None:
+    root = make_project()
+    add_case(root, "a", spec=yes_no_spec(concept_id="same"))
+    add_case(root, "b", spec=yes_no_spec(concept_id="same"))
+    open_case(window, root, "b")
+    assert "duplicate concept_id 'same'" in window.case_panel.summary.toPlainText()
+
+
+def test_dropping_a_project_folder_opens_it(
+    qtbot,
+    window: MainWindow,
+    demo_project: Path,
+) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(demo_project))])
+    pos = QPointF(window.width() / 2, window.height() / 2)
+    enter = QDragEnterEvent(
+        pos.toPoint(),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(window, enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(
+        pos,
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    with qtbot.waitSignal(window.images_shown, timeout=10000):
+        QApplication.sendEvent(window, drop)
+    assert window.project is not None and window.project.root == demo_project

@@ -203,3 +203,20 @@ def test_open_does_not_write_anything(demo_project: Path) -> None:
     assert tree_snapshot(demo_project) == before
     assert not any(p.name.startswith(".sabre-write-probe") for p in demo_project.iterdir())
     assert os.access(demo_project, os.W_OK)
+
+
+def test_the_index_notices_a_repair_preview_waiting(demo_project: Path) -> None:
+    review = demo_project / "cases" / "ctx01_tape_bagel" / "reviews" / "alice.json"
+    review.parent.mkdir()
+    review.write_text(
+        json.dumps(
+            {
+                "case_id": "ctx01_tape_bagel",
+                "reviewer": "alice",
+                "repairs": [{"status": "accepted"}, {"status": "preview"}],
+            }
+        )
+    )
+    project = Project.open(demo_project, "alice")
+    assert project.entry("ctx01_tape_bagel").pending_repair
+    assert not project.entry("ctx02_apple_tennis_ball").pending_repair

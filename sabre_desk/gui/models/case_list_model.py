@@ -34,13 +34,16 @@ DECISION_FILTERS = [
     ("Not reviewed", "unreviewed"),
     *[(d.label, d.value) for d in Decision],
     ("Invalid", "invalid"),
+    ("Repair pending", "repair"),
 ]
+REPAIR_BADGE = "#d81b60"
 
 Index = QModelIndex | QPersistentModelIndex
 
 
-def state_icon(color: str, kind: str) -> QIcon:
-    """A small state glyph: hollow = to do, filled = decided, cross = invalid."""
+def state_icon(color: str, kind: str, badge: bool = False) -> QIcon:
+    """A small state glyph: hollow = to do, filled = decided, cross = invalid; a magenta
+    corner badge marks a repair preview waiting for a decision."""
     pix = QPixmap(16, 16)
     pix.fill(Qt.GlobalColor.transparent)
     painter = QPainter(pix)
@@ -57,6 +60,10 @@ def state_icon(color: str, kind: str) -> QIcon:
     else:
         painter.setBrush(QColor(color))
         painter.drawEllipse(3, 3, 10, 10)
+    if badge:
+        painter.setPen(QColor("white"))
+        painter.setBrush(QColor(REPAIR_BADGE))
+        painter.drawRect(10, 0, 6, 6)
     painter.end()
     return QIcon(pix)
 
@@ -67,7 +74,9 @@ class CaseListModel(QAbstractListModel):
         self._entries: list[CaseEntry] = []
         self._rows: dict[str, int] = {}
         self._icons = {
-            d: state_icon(c, "todo" if d is None else "done") for d, c in STATE_COLORS.items()
+            (d, badge): state_icon(c, "todo" if d is None else "done", badge)
+            for d, c in STATE_COLORS.items()
+            for badge in (False, True)
         }
         self._invalid = state_icon(INVALID_COLOR, "invalid")
 
@@ -104,13 +113,14 @@ class CaseListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return e.case_id
         if role == Qt.ItemDataRole.DecorationRole:
-            return self._invalid if e.problem else self._icons[e.decision]
+            return self._invalid if e.problem else self._icons[(e.decision, e.pending_repair)]
         if role == Qt.ItemDataRole.ToolTipRole:
             if e.problem:
                 where = f"{e.problem_file.name}: " if e.problem_file else ""
                 return f"Invalid — {where}{e.problem}"
             label = e.decision.label if e.decision else "Not reviewed"
-            return f"{e.subset or 'unknown subset'} — {label}"
+            repair = " — a repair preview is waiting" if e.pending_repair else ""
+            return f"{e.subset or 'unknown subset'} — {label}{repair}"
         if role == ENTRY_ROLE:
             return e
         return None
@@ -142,7 +152,9 @@ class CaseFilterModel(QSortFilterProxyModel):
             return False
         if self.decision == "invalid" and not e.problem:
             return False
-        if self.decision not in ("", "unreviewed", "invalid") and (
+        if self.decision == "repair" and not e.pending_repair:
+            return False
+        if self.decision not in ("", "unreviewed", "invalid", "repair") and (
             e.decision is None or e.decision.value != self.decision
         ):
             return False

@@ -46,7 +46,7 @@ COLUMN_WIDTHS = {PROBE: 96, IMAGE: 52, ANSWER: 64, PREDICTION: 80, RESULT: 74}
 NOTES_COMMIT_MS = 250  # a pause in typing commits the notes (then autosave follows)
 
 
-def case_summary_html(case: Case) -> str:
+def case_summary_html(case: Case, index_problem: str | None = None) -> str:
     spec = case.spec
     rows = [
         f"<h3 style='margin:0'>{escape(spec.concept_id)}</h3>",
@@ -73,6 +73,8 @@ def case_summary_html(case: Case) -> str:
     latest = case.screening.latest if case.screening else None
     if latest is not None and latest.note:
         rows.append(f"<p><i>{escape(latest.note)}</i></p>")
+    if index_problem:
+        rows.append(f"<p style='color:#c62828'>⚠ {escape(index_problem)}</p>")
     for warning in case.warnings:
         rows.append(f"<p style='color:#c62828'>⚠ {escape(warning.message)}</p>")
     return "\n".join(rows)
@@ -193,7 +195,8 @@ class CasePanel(QWidget):
     def _on_case_loaded(self, case: Case) -> None:
         self.setEnabled(True)
         self.error.hide()
-        self.summary.setHtml(case_summary_html(case))
+        entry = self.controller.project.entry(case.case_id)
+        self.summary.setHtml(case_summary_html(case, entry.problem if entry else None))
         self._build_checklist(case)
         self._sync(case, "all")
         self.probes.resizeRowsToContents()
