@@ -67,7 +67,7 @@ class MainWindow(QMainWindow):
         self._shown_case: str | None = None
         self.setWindowTitle("sabre-desk")
         self.setAcceptDrops(True)
-        self.resize(1440, 880)
+        self.resize(1560, 900)
 
         self.compare = CompareView()
         self.compare.sync = settings.sync_views
@@ -82,7 +82,7 @@ class MainWindow(QMainWindow):
         self.cases_dock.setWidget(self.case_list)
         self.case_panel: CasePanel | None = None
         self.resizeDocks(
-            [self.cases_dock, self.case_panel_dock], [270, 470], Qt.Orientation.Horizontal
+            [self.cases_dock, self.case_panel_dock], [240, 440], Qt.Orientation.Horizontal
         )
         for role, canvas in self.compare.canvases.items():
             canvas.box_created.connect(lambda box, r=role: self._on_box_created(r, box))
@@ -240,7 +240,7 @@ class MainWindow(QMainWindow):
         canvas = self.compare.canvases[role]
         self.compare.expect_paint(role)
         canvas.set_image(image)
-        self._refresh_boxes(role)
+        self._refresh_boxes(role, fresh=True)
 
     def _on_image_loaded(self, key: Key, image: DisplayImage) -> None:
         role = self._waiting.pop(key, None)
@@ -282,15 +282,17 @@ class MainWindow(QMainWindow):
     def _on_box_created(self, role: ImageRole, box: tuple) -> None:
         self._controller_call("add_box", role, box, DEFAULT_LABELS[role])
 
-    def _refresh_boxes(self, role: ImageRole) -> None:
+    def _refresh_boxes(self, role: ImageRole, fresh: bool = False) -> None:
+        """Redraw the boxes of *role*; a box just added is selected, ready to adjust.
+        *fresh*: a newly shown image, nothing selected yet."""
         case = self.controller.case if self.controller else None
         if case is None:
             return
         canvas = self.compare.canvases[role]
         boxes = [b for b in case.review.boxes if b.image_role is role]
-        selected = canvas.selected_box
-        if len(boxes) > canvas.box_count:
-            selected = len(boxes) - 1  # a new box is selected, ready to adjust
+        selected = -1 if fresh else canvas.selected_box
+        if not fresh and len(boxes) > canvas.box_count:
+            selected = len(boxes) - 1
         canvas.set_boxes(boxes, selected)
 
     def _on_review_changed(self, aspect: str) -> None:
