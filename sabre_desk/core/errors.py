@@ -59,3 +59,11 @@ class ReadOnlyProjectError(StorageError):
 
 class ReviewConflictError(StorageError):
     """The review file changed on disk since it was read (another window or person)."""
+
+
+class RepairError(ProjectError):
+    """A repair could not be made (bad input, an engine failure, an unusable reply)."""
+
+
+class EngineUnavailableError(RepairError):
+    """An engine cannot run here (no API key, no network, an operation it cannot do)."""

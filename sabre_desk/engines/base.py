@@ -1,0 +1,58 @@
+"""The small protocol every repair engine speaks.
+
+An engine sees only the patch (clean and marked copies) and the box inside it, never the
+full image; it returns a repaired patch of any size, which the pipeline fits and blends.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+import numpy as np
+
+from sabre_desk.core.errors import RepairError
+from sabre_desk.imaging.patch import PixelRect
+
+Op = Literal["remove", "swap", "clean", "restore"]
+ALL_OPS: frozenset[str] = frozenset({"remove", "swap", "clean", "restore"})
+
+
+@dataclass
+class EngineRequest:
+    op: str
+    instruction: str
+    patch: np.ndarray  # RGB uint8, the clean crop
+    marked: np.ndarray  # the same crop with the red marker around the box
+    box: PixelRect  # the box, in patch coordinates
+    patch_rect: PixelRect  # where the patch sits in the full image
+    image_size: tuple[int, int]  # (width, height) of the full image
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass
+class EngineReply:
+    patch: np.ndarray  # RGB uint8, any size
+    model: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+class RepairEngine(Protocol):
+    name: str
+    ops: frozenset[str]
+
+    def unavailable_reason(self) -> str | None:
+        """Why this engine cannot run here (shown in the GUI), or None when it can."""
+        ...
+
+    def repair(self, request: EngineRequest) -> EngineReply: ...
+
+
+class RepairCancelledError(RepairError):
+    """The reviewer cancelled the job."""
+
+
+def check_cancelled(request: EngineRequest) -> None:
+    if request.cancel.is_set():
+        raise RepairCancelledError("repair cancelled")

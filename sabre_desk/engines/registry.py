@@ -1,0 +1,35 @@
+"""Engines by name, for the CLI, the GUI and settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sabre_desk.engines.base import RepairEngine
+from sabre_desk.engines.file import FileEngine
+from sabre_desk.engines.gemini import DEFAULT_MODEL, GeminiEngine
+from sabre_desk.engines.opencv import OpenCVEngine
+
+ENGINE_NAMES = ("opencv-telea", "opencv-ns", "gemini", "file")
+ENGINE_LABELS = {
+    "opencv-telea": "OpenCV inpainting (Telea), offline",
+    "opencv-ns": "OpenCV inpainting (Navier-Stokes), offline",
+    "gemini": "Gemini image model",
+    "file": "An image made in another editor",
+}
+
+
+def make_engine(
+    name: str,
+    model: str | None = None,
+    file: Path | str | None = None,
+    base_url: str | None = None,
+    timeout_s: float | None = None,
+) -> RepairEngine:
+    if name in ("opencv-telea", "opencv-ns"):
+        return OpenCVEngine(name)
+    if name == "gemini":
+        kwargs = {"timeout_s": timeout_s} if timeout_s else {}
+        return GeminiEngine(model or DEFAULT_MODEL, base_url=base_url, **kwargs)
+    if name == "file":
+        return FileEngine(file)
+    raise ValueError(f"unknown engine {name!r}; choose one of {', '.join(ENGINE_NAMES)}")

@@ -1,0 +1,122 @@
+"""The repair pipeline of REPAIR.md, on arrays: box → patch → engine → fit → blend → paste."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sabre_desk.core.errors import RepairError
+from sabre_desk.engines.base import EngineRequest, RepairEngine, check_cancelled
+from sabre_desk.imaging.blend import (
+    BlendParams,
+    OpenSides,
+    blend,
+    fit_to,
+    paste,
+    seam_score,
+    soft_mask,
+)
+from sabre_desk.imaging.patch import (
+    PixelRect,
+    as_rgb8,
+    box_to_pixels,
+    crop,
+    draw_marker,
+    expand,
+    marker_path,
+    residual_marker_fraction,
+)
+
+#: Share of the marker's path still red in a reply above which the reviewer is warned.
+MARKER_WARNING = 0.15
+
+
+@dataclass(frozen=True)
+class RepairPlan:
+    rect: PixelRect  # the patch rectangle R in the image
+    box: PixelRect  # the box b inside the patch
+    grow_px: int
+    feather_px: int
+    open_sides: OpenSides
+
+
+def plan_repair(
+    width: int,
+    height: int,
+    box: tuple[float, float, float, float],
+    params: BlendParams = BlendParams(),
+) -> RepairPlan:
+    box_px = box_to_pixels(box, width, height)
+    grow, feather = params.resolved(box_px)
+    # The margin must hold the grown box and its fall-off, or the patch border would cut it.
+    margin = max(params.min_margin_px, grow + feather + 2)
+    rect = expand(box_px, width, height, params.margin_fraction, margin)
+    return RepairPlan(
+        rect, box_px.relative_to(rect), grow, feather, OpenSides.of(rect, width, height)
+    )
+
+
+@dataclass
+class RepairOutcome:
+    image: np.ndarray  # the full repaired image
+    plan: RepairPlan
+    reply: np.ndarray  # the engine's patch, fitted to the patch size
+    mask: np.ndarray
+    model: str | None
+    seam: float
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def run_repair(
+    image: np.ndarray,
+    box: tuple[float, float, float, float],
+    engine: RepairEngine,
+    op: str,
+    instruction: str,
+    params: BlendParams = BlendParams(),  # noqa: B008
+    cancel: threading.Event | None = None,
+) -> RepairOutcome:
+    """Repair *box* of *image* with *engine*. Pixels outside the patch are bit-identical."""
+    image = as_rgb8(image)
+    height, width = image.shape[:2]
+    plan = plan_repair(width, height, box, params)
+    patch = crop(image, plan.rect)
+    request = EngineRequest(
+        op=op,
+        instruction=instruction,
+        patch=patch,
+        marked=draw_marker(patch, plan.box),
+        box=plan.box,
+        patch_rect=plan.rect,
+        image_size=(width, height),
+        cancel=cancel or threading.Event(),
+    )
+    reply = engine.repair(request)
+    check_cancelled(request)
+    raw = as_rgb8(reply.patch)
+    if raw.size == 0:
+        raise RepairError(f"{engine.name} returned an empty image")
+    fitted = fit_to(raw, plan.rect.height, plan.rect.width)
+    warnings: list[str] = []
+    notes = list(reply.notes)
+    if raw.shape[:2] != fitted.shape[:2]:
+        notes.append(
+            f"reply {raw.shape[1]}×{raw.shape[0]} fitted to the patch "
+            f"{fitted.shape[1]}×{fitted.shape[0]}"
+        )
+    if float(fitted.std()) < 1.0:
+        warnings.append("the reply is a flat, single-colour image")
+    leftover = residual_marker_fraction(fitted, marker_path(fitted.shape[:2], plan.box))
+    if leftover > MARKER_WARNING:
+        warnings.append(
+            f"the red marker is still visible in the reply ({leftover:.0%} of its "
+            "outline): the engine may have copied it; check the edges"
+        )
+    mask = soft_mask(patch.shape[:2], plan.box, plan.grow_px, plan.feather_px, plan.open_sides)
+    blended = blend(patch, fitted, mask)
+    result = paste(image, blended, plan.rect)
+    seam = seam_score(patch, blended, mask)
+    return RepairOutcome(result, plan, fitted, mask, reply.model, seam, warnings, notes)
