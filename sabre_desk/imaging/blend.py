@@ -46,12 +46,15 @@ class OpenSides:
         return cls(rect.x0 == 0, rect.y0 == 0, rect.x1 == width, rect.y1 == height)
 
 
+NO_OPEN_SIDES = OpenSides()
+
+
 def soft_mask(
     shape: tuple[int, int],
     box: PixelRect,
     grow_px: int,
     feather_px: int,
-    open_sides: OpenSides = OpenSides(),
+    open_sides: OpenSides = NO_OPEN_SIDES,
 ) -> np.ndarray:
     """Float32 mask in [0, 1]: 1 on the grown box, a smooth fall-off, 0 on the patch border.
 

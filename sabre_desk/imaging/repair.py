@@ -29,6 +29,7 @@ from sabre_desk.imaging.patch import (
     residual_marker_fraction,
 )
 
+DEFAULT_PARAMS = BlendParams()
 #: Share of the marker's path still red in a reply above which the reviewer is warned.
 MARKER_WARNING = 0.15
 
@@ -46,7 +47,7 @@ def plan_repair(
     width: int,
     height: int,
     box: tuple[float, float, float, float],
-    params: BlendParams = BlendParams(),
+    params: BlendParams = DEFAULT_PARAMS,
 ) -> RepairPlan:
     box_px = box_to_pixels(box, width, height)
     grow, feather = params.resolved(box_px)
@@ -76,7 +77,7 @@ def run_repair(
     engine: RepairEngine,
     op: str,
     instruction: str,
-    params: BlendParams = BlendParams(),  # noqa: B008
+    params: BlendParams = DEFAULT_PARAMS,
     cancel: threading.Event | None = None,
 ) -> RepairOutcome:
     """Repair *box* of *image* with *engine*. Pixels outside the patch are bit-identical."""
