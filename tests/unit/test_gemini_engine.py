@@ -1,0 +1,145 @@
+"""The Gemini engine through the real google-genai client, against a local fake server."""
+
+from __future__ import annotations
+
+import base64
+import io
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from factories import rgb_array
+from fakes.gemini_server import (
+    FakeGemini,
+    corrupt_reply,
+    error_reply,
+    finish_reply,
+    image_reply,
+    text_reply,
+)
+from PIL import Image
+
+from sabre_desk.core.errors import RepairError
+from sabre_desk.engines.gemini import GeminiEngine
+from sabre_desk.imaging.repair import run_repair
+
+KEY = "test-key-" + "x" * 24
+BOX = (0.4, 0.4, 0.6, 0.6)
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGemini]:
+    server = FakeGemini()
+    monkeypatch.setenv("GEMINI_API_KEY", KEY)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)  # the SDK's own variable
+    yield server
+    server.close()
+
+
+def engine(**kw: object) -> GeminiEngine:
+    return GeminiEngine(model="gemini-3.1-flash-image", initial_delay_s=0.05, **kw)
+
+
+def test_a_reply_of_another_size_is_fitted_into_the_patch(fake: FakeGemini) -> None:
+    image = rgb_array(400, 300)
+    outcome = run_repair(image, BOX, engine(), "swap", "replace it")
+    assert outcome.model == "gemini-3.1-flash-image"
+    assert any("fitted" in n for n in outcome.notes)
+    centre = outcome.image[150, 200]
+    assert tuple(centre) == (30, 160, 60)  # the fake's colour, inside the box
+    request = fake.requests[0]
+    assert request["path"].endswith("/models/gemini-3.1-flash-image:generateContent")
+    parts = request["body"]["contents"][0]["parts"]
+    sent = [p for p in parts if "inlineData" in p][0]["inlineData"]
+    data = sent["data"]  # the client sends URL-safe base64 without padding
+    sent_image = Image.open(
+        io.BytesIO(base64.b64decode(data + "=" * (-len(data) % 4), altchars=b"-_"))
+    )
+    r = outcome.plan.rect
+    assert sent_image.size[0] / sent_image.size[1] == pytest.approx(r.width / r.height, rel=0.02)
+    assert sent_image.size != image.shape[1::-1]  # the patch, not the full image
+    assert any("replace it" in p.get("text", "") for p in parts)
+
+
+def test_429_then_success_is_retried(fake: FakeGemini) -> None:
+    fake.script = [error_reply(429, "quota"), image_reply()]
+    run_repair(rgb_array(200, 200), BOX, engine(), "remove", "x")
+    assert len(fake.requests) == 2
+
+
+def test_a_server_error_after_retries_is_reported(fake: FakeGemini) -> None:
+    fake.script = [error_reply(500, "boom")] * 3
+    with pytest.raises(RepairError, match="500") as info:
+        run_repair(rgb_array(200, 200), BOX, engine(attempts=3), "remove", "x")
+    assert len(fake.requests) == 3
+    assert KEY not in info.value.message
+
+
+def test_a_timeout_is_reported_with_the_limit(fake: FakeGemini) -> None:
+    fake.script = [image_reply()]
+    fake.script[0].delay_s = 3.0
+    with pytest.raises(RepairError, match=r"did not answer within 1 s"):
+        run_repair(rgb_array(200, 200), BOX, engine(timeout_s=1.0, attempts=1), "remove", "x")
+
+
+def test_a_text_only_reply_is_an_error_quoting_the_text(fake: FakeGemini) -> None:
+    fake.script = [text_reply("I can't help with that.")]
+    with pytest.raises(RepairError, match="no image came back.*can't help"):
+        run_repair(rgb_array(200, 200), BOX, engine(), "remove", "x")
+
+
+def test_a_safety_stop_is_named(fake: FakeGemini) -> None:
+    fake.script = [finish_reply("IMAGE_SAFETY")]
+    with pytest.raises(RepairError, match="safety filter.*IMAGE_SAFETY"):
+        run_repair(rgb_array(200, 200), BOX, engine(), "remove", "x")
+
+
+def test_corrupt_image_bytes_are_an_error(fake: FakeGemini) -> None:
+    fake.script = [corrupt_reply()]
+    with pytest.raises(RepairError, match="do not decode"):
+        run_repair(rgb_array(200, 200), BOX, engine(), "remove", "x")
+
+
+def test_a_wrong_declared_mime_type_still_decodes(fake: FakeGemini) -> None:
+    fake.script = [image_reply(mime="image/jpeg")]  # the bytes are PNG
+    outcome = run_repair(rgb_array(200, 200), BOX, engine(), "remove", "x")
+    assert outcome.reply.shape[:2] == (outcome.plan.rect.height, outcome.plan.rect.width)
+
+
+def test_without_a_key_the_engine_says_how_to_enable_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    assert "GEMINI_API_KEY" in (engine().unavailable_reason() or "")
+    with pytest.raises(RepairError, match="GEMINI_API_KEY"):
+        run_repair(rgb_array(100, 100), BOX, engine(), "remove", "x")
+
+
+def test_the_key_never_appears_in_messages_or_logs(
+    fake: FakeGemini, caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    fake.script = [error_reply(400, f"bad key {KEY}")]  # even a server echoing it back
+    with pytest.raises(RepairError) as info:
+        run_repair(rgb_array(100, 100), BOX, engine(attempts=1), "remove", "x")
+    assert KEY not in info.value.message
+    assert KEY not in caplog.text
+    assert fake.requests[0]["headers"].get("x-goog-api-key") == KEY  # sent only as a header
+    assert KEY not in str(fake.requests[0]["body"])
+
+
+def test_the_marker_left_in_a_reply_is_flagged(fake: FakeGemini) -> None:
+    """A model that returns the marked patch unchanged leaves the red outline in."""
+    import json
+
+    image = np.full((300, 300, 3), 128, np.uint8)
+    outcome_ok = run_repair(image, BOX, engine(), "remove", "x")
+    assert not outcome_ok.warnings
+    sent = fake.requests[-1]["body"]["contents"][0]["parts"]
+    marked = [p for p in sent if "inlineData" in p][0]["inlineData"]["data"]
+    fake.script = [image_reply()]
+    fake.script[0].body["candidates"][0]["content"]["parts"][1]["inlineData"]["data"] = marked
+    outcome = run_repair(image, BOX, engine(), "remove", "x")
+    assert any("red marker" in w for w in outcome.warnings), json.dumps(outcome.warnings)
