@@ -23,7 +23,7 @@ from sabre_desk.settings import load_settings, resolve_reviewer
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 DEFAULT_DEMO_DIR = "sabre-desk-demo"
-COMMANDS = ("open", "demo", "validate", "stats")
+COMMANDS = ("open", "demo", "validate", "stats", "repair")
 
 
 class CliError(Exception):
@@ -71,6 +71,37 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("project", type=Path)
     p.add_argument("--json", action="store_true", help="machine-readable report")
+
+    p = sub.add_parser(
+        "repair",
+        parents=[common],
+        help="repair a box of a case's image (writes a preview; --accept)",
+    )
+    p.add_argument("project", type=Path)
+    p.add_argument("case")
+    p.add_argument("--role", default="edited", choices=["base", "edited", "image"])
+    p.add_argument(
+        "--box",
+        required=True,
+        metavar="x0,y0,x1,y1",
+        help="normalized box, e.g. 0.4,0.55,0.52,0.63",
+    )
+    p.add_argument("--op", default="remove", choices=["remove", "swap", "clean", "restore"])
+    p.add_argument(
+        "--engine", default="opencv-telea", choices=["opencv-telea", "opencv-ns", "gemini", "file"]
+    )
+    p.add_argument(
+        "--instruction",
+        metavar="TEXT",
+        help="the whole instruction (default: the operation's template)",
+    )
+    p.add_argument("--refine", metavar="TEXT", default="", help="added to the template")
+    p.add_argument("--file", type=Path, help="the image for --engine file")
+    p.add_argument("--model", help="Gemini model (default from settings)")
+    p.add_argument("--margin", type=float, help="context margin, as a share of the box")
+    p.add_argument("--grow", type=int, help="mask growth in pixels")
+    p.add_argument("--feather", type=int, help="mask fall-off in pixels")
+    p.add_argument("--accept", action="store_true", help="accept the preview at once")
 
     p = sub.add_parser("stats", parents=[common], help="cases per subset and decision")
     p.add_argument("project", type=Path)
@@ -197,7 +228,20 @@ def _run_gui(project: Path | None, reviewer: str, case: str | None, screenshot: 
     return run_gui(project, reviewer, case=case, screenshot=screenshot)
 
 
-HANDLERS = {"open": cmd_open, "demo": cmd_demo, "validate": cmd_validate, "stats": cmd_stats}
+def cmd_repair(args: argparse.Namespace) -> int:
+    from sabre_desk.cli_repair import run_repair_command
+
+    project = _open_project(args.project, _reviewer(args))
+    return run_repair_command(project, args)
+
+
+HANDLERS = {
+    "open": cmd_open,
+    "demo": cmd_demo,
+    "validate": cmd_validate,
+    "stats": cmd_stats,
+    "repair": cmd_repair,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -31,6 +31,7 @@ class Settings(BaseModel):
     pool_size: int = Field(default=4, ge=1, le=32)
     auto_advance: bool = False
     sync_views: bool = True
+    gemini_model: str = "gemini-3.1-flash-image"
     #: main window geometry and dock layout (Qt's own blobs, base64), restored at start
     window_geometry: str | None = None
     window_state: str | None = None

@@ -90,10 +90,14 @@ class RepairRecord(BaseModel):
     instruction: str = ""
     box: tuple[float, float, float, float]
     preview: str
-    status: Literal["preview", "accepted", "discarded", "reverted"]
+    #: "accepting" / "reverting" mark an operation in progress (finished or rolled back
+    #: when the case is next opened, if the app was stopped in the middle)
+    status: Literal["preview", "accepted", "discarded", "reverted", "accepting", "reverting"]
     backup: str | None = None
     created_at: str | None = None
     decided_at: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+    seam: float | None = None
 
 
 class Review(BaseModel):

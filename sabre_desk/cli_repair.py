@@ -1,0 +1,73 @@
+"""`sabre-desk repair`: the GUI's repair, headless, writing exactly what the GUI writes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from sabre_desk.core import repairs
+from sabre_desk.core.errors import RepairError
+from sabre_desk.core.instructions import entities, instruction
+from sabre_desk.core.project import Project
+from sabre_desk.core.review import Box
+from sabre_desk.core.spec import ImageRole
+from sabre_desk.engines.registry import make_engine
+from sabre_desk.imaging.blend import BlendParams
+from sabre_desk.settings import load_settings
+
+
+def parse_box(text: str) -> tuple[float, float, float, float]:
+    try:
+        values = tuple(float(v) for v in text.split(","))
+        if len(values) != 4:
+            raise ValueError
+        return Box(image_role="edited", box=values).box  # type: ignore[arg-type]
+    except Exception as exc:
+        raise RepairError(
+            f"--box {text!r}: give four numbers x0,y0,x1,y1 with "
+            "0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1"
+        ) from exc
+
+
+def run_repair_command(project: Project, args: argparse.Namespace) -> int:
+    case = project.load_case(args.case)
+    role = ImageRole(args.role)
+    if role not in case.spec.image_roles:
+        raise RepairError(
+            f"this {case.spec.generation_mode.value} case has no {role.value} image",
+            case.folder,
+            case.case_id,
+        )
+    for line in repairs.recover(project, case) if repairs.needs_recovery(case) else []:
+        print(line)
+    box = parse_box(args.box)
+    settings, _ = load_settings()
+    engine = make_engine(args.engine, model=args.model or settings.gemini_model, file=args.file)
+    reason = engine.unavailable_reason()
+    if reason:
+        raise RepairError(f"{args.engine}: {reason}")
+    source, target = entities(case.spec)
+    text = args.instruction or instruction(args.op, source, target, args.refine)
+    params = BlendParams(
+        margin_fraction=args.margin if args.margin is not None else 0.5,
+        grow_px=args.grow,
+        feather_px=args.feather,
+    )
+    record, outcome = repairs.compute_preview(case, role, box, args.op, engine, text, params)
+    repairs.add_preview(project, case, record)
+    print(f"preview {record.id}: {case.folder / record.preview}")
+    print(
+        f"  patch {outcome.plan.rect.width}×{outcome.plan.rect.height} at "
+        f"({outcome.plan.rect.x0}, {outcome.plan.rect.y0}), seam score {outcome.seam:.2f}"
+    )
+    for note in outcome.notes:
+        print(f"  note: {note}")
+    for warning in outcome.warnings:
+        print(f"  warning: {warning}", file=sys.stderr)
+    if args.accept:
+        repairs.accept(project, case, record.id)
+        print(
+            f"accepted {record.id}: {role.value} image replaced, the original kept at "
+            f"{case.folder / (record.backup or '')}; the case needs a recheck"
+        )
+    return 0

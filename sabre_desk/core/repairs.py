@@ -1,0 +1,329 @@
+"""Repair previews, accepting, reverting and discarding them, on disk.
+
+Accepting replaces an image, so it is done in steps that can be interrupted anywhere (power
+cut, kill) without losing either image: the review first records the intent ("accepting",
+with the backup's name), the current image is copied to ``repairs/backups/``, the preview is
+written over the image atomically, and only then is the repair marked accepted. At every
+instant the old image is at ``<role>.*`` or in the backups, and the new one is at
+``<role>.png`` or in ``repairs/``. ``recover`` finishes or rolls back a step that was cut
+short, by comparing file contents. Reverting works the same way in the other direction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from sabre_desk.core.errors import RepairError
+from sabre_desk.core.project import Case, Project
+from sabre_desk.core.review import Decision, RepairRecord, utc_now
+from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.storage import atomic_write_bytes
+from sabre_desk.engines.base import RepairEngine
+from sabre_desk.imaging.blend import BlendParams
+from sabre_desk.imaging.io import IMAGE_EXTENSIONS, find_image, load_image, probe_image
+from sabre_desk.imaging.repair import DEFAULT_PARAMS, RepairOutcome, run_repair
+
+REPAIRS_DIR = "repairs"
+BACKUPS_DIR = "backups"
+
+
+def _checkpoint(step: str) -> None:
+    """A named point between the steps of an accept or revert (tests stop the process here)."""
+
+
+def _stamp() -> str:
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+
+
+def _unique(path: Path) -> Path:
+    if not path.exists():
+        return path
+    for n in range(2, 1000):
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+        if not candidate.exists():
+            return candidate
+    raise RepairError("too many files with the same name", path)
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return None
+
+
+def encode_png(pixels: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    Image.fromarray(pixels).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def find_repair(case: Case, repair_id: str) -> RepairRecord:
+    for record in case.review.repairs:
+        if record.id == repair_id:
+            return record
+    raise RepairError(f"no repair {repair_id!r} in this review", case.review_path, case.case_id)
+
+
+def save_preview(
+    case: Case, role: ImageRole, pixels: np.ndarray, engine: str, record: dict
+) -> tuple[RepairRecord, Path]:
+    """Write a repaired image into ``repairs/`` and describe it (not yet in the review)."""
+    folder = case.folder / REPAIRS_DIR
+    folder.mkdir(exist_ok=True)
+    path = _unique(folder / f"{case.case_id}__{_stamp()}__{engine}__repaired.png")
+    atomic_write_bytes(path, encode_png(pixels))
+    taken = {r.id for r in case.review.repairs}
+    number = len(case.review.repairs) + 1
+    while f"r{number}" in taken:
+        number += 1
+    repair = RepairRecord.model_validate(
+        {
+            **record,
+            "id": f"r{number}",
+            "image_role": role,
+            "engine": engine,
+            "preview": path.relative_to(case.folder).as_posix(),
+            "status": "preview",
+            "created_at": utc_now(),
+        }
+    )
+    return repair, path
+
+
+def add_preview(project: Project, case: Case, repair: RepairRecord) -> None:
+    """Record a new preview in the review and the history (saved at once)."""
+    case.review.repairs.append(repair)
+    project.save_review(case)
+    project.record(
+        case,
+        "repair_preview",
+        {
+            "id": repair.id,
+            "image_role": repair.image_role,
+            "engine": repair.engine,
+            "op": repair.op,
+            "preview": repair.preview,
+        },
+    )
+
+
+def _image_path(case: Case, role: ImageRole) -> Path:
+    path = find_image(case.folder, role.value)
+    if path is None:
+        raise RepairError(f"the {role.value} image is missing", case.folder, case.case_id)
+    return path
+
+
+def _refresh_image(case: Case, role: ImageRole) -> None:
+    path = find_image(case.folder, role.value)
+    if path is not None:
+        case.images[role] = path
+        case.image_info[role] = probe_image(path)
+        case.image_problems.pop(role, None)
+
+
+def _remove_other_extensions(case: Case, role: ImageRole, keep: Path) -> None:
+    for ext in IMAGE_EXTENSIONS:
+        other = case.folder / f"{role.value}{ext}"
+        if other != keep and other.exists():
+            other.unlink()
+
+
+def accept(
+    project: Project, case: Case, repair_id: str, checkpoint: Callable[[str], None] = _checkpoint
+) -> RepairRecord:
+    """Make a preview the case's image; the old image goes to ``repairs/backups/``."""
+    record = find_repair(case, repair_id)
+    if record.status not in ("preview", "reverted", "discarded"):
+        raise RepairError(
+            f"repair {repair_id} is {record.status}; only a preview can be accepted",
+            case.review_path,
+            case.case_id,
+        )
+    role = ImageRole(record.image_role)
+    preview = case.folder / record.preview
+    if not preview.is_file():
+        raise RepairError("the preview image is missing", preview, case.case_id)
+    current = _image_path(case, role)
+    backups = case.folder / REPAIRS_DIR / BACKUPS_DIR
+    backups.mkdir(parents=True, exist_ok=True)
+    backup = _unique(backups / f"{role.value}__{_stamp()}{current.suffix}")
+    before = record.status
+    record.status, record.backup = "accepting", backup.relative_to(case.folder).as_posix()
+    project.save_review(case)
+    checkpoint("journal")
+    atomic_write_bytes(backup, current.read_bytes())
+    checkpoint("backup")
+    target = case.folder / f"{role.value}.png"
+    atomic_write_bytes(target, preview.read_bytes())
+    checkpoint("replaced")
+    _remove_other_extensions(case, role, target)
+    checkpoint("cleaned")
+    old_decision = case.review.decision
+    record.status, record.decided_at = "accepted", utc_now()
+    case.review.decision = Decision.NEEDS_RECHECK
+    project.save_review(case)
+    project.record(
+        case,
+        "repair_accepted",
+        {"id": record.id, "image_role": role.value, "backup": record.backup, "from": before},
+    )
+    if old_decision is not Decision.NEEDS_RECHECK:
+        project.record(
+            case,
+            "decision",
+            {
+                "from": old_decision.value if old_decision else None,
+                "to": Decision.NEEDS_RECHECK.value,
+                "reason": f"repair {record.id} accepted",
+            },
+        )
+    _refresh_image(case, role)
+    return record
+
+
+def revert(
+    project: Project, case: Case, repair_id: str, checkpoint: Callable[[str], None] = _checkpoint
+) -> RepairRecord:
+    """Put back the image an accepted repair replaced (the repaired one stays in repairs/)."""
+    record = find_repair(case, repair_id)
+    if record.status != "accepted" or not record.backup:
+        raise RepairError(
+            f"repair {repair_id} is {record.status}; only an accepted repair can be reverted",
+            case.review_path,
+            case.case_id,
+        )
+    role = ImageRole(record.image_role)
+    backup = case.folder / record.backup
+    if not backup.is_file():
+        raise RepairError("the backup of the original image is missing", backup, case.case_id)
+    record.status = "reverting"
+    project.save_review(case)
+    checkpoint("journal")
+    target = case.folder / f"{role.value}{backup.suffix}"
+    atomic_write_bytes(target, backup.read_bytes())
+    checkpoint("restored")
+    _remove_other_extensions(case, role, target)
+    checkpoint("cleaned")
+    record.status, record.decided_at = "reverted", utc_now()
+    project.save_review(case)
+    project.record(case, "repair_reverted", {"id": record.id, "image_role": role.value})
+    _refresh_image(case, role)
+    return record
+
+
+def discard(project: Project, case: Case, repair_id: str) -> RepairRecord:
+    """Set a preview aside; the image is untouched and the preview file kept for the record."""
+    record = find_repair(case, repair_id)
+    if record.status != "preview":
+        raise RepairError(
+            f"repair {repair_id} is {record.status}; only a preview can be discarded",
+            case.review_path,
+            case.case_id,
+        )
+    record.status, record.decided_at = "discarded", utc_now()
+    project.save_review(case)
+    project.record(case, "repair_discarded", {"id": record.id})
+    return record
+
+
+def restore_preview(project: Project, case: Case, repair_id: str) -> RepairRecord:
+    """Undo a discard: the repair is a preview again."""
+    record = find_repair(case, repair_id)
+    if record.status == "discarded":
+        record.status, record.decided_at = "preview", None
+        project.save_review(case)
+        project.record(case, "repair_preview", {"id": record.id, "restored": True})
+    return record
+
+
+def needs_recovery(case: Case) -> bool:
+    return any(r.status in ("accepting", "reverting") for r in case.review.repairs)
+
+
+def recover(project: Project, case: Case) -> list[str]:
+    """Finish or roll back accepts and reverts that were cut short. Returns what was done."""
+    done: list[str] = []
+    for record in case.review.repairs:
+        role = ImageRole(record.image_role)
+        if record.status == "accepting":
+            target = case.folder / f"{role.value}.png"
+            preview = case.folder / record.preview
+            backup = case.folder / record.backup if record.backup else None
+            if (
+                _digest(target) is not None
+                and _digest(target) == _digest(preview)
+                and (backup is not None and backup.is_file())
+            ):
+                _remove_other_extensions(case, role, target)
+                record.status, record.decided_at = "accepted", utc_now()
+                case.review.decision = Decision.NEEDS_RECHECK
+                done.append(f"repair {record.id}: the interrupted accept was completed")
+            else:
+                record.status, record.backup = "preview", None
+                done.append(f"repair {record.id}: the interrupted accept was rolled back")
+        elif record.status == "reverting":
+            backup = case.folder / record.backup if record.backup else None
+            target = case.folder / f"{role.value}{backup.suffix}" if backup else None
+            if target is not None and _digest(target) == _digest(backup):
+                _remove_other_extensions(case, role, target)
+                record.status, record.decided_at = "reverted", utc_now()
+                done.append(f"repair {record.id}: the interrupted revert was completed")
+            else:
+                record.status = "accepted"
+                done.append(f"repair {record.id}: the interrupted revert was rolled back")
+        else:
+            continue
+        _refresh_image(case, role)
+    if done:
+        project.save_review(case)
+        for line in done:
+            project.record(case, "repair_recovered", {"note": line})
+    return done
+
+
+def compute_preview(
+    case: Case,
+    role: ImageRole,
+    box: tuple[float, float, float, float],
+    op: str,
+    engine: RepairEngine,
+    instruction: str,
+    params: BlendParams = DEFAULT_PARAMS,
+    cancel: threading.Event | None = None,
+) -> tuple[RepairRecord, RepairOutcome]:
+    """Repair one box of one image and write the preview file (the slow part: runs on a
+    worker). The review is not touched; ``add_preview`` records the result."""
+    path = case.images.get(role)
+    if path is None:
+        problem = case.image_problems.get(role)
+        raise RepairError(
+            problem.reason if problem else f"no {role.value} image",
+            problem.path if problem else case.folder,
+            case.case_id,
+        )
+    outcome = run_repair(load_image(path), box, engine, op, instruction, params, cancel)
+    record, _ = save_preview(
+        case,
+        role,
+        outcome.image,
+        engine.name,
+        {
+            "op": op,
+            "model": outcome.model,
+            "instruction": instruction,
+            "box": box,
+            "warnings": outcome.warnings,
+            "seam": round(outcome.seam, 3),
+        },
+    )
+    return record, outcome
