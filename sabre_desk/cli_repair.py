@@ -33,8 +33,10 @@ def run_repair_command(project: Project, args: argparse.Namespace) -> int:
     case = project.load_case(args.case)
     role = ImageRole(args.role)
     if role not in case.spec.image_roles:
+        roles = ", ".join(r.value for r in case.spec.image_roles)
         raise RepairError(
-            f"this {case.spec.generation_mode.value} case has no {role.value} image",
+            f"--role {role.value}: this {case.spec.generation_mode.value} case has the "
+            f"images {roles}",
             case.folder,
             case.case_id,
         )

@@ -43,7 +43,7 @@ def make_preview(project: Project, case_id: str = CASE) -> tuple:
 
 def test_preview_accept_revert_and_accept_again(demo_project: Path) -> None:
     project = Project.open(demo_project, "alice")
-    case, record, outcome = make_preview(project)
+    case, record, _outcome = make_preview(project)
     folder = case.folder
     original = sha(folder / "edited.png")
     assert (folder / record.preview).is_file()
