@@ -76,19 +76,16 @@ def find_repair(case: Case, repair_id: str) -> RepairRecord:
 def save_preview(
     case: Case, role: ImageRole, pixels: np.ndarray, engine: str, record: dict
 ) -> tuple[RepairRecord, Path]:
-    """Write a repaired image into ``repairs/`` and describe it (not yet in the review)."""
+    """Write a repaired image into ``repairs/`` and describe it (no id yet and not in the
+    review: ``add_preview`` does both, on the thread that owns the review)."""
     folder = case.folder / REPAIRS_DIR
     folder.mkdir(exist_ok=True)
     path = _unique(folder / f"{case.case_id}__{_stamp()}__{engine}__repaired.png")
     atomic_write_bytes(path, encode_png(pixels))
-    taken = {r.id for r in case.review.repairs}
-    number = len(case.review.repairs) + 1
-    while f"r{number}" in taken:
-        number += 1
     repair = RepairRecord.model_validate(
         {
             **record,
-            "id": f"r{number}",
+            "id": "",
             "image_role": role,
             "engine": engine,
             "preview": path.relative_to(case.folder).as_posix(),
@@ -100,7 +97,15 @@ def save_preview(
 
 
 def add_preview(project: Project, case: Case, repair: RepairRecord) -> None:
-    """Record a new preview in the review and the history (saved at once)."""
+    """Give a new preview its id and record it in the review and the history (saved at once).
+
+    Ids are handed out here, on the thread that owns the review, so that repairs finishing
+    at the same time never share one."""
+    taken = {r.id for r in case.review.repairs}
+    number = len(case.review.repairs) + 1
+    while f"r{number}" in taken:
+        number += 1
+    repair.id = f"r{number}"
     case.review.repairs.append(repair)
     project.save_review(case)
     project.record(

@@ -1,0 +1,105 @@
+"""Repair jobs on their own thread pool: several at once, on several cases, cancellable.
+
+A job gets copies of what it needs (the case as loaded, the box, the engine) and writes only
+its preview file; the review is updated on the GUI thread when it lands, whether or not the
+reviewer is still on that case.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from dataclasses import dataclass, field, replace
+
+from PySide6.QtCore import QObject, QThreadPool, Signal
+
+from sabre_desk.core import repairs
+from sabre_desk.core.errors import ProjectError
+from sabre_desk.core.project import Case
+from sabre_desk.core.spec import ImageRole
+from sabre_desk.engines.base import RepairCancelledError, RepairEngine
+from sabre_desk.gui.workers import Worker
+from sabre_desk.imaging.blend import BlendParams
+
+
+@dataclass
+class RepairJob:
+    id: int
+    case_id: str
+    role: ImageRole
+    engine: str
+    cancel: threading.Event = field(default_factory=threading.Event)
+    worker: Worker | None = None
+
+
+class RepairJobs(QObject):
+    started = Signal(object)  # RepairJob
+    landed = Signal(object, object, object)  # RepairJob, RepairRecord, RepairOutcome
+    failed = Signal(object, str)  # RepairJob, message
+    cancelled = Signal(object)  # RepairJob
+    count_changed = Signal(int)
+
+    def __init__(self, pool_size: int, parent: QObject | None = None):
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(max(1, pool_size))
+        self.jobs: dict[int, RepairJob] = {}
+        self._ids = itertools.count(1)
+
+    def submit(self, case: Case, role: ImageRole, box: tuple[float, float, float, float],
+               op: str, engine: RepairEngine, instruction: str, params: BlendParams
+               ) -> RepairJob:
+        job = RepairJob(next(self._ids), case.case_id, role, engine.name)
+        # The worker gets its own copy: the reviewer keeps editing the live case meanwhile.
+        snapshot = replace(case, images=dict(case.images),
+                           image_problems=dict(case.image_problems),
+                           review=case.review.model_copy(deep=True))
+        worker = Worker(repairs.compute_preview, snapshot, role, box, op, engine, instruction,
+                        params, job.cancel)
+        worker.signals.returned.connect(lambda result, j=job: self._on_returned(j, result))
+        worker.signals.errored.connect(lambda exc, j=job: self._on_errored(j, exc))
+        job.worker = worker
+        self.jobs[job.id] = job
+        worker.start(self.pool)
+        self.started.emit(job)
+        self.count_changed.emit(len(self.jobs))
+        return job
+
+    def cancel(self, job_id: int) -> None:
+        job = self.jobs.get(job_id)
+        if job is None:
+            return
+        job.cancel.set()
+        if job.worker is not None and self.pool.tryTake(job.worker):
+            job.worker.forget()  # had not started: it never will
+            self._finish(job)
+            self.cancelled.emit(job)
+
+    def for_case(self, case_id: str) -> list[RepairJob]:
+        return [j for j in self.jobs.values() if j.case_id == case_id]
+
+    def _finish(self, job: RepairJob) -> None:
+        self.jobs.pop(job.id, None)
+        self.count_changed.emit(len(self.jobs))
+
+    def _on_returned(self, job: RepairJob, result: tuple) -> None:
+        self._finish(job)
+        if job.cancel.is_set():
+            self.cancelled.emit(job)  # finished anyway; the reviewer asked not to see it
+            return
+        record, outcome = result
+        self.landed.emit(job, record, outcome)
+
+    def _on_errored(self, job: RepairJob, exc: Exception) -> None:
+        self._finish(job)
+        if isinstance(exc, RepairCancelledError) or job.cancel.is_set():
+            self.cancelled.emit(job)
+            return
+        message = exc.message if isinstance(exc, ProjectError) else f"{type(exc).__name__}: {exc}"
+        self.failed.emit(job, message)
+
+    def shutdown(self, wait_ms: int = 3000) -> None:
+        for job in list(self.jobs.values()):
+            job.cancel.set()
+        self.pool.clear()
+        self.pool.waitForDone(wait_ms)
