@@ -6,7 +6,7 @@ after the case was reloaded from disk, and calls the controller to apply one sid
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from PySide6.QtGui import QUndoCommand
 
@@ -129,3 +129,29 @@ class SetChecklist(ReviewCommand):
 
     def undo(self) -> None:
         self.controller.apply_checklist(self.key, self.before, undo=True)
+
+
+class RepairAction(ReviewCommand):
+    """Accept, revert or discard a repair; undo runs the opposite action.
+
+    These change files, so a failure (disk full, a file removed behind our back) makes the
+    command obsolete instead of leaving a step on the stack that did not happen.
+    """
+
+    OPPOSITE: ClassVar[dict[str, str]] = {
+        "accept": "revert",
+        "revert": "accept",
+        "discard": "restore_preview",
+    }
+
+    def __init__(self, controller: CaseController, action: str, repair_id: str, text: str):
+        super().__init__(controller, text)
+        self.action, self.repair_id = action, repair_id
+
+    def redo(self) -> None:
+        if not self.controller.run_repair_action(self.action, self.repair_id):
+            self.setObsolete(True)
+
+    def undo(self) -> None:
+        if not self.controller.run_repair_action(self.OPPOSITE[self.action], self.repair_id):
+            self.setObsolete(True)

@@ -14,20 +14,23 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoGroup, QUndoStack
 
+from sabre_desk.core import repairs
 from sabre_desk.core.boxes import mirrored
 from sabre_desk.core.errors import (
     CaseLoadError,
+    ProjectError,
     ReadOnlyProjectError,
     ReviewConflictError,
     StorageError,
 )
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.question_edits import make_edit
-from sabre_desk.core.review import Box, Decision, QuestionEdit, Review
+from sabre_desk.core.review import Box, Decision, QuestionEdit, RepairRecord, Review
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.gui.commands import (
     ChangeBoxes,
     EditQuestion,
+    RepairAction,
     SetChecklist,
     SetDecision,
     SetNotes,
@@ -53,6 +56,7 @@ class CaseController(QObject):
     conflict = Signal(str)  # the review changed on disk; a handler must call resolve_conflict
     job_failed = Signal(str)  # a message for the one error handler
     decision_made = Signal(object)  # the reviewer chose a decision (not an undo/redo)
+    image_replaced = Signal(object)  # ImageRole of the open case whose file was replaced
 
     def __init__(self, project: Project, parent: QObject | None = None):
         super().__init__(parent)
@@ -101,6 +105,12 @@ class CaseController(QObject):
         self.case = case
         self.undo_group.setActiveStack(self.stack(case_id))
         self._events.clear()
+        if repairs.needs_recovery(case) and not self.project.read_only:
+            try:
+                for note in repairs.recover(self.project, case):
+                    self.job_failed.emit(f"{case_id}: {note}")
+            except ProjectError as exc:
+                self.job_failed.emit(f"Could not finish an interrupted repair: {exc.message}")
         self._set_state(SaveState.READ_ONLY if self.project.read_only else SaveState.SAVED)
         self.case_loaded.emit(case)
         return True
@@ -228,6 +238,59 @@ class CaseController(QObject):
         if before == ticked:
             return False
         return self._push(SetChecklist(self, key, before, ticked))
+
+    # --- repairs -------------------------------------------------------------------------
+
+    def land_preview(self, case_id: str, record: RepairRecord) -> bool:
+        """Record a finished repair preview, on the open case or on one the reviewer left."""
+        try:
+            if self.case is not None and self.case.case_id == case_id:
+                if not self.flush():
+                    self.job_failed.emit(
+                        f"Repair of {case_id} kept in repairs/ but not "
+                        "recorded: the review could not be saved"
+                    )
+                    return False
+                repairs.add_preview(self.project, self.case, record)
+                self.review_changed.emit("repairs")
+                case = self.case
+            else:
+                case = self.project.load_case(case_id)
+                repairs.add_preview(self.project, case, record)
+        except ProjectError as exc:
+            self.job_failed.emit(
+                f"Repair of {case_id} kept in repairs/ but not recorded: {exc.message}"
+            )
+            return False
+        self.project.update_entry(case)
+        self.entry_changed.emit(case_id)
+        return True
+
+    def accept_repair(self, repair_id: str) -> bool:
+        return self._push(RepairAction(self, "accept", repair_id, f"Accept repair {repair_id}"))
+
+    def revert_repair(self, repair_id: str) -> bool:
+        return self._push(RepairAction(self, "revert", repair_id, f"Revert repair {repair_id}"))
+
+    def discard_repair(self, repair_id: str) -> bool:
+        return self._push(RepairAction(self, "discard", repair_id, f"Discard repair {repair_id}"))
+
+    def run_repair_action(self, action: str, repair_id: str) -> bool:
+        """Called by RepairAction: accept / revert / discard / restore_preview on disk."""
+        case = self.case
+        if case is None or not self.flush():
+            return False
+        try:
+            record = getattr(repairs, action)(self.project, case, repair_id)
+        except ProjectError as exc:
+            self.job_failed.emit(f"{action.replace('_', ' ').capitalize()} failed: {exc.message}")
+            return False
+        self.project.update_entry(case)
+        self.review_changed.emit("all")
+        self.entry_changed.emit(case.case_id)
+        if action in ("accept", "revert"):
+            self.image_replaced.emit(ImageRole(record.image_role))
+        return True
 
     # --- apply (called by the commands) --------------------------------------------------
 

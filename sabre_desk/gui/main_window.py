@@ -26,6 +26,7 @@ from sabre_desk.core import navigation
 from sabre_desk.core.boxes import DEFAULT_LABELS, LABEL_CHOICES
 from sabre_desk.core.errors import ProjectError
 from sabre_desk.core.project import Case, Project
+from sabre_desk.core.review import Box
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
@@ -33,6 +34,7 @@ from sabre_desk.gui.controller import CaseController, SaveState
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.menus import WindowActions
 from sabre_desk.gui.qimage import DisplayImage
+from sabre_desk.gui.repair_ui import RepairUi
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
 from sabre_desk.imaging.io import find_image
@@ -104,6 +106,9 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.position_label)
         self.statusBar().addPermanentWidget(self.save_label)
         self.actions_ = WindowActions(self)
+        self._overlay: dict[ImageRole, list[Box]] | None = None  # boxes shown instead of review's
+        self.repair_ui = RepairUi(self)
+        self.actions_.add_to_edit(self.repair_ui.run_action)
         self._restore_layout()
         self.statusBar().showMessage("Open a project folder (File > Open, or drop it here).")
 
@@ -157,6 +162,7 @@ class MainWindow(QMainWindow):
         self.case_panel = CasePanel(controller)
         self.case_panel_dock.setWidget(self.case_panel)
         self.actions_.bind_undo(controller.undo_group)
+        self.repair_ui.attach(controller)
         if old is not None:
             old.deleteLater()
 
@@ -203,7 +209,31 @@ class MainWindow(QMainWindow):
 
     # --- the open case ----------------------------------------------------------------------
 
+    def redisplay_case(self) -> None:
+        """Show the open case's images again (after a comparison, or an image replaced)."""
+        if self.controller is not None and self.controller.case is not None:
+            self._on_case_loaded(self.controller.case)
+
+    def show_files(self, files: dict[ImageRole, Path | None], boxes: list[Box]) -> None:
+        """Show arbitrary image files on the canvases (a repair comparison), with *boxes*."""
+        self._waiting.clear()
+        self._overlay = {role: [b for b in boxes if b.image_role is role] for role in files}
+        for role, path in files.items():
+            canvas = self.compare.canvases[role]
+            if path is None:
+                self.compare.expect_paint(role)
+                canvas.show_message("⚠ the image is missing")
+                continue
+            key = self.loader.request(path)
+            image = self.loader.cached(key)
+            if image is not None:
+                self._show_image(role, image)
+            else:
+                self._waiting[key] = role
+                canvas.show_message("Loading…")
+
     def _on_case_loaded(self, case: Case) -> None:
+        self._overlay = None
         self._waiting.clear()
         self._shown_case = case.case_id
         roles = case.spec.image_roles
@@ -276,8 +306,14 @@ class MainWindow(QMainWindow):
     # --- review changes -------------------------------------------------------------------
 
     def _controller_call(self, method: str, *args: object) -> None:
-        if self.controller is not None:
-            getattr(self.controller, method)(*args)
+        if self.controller is None:
+            return
+        if self._overlay is not None and "box" in method:
+            self.statusBar().showMessage(
+                "This is a repair comparison: select no repair to edit the case's boxes", 5000
+            )
+            return
+        getattr(self.controller, method)(*args)
 
     def _on_box_created(self, role: ImageRole, box: tuple) -> None:
         self._controller_call("add_box", role, box, DEFAULT_LABELS[role])
@@ -289,6 +325,9 @@ class MainWindow(QMainWindow):
         if case is None:
             return
         canvas = self.compare.canvases[role]
+        if self._overlay is not None:
+            canvas.set_boxes(self._overlay.get(role, []), -1)
+            return
         boxes = [b for b in case.review.boxes if b.image_role is role]
         selected = -1 if fresh else canvas.selected_box
         if not fresh and len(boxes) > canvas.box_count:
@@ -296,7 +335,12 @@ class MainWindow(QMainWindow):
         canvas.set_boxes(boxes, selected)
 
     def _on_review_changed(self, aspect: str) -> None:
-        if aspect in ("boxes", "all") and self.controller and self.controller.case:
+        if (
+            aspect in ("boxes", "all")
+            and self.controller
+            and self.controller.case
+            and (self._overlay is None)
+        ):
             for role in self.controller.case.spec.image_roles:
                 self._refresh_boxes(role)
 
@@ -422,6 +466,7 @@ class MainWindow(QMainWindow):
         self.settings.sync_views = self.compare.sync
         self._save_settings()
         self._waiting.clear()
+        self.repair_ui.jobs.shutdown()
         self.pool.waitForDone(5000)
         super().closeEvent(event)
 

@@ -131,6 +131,10 @@ class WindowActions:
         self._undo_actions = [undo, redo]
         self.groups["Edit"] = [undo, redo, *self.groups.get("Edit", [])]
 
+    def add_to_edit(self, action: QAction) -> None:
+        self.edit.addAction(action)
+        self.groups.setdefault("Edit", []).append(action)
+
     def fill_recent(self) -> None:
         self.recent_menu.clear()
         for path in self.w.settings.recent_projects:

@@ -46,16 +46,35 @@ class RepairJobs(QObject):
         self.jobs: dict[int, RepairJob] = {}
         self._ids = itertools.count(1)
 
-    def submit(self, case: Case, role: ImageRole, box: tuple[float, float, float, float],
-               op: str, engine: RepairEngine, instruction: str, params: BlendParams
-               ) -> RepairJob:
+    def submit(
+        self,
+        case: Case,
+        role: ImageRole,
+        box: tuple[float, float, float, float],
+        op: str,
+        engine: RepairEngine,
+        instruction: str,
+        params: BlendParams,
+    ) -> RepairJob:
         job = RepairJob(next(self._ids), case.case_id, role, engine.name)
         # The worker gets its own copy: the reviewer keeps editing the live case meanwhile.
-        snapshot = replace(case, images=dict(case.images),
-                           image_problems=dict(case.image_problems),
-                           review=case.review.model_copy(deep=True))
-        worker = Worker(repairs.compute_preview, snapshot, role, box, op, engine, instruction,
-                        params, job.cancel)
+        snapshot = replace(
+            case,
+            images=dict(case.images),
+            image_problems=dict(case.image_problems),
+            review=case.review.model_copy(deep=True),
+        )
+        worker = Worker(
+            repairs.compute_preview,
+            snapshot,
+            role,
+            box,
+            op,
+            engine,
+            instruction,
+            params,
+            job.cancel,
+        )
         worker.signals.returned.connect(lambda result, j=job: self._on_returned(j, result))
         worker.signals.errored.connect(lambda exc, j=job: self._on_errored(j, exc))
         job.worker = worker

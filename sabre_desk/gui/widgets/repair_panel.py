@@ -1,0 +1,375 @@
+"""The repair panel: operation, entities, instruction, engine, parameters; run, follow,
+cancel; the case's repair previews with Accept / Discard / Revert / Repair again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sabre_desk.core.instructions import OP_LABELS, OPS, entities, instruction
+from sabre_desk.core.project import Case
+from sabre_desk.core.review import RepairRecord
+from sabre_desk.core.spec import ImageRole
+from sabre_desk.engines.registry import ENGINE_LABELS, ENGINE_NAMES, make_engine
+from sabre_desk.gui.controller import CaseController
+from sabre_desk.gui.repair_jobs import RepairJobs
+from sabre_desk.imaging.blend import BlendParams
+from sabre_desk.settings import Settings
+
+STATUS_TEXT = {
+    "preview": "waiting for you",
+    "accepted": "accepted",
+    "discarded": "discarded",
+    "reverted": "reverted",
+    "accepting": "accepting…",
+    "reverting": "reverting…",
+}
+Box = tuple[float, float, float, float]
+
+
+class RepairPanel(QWidget):
+    preview_selected = Signal(object)  # RepairRecord or None
+
+    def __init__(
+        self,
+        controller: CaseController,
+        jobs: RepairJobs,
+        settings: Settings,
+        selected_box: Callable[[ImageRole], Box | None],
+        parent: QWidget | None = None,
+    ):
+        super().__init__(parent)
+        self.controller, self.jobs, self.settings = controller, jobs, settings
+        self._selected_box = selected_box  # (role) -> Box | None, from the canvases
+        self.file_path: Path | None = None
+
+        self.role = QComboBox()
+        self.box_label = QLabel()
+        self.box_label.setWordWrap(True)
+        self.op = QComboBox()
+        for op in OPS:
+            self.op.addItem(OP_LABELS[op], op)
+        self.source = QLineEdit()
+        self.target = QLineEdit()
+        self.refine = QLineEdit(placeholderText="Add to the instruction (optional)…")
+        self.instruction = QPlainTextEdit()
+        self.instruction.setReadOnly(True)
+        self.instruction.setMaximumHeight(90)
+        self.engine = QComboBox()
+        for name in ENGINE_NAMES:
+            self.engine.addItem(ENGINE_LABELS[name], name)
+        self.choose_file = QPushButton("Choose image…")
+        self.margin = QDoubleSpinBox(minimum=0.1, maximum=3.0, singleStep=0.1, value=0.5)
+        self.grow = QSpinBox(minimum=-1, maximum=200, value=-1, specialValueText="auto")
+        self.feather = QSpinBox(minimum=-1, maximum=400, value=-1, specialValueText="auto")
+        self.run = QPushButton("Repair  (Ctrl+R)")
+        self.run.setObjectName("runRepair")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)
+        self.progress.hide()
+        self.cancel = QPushButton("Cancel")
+        self.cancel.hide()
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.previews = QListWidget()
+        self.accept = QPushButton("Accept")
+        self.discard = QPushButton("Discard")
+        self.revert = QPushButton("Revert")
+        self.again = QPushButton("Repair again")
+
+        form = QFormLayout()
+        form.addRow("Image", self.role)
+        form.addRow("Box", self.box_label)
+        form.addRow("Operation", self.op)
+        form.addRow("Source", self.source)
+        form.addRow("Target", self.target)
+        form.addRow("Refine", self.refine)
+        form.addRow("Instruction", self.instruction)
+        engine_row = QHBoxLayout()
+        engine_row.addWidget(self.engine, 1)
+        engine_row.addWidget(self.choose_file)
+        form.addRow("Engine", engine_row)
+        advanced = QGroupBox("Advanced")
+        adv = QFormLayout(advanced)
+        adv.addRow("Context margin (× box)", self.margin)
+        adv.addRow("Mask growth (px)", self.grow)
+        adv.addRow("Feather (px)", self.feather)
+        run_row = QHBoxLayout()
+        run_row.addWidget(self.run, 1)
+        run_row.addWidget(self.progress, 1)
+        run_row.addWidget(self.cancel)
+        actions = QHBoxLayout()
+        for button in (self.accept, self.discard, self.revert, self.again):
+            actions.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(form)
+        layout.addWidget(advanced)
+        layout.addLayout(run_row)
+        layout.addWidget(self.status)
+        layout.addWidget(QLabel("Repairs of this case"))
+        layout.addWidget(self.previews, 1)
+        layout.addLayout(actions)
+
+        for widget in (self.op, self.role, self.engine):
+            widget.currentIndexChanged.connect(self.refresh)
+        for line in (self.source, self.target, self.refine):
+            line.textChanged.connect(self._update_instruction)
+        self.choose_file.clicked.connect(self._choose_file)
+        self.run.clicked.connect(self.run_repair)
+        self.cancel.clicked.connect(self._cancel_jobs)
+        self.previews.currentItemChanged.connect(self._on_preview_changed)
+        self.accept.clicked.connect(lambda: self._act(self.controller.accept_repair))
+        self.discard.clicked.connect(lambda: self._act(self.controller.discard_repair))
+        self.revert.clicked.connect(lambda: self._act(self.controller.revert_repair))
+        self.again.clicked.connect(self._repair_again)
+        controller.case_loaded.connect(self._on_case_loaded)
+        controller.review_changed.connect(self._on_review_changed)
+        jobs.count_changed.connect(lambda _n: self._update_running())
+        self._mark_engines()
+        self.setEnabled(False)
+
+    # --- state ------------------------------------------------------------------------------
+
+    @property
+    def case(self) -> Case | None:
+        return self.controller.case
+
+    def _mark_engines(self) -> None:
+        model = self.engine.model()
+        assert isinstance(model, QStandardItemModel)
+        for row, name in enumerate(ENGINE_NAMES):
+            reason = make_engine(name, file=Path("x") if name == "file" else None)
+            why = reason.unavailable_reason()
+            item = model.item(row)
+            item.setEnabled(why is None)
+            item.setToolTip(why or ENGINE_LABELS[name])
+            if why:
+                item.setText(f"{ENGINE_LABELS[name]} — unavailable")
+
+    def _on_case_loaded(self, case: Case) -> None:
+        self.setEnabled(self.controller.editable)
+        self.role.blockSignals(True)
+        self.role.clear()
+        for role in case.spec.image_roles:
+            self.role.addItem(role.value.capitalize(), role.value)
+        self.role.setCurrentIndex(self.role.count() - 1)  # Edited, or the single image
+        self.role.blockSignals(False)
+        source, target = entities(case.spec)
+        self.source.setText(source)
+        self.target.setText(target)
+        self._fill_previews()
+        self.refresh()
+
+    def _on_review_changed(self, aspect: str) -> None:
+        if aspect in ("repairs", "all"):
+            self._fill_previews()
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the selected box, engine state and buttons."""
+        box = self.current_box()
+        role = self.current_role()
+        if box is None:
+            where = role.value if role else "the image"
+            self.box_label.setText(f"Draw or select a box on the {where} image")
+        else:
+            self.box_label.setText("  ".join(f"{v:.3f}" for v in box))
+        engine = self.engine.currentData()
+        self.choose_file.setVisible(engine == "file")
+        if engine == "file" and self.file_path:
+            self.choose_file.setText(self.file_path.name)
+        self._update_instruction()
+        problem = self._run_problem(box)
+        self.run.setEnabled(problem is None and self.controller.editable)
+        self.run.setToolTip(problem or "Run the repair on a worker; you can keep reviewing")
+        self._update_actions()
+
+    def current_role(self) -> ImageRole | None:
+        data = self.role.currentData()  # Qt hands enum data back as a plain string
+        return ImageRole(data) if data else None
+
+    def current_box(self) -> Box | None:
+        role = self.current_role()
+        return self._selected_box(role) if role is not None else None
+
+    def _run_problem(self, box: Box | None) -> str | None:
+        if self.case is None:
+            return "no case is open"
+        if box is None:
+            return "select or draw a box first"
+        engine = self.engine.currentData()
+        if engine in ("opencv-telea", "opencv-ns") and self.op.currentData() == "swap":
+            return "swap needs a generative engine (Gemini, or a file from an editor)"
+        if engine == "file" and self.file_path is None:
+            return "choose the image file first"
+        return None
+
+    def _update_instruction(self) -> None:
+        text = instruction(
+            self.op.currentData() or "remove",
+            self.source.text(),
+            self.target.text(),
+            self.refine.text(),
+        )
+        if self.instruction.toPlainText() != text:
+            self.instruction.setPlainText(text)
+
+    def _update_running(self) -> None:
+        mine = self.jobs.for_case(self.case.case_id) if self.case else []
+        self.progress.setVisible(bool(mine))
+        self.cancel.setVisible(bool(mine))
+        total = len(self.jobs.jobs)
+        others = total - len(mine)
+        text = f"{len(mine)} repair(s) running on this case" if mine else ""
+        if others:
+            text += f"{' · ' if text else ''}{others} on other cases"
+        self.status.setText(text)
+
+    # --- running ------------------------------------------------------------------------------
+
+    def params(self) -> BlendParams:
+        return BlendParams(
+            margin_fraction=self.margin.value(),
+            grow_px=None if self.grow.value() < 0 else self.grow.value(),
+            feather_px=None if self.feather.value() < 0 else self.feather.value(),
+        )
+
+    def run_repair(self) -> bool:
+        box = self.current_box()
+        problem = self._run_problem(box)
+        if problem or self.case is None or box is None:
+            self.status.setText(problem or "")
+            return False
+        name = self.engine.currentData()
+        engine = make_engine(name, model=self.settings.gemini_model, file=self.file_path)
+        reason = engine.unavailable_reason()
+        if reason:
+            self.status.setText(reason)
+            return False
+        self.jobs.submit(
+            self.case,
+            self.role.currentData(),
+            box,
+            self.op.currentData(),
+            engine,
+            self.instruction.toPlainText(),
+            self.params(),
+        )
+        self._update_running()
+        return True
+
+    def _cancel_jobs(self) -> None:
+        if self.case is not None:
+            for job in self.jobs.for_case(self.case.case_id):
+                self.jobs.cancel(job.id)
+
+    def _choose_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Image made in another editor", "", "Images (*.png *.jpg *.jpeg *.webp)"
+        )
+        if path:
+            self.file_path = Path(path)
+            self.refresh()
+
+    # --- previews -----------------------------------------------------------------------------
+
+    def _fill_previews(self) -> None:
+        current = self.selected_repair()
+        self.previews.blockSignals(True)
+        self.previews.clear()
+        repairs = self.case.review.repairs if self.case else []
+        for record in reversed(repairs):
+            text = (
+                f"{record.id} · {record.op} · {record.engine} · "
+                f"{STATUS_TEXT.get(record.status, record.status)}"
+            )
+            if record.warnings:
+                text = "⚠ " + text
+            item = QListWidgetItem(text)
+            item.setData(Qt.ItemDataRole.UserRole, record.id)
+            tip = [record.instruction]
+            if record.seam is not None:
+                tip.append(f"seam score {record.seam:.2f} (1.0 = no visible seam)")
+            tip += [f"warning: {w}" for w in record.warnings]
+            item.setToolTip("\n".join(tip))
+            self.previews.addItem(item)
+            if current is not None and record.id == current.id:
+                self.previews.setCurrentItem(item)
+        self.previews.blockSignals(False)
+        self._update_actions()
+
+    def selected_repair(self) -> RepairRecord | None:
+        item = self.previews.currentItem()
+        if item is None or self.case is None:
+            return None
+        repair_id = item.data(Qt.ItemDataRole.UserRole)
+        return next((r for r in self.case.review.repairs if r.id == repair_id), None)
+
+    def select_repair(self, repair_id: str) -> None:
+        for row in range(self.previews.count()):
+            if self.previews.item(row).data(Qt.ItemDataRole.UserRole) == repair_id:
+                self.previews.setCurrentRow(row)
+                return
+
+    def _on_preview_changed(self, *_: object) -> None:
+        self._update_actions()
+        self.preview_selected.emit(self.selected_repair())
+
+    def _update_actions(self) -> None:
+        record = self.selected_repair()
+        status = record.status if record else None
+        editable = self.controller.editable
+        self.accept.setEnabled(editable and status in ("preview", "reverted", "discarded"))
+        self.discard.setEnabled(editable and status == "preview")
+        self.revert.setEnabled(editable and status == "accepted")
+        self.again.setEnabled(editable and record is not None)
+
+    def _act(self, action: Callable[[str], bool]) -> None:
+        record = self.selected_repair()
+        if record is not None:
+            action(record.id)
+
+    def _repair_again(self) -> None:
+        """Run the selected repair's request once more (engines give new answers)."""
+        record = self.selected_repair()
+        if record is None or self.case is None:
+            return
+        engine = make_engine(
+            record.engine, model=record.model or self.settings.gemini_model, file=self.file_path
+        )
+        reason = engine.unavailable_reason()
+        if reason:
+            self.status.setText(reason)
+            return
+        self.jobs.submit(
+            self.case,
+            ImageRole(record.image_role),
+            record.box,
+            record.op,
+            engine,
+            record.instruction,
+            self.params(),
+        )
+        self._update_running()

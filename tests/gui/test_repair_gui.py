@@ -1,0 +1,176 @@
+"""Repairing in the window: box, run on the pool, compare, accept, undo, revert."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fakes.gemini_server import FakeGemini, image_reply
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import QApplication
+
+from sabre_desk.core.spec import ImageRole
+from sabre_desk.gui.canvas.image_canvas import ImageCanvas
+from sabre_desk.gui.main_window import MainWindow
+
+CASE = "ctx03_wrench_banana"
+EDITED = ImageRole.EDITED
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def review(root: Path, case_id: str = CASE) -> dict:
+    return json.loads((root / "cases" / case_id / "reviews" / "alice.json").read_text())
+
+
+def at(canvas: ImageCanvas, fx: float, fy: float) -> QPoint:
+    w, h = canvas.image_size
+    return canvas.mapFromScene(QPointF(fx * w, fy * h))
+
+
+def box_the_fragment(qtbot, window: MainWindow) -> None:
+    canvas = window.compare.canvases[EDITED]
+    canvas.setFocus()
+    viewport = canvas.viewport()
+    start, end = at(canvas, 0.345, 0.595), at(canvas, 0.41, 0.69)
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=start)
+    qtbot.mouseMove(viewport, (start + end) / 2)
+    qtbot.mouseMove(viewport, end)
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=end)
+    qtbot.waitUntil(lambda: window.repair_ui.panel.current_box() is not None, timeout=2000)
+
+
+def press(qtbot, key: Qt.Key, modifier=Qt.KeyboardModifier.NoModifier) -> None:
+    qtbot.keyClick(QApplication.focusWidget(), key, modifier)
+
+
+@pytest.fixture
+def repairing(window: MainWindow, open_case: Callable, demo_project: Path) -> MainWindow:
+    open_case(window, demo_project, CASE)
+    return window
+
+
+def test_repair_compare_accept_undo_and_revert(
+    qtbot,
+    repairing: MainWindow,
+    demo_project: Path,
+) -> None:
+    window, folder = repairing, demo_project / "cases" / CASE
+    original = sha(folder / "edited.png")
+    box_the_fragment(qtbot, window)
+    panel = window.repair_ui.panel
+    assert panel.engine.currentData() == "opencv-telea"
+    press(qtbot, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: panel.previews.count() == 1, timeout=10000)
+    record = review(demo_project)["repairs"][0]
+    assert record["status"] == "preview" and record["engine"] == "opencv-telea"
+    assert (folder / record["preview"]).is_file()
+    assert sha(folder / "edited.png") == original
+    # the comparison: current image on the left, the preview on the right
+    qtbot.waitUntil(
+        lambda: window.compare.captions[ImageRole.EDITED].text().startswith("Repair r1"),
+        timeout=5000,
+    )
+    assert window.compare.captions[ImageRole.BASE].text() == "Edited (current)"
+
+    panel.accept.click()
+    qtbot.waitUntil(lambda: review(demo_project)["repairs"][0]["status"] == "accepted")
+    saved = review(demo_project)
+    assert sha(folder / "edited.png") == sha(folder / record["preview"])
+    assert sha(folder / saved["repairs"][0]["backup"]) == original
+    assert saved["decision"] == "needs_recheck"
+
+    window.compare.canvases[EDITED].setFocus()
+    press(qtbot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # undo = revert
+    qtbot.waitUntil(lambda: review(demo_project)["repairs"][0]["status"] == "reverted")
+    assert sha(folder / "edited.png") == original
+    press(
+        qtbot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
+    qtbot.waitUntil(lambda: review(demo_project)["repairs"][0]["status"] == "accepted")
+    panel.select_repair("r1")
+    panel.revert.click()
+    qtbot.waitUntil(lambda: review(demo_project)["repairs"][0]["status"] == "reverted")
+    assert sha(folder / "edited.png") == original
+    events = [json.loads(x)["event"] for x in (folder / "history.jsonl").read_text().splitlines()]
+    assert events.count("repair_accepted") == 2 and events.count("repair_reverted") == 2
+
+
+def test_a_repair_lands_in_its_case_after_the_reviewer_moved_on(
+    qtbot,
+    repairing: MainWindow,
+    demo_project: Path,
+) -> None:
+    window = repairing
+    box_the_fragment(qtbot, window)
+    window.repair_ui.panel.run_repair()
+    with qtbot.waitSignal(window.images_shown, timeout=10000):
+        window.go("next")  # away before the job lands
+    qtbot.waitUntil(lambda: not window.repair_ui.jobs.jobs, timeout=10000)
+    qtbot.waitUntil(lambda: "repairs" in review(demo_project), timeout=3000)
+    assert review(demo_project)["repairs"][0]["status"] == "preview"
+    assert window.project.entry(CASE).pending_repair
+    row = window.case_list.model.row_of(CASE)
+    assert "repair preview is waiting" in window.case_list.model.index(row).data(
+        Qt.ItemDataRole.ToolTipRole
+    )
+
+
+def test_gemini_is_offered_only_with_a_key(
+    window: MainWindow, open_case: Callable, demo_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    open_case(window, demo_project, CASE)
+    combo = window.repair_ui.panel.engine
+    model = combo.model()
+    assert isinstance(model, QStandardItemModel)
+    item = model.item(combo.findData("gemini"))
+    assert not item.isEnabled()
+    assert "GEMINI_API_KEY" in item.toolTip()
+
+
+@pytest.fixture
+def fake_gemini(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGemini]:
+    server = FakeGemini()
+    monkeypatch.setenv("GEMINI_API_KEY", "k" * 32)
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
+    yield server
+    server.close()
+
+
+def test_a_swap_with_the_fake_gemini_server_and_a_cancel(
+    qtbot,
+    fake_gemini: FakeGemini,
+    window: MainWindow,
+    open_case: Callable,
+    demo_project: Path,
+) -> None:
+    open_case(window, demo_project, CASE)
+    panel = window.repair_ui.panel
+    box_the_fragment(qtbot, window)
+    panel.engine.setCurrentIndex(panel.engine.findData("gemini"))
+    panel.op.setCurrentIndex(panel.op.findData("swap"))
+    assert "replace the wrench with a banana" in panel.instruction.toPlainText()
+    assert panel.run.isEnabled()
+    panel.run.click()
+    qtbot.waitUntil(lambda: panel.previews.count() == 1, timeout=15000)
+    record = review(demo_project)["repairs"][0]
+    assert record["engine"] == "gemini" and record["model"] == "gemini-3.1-flash-image"
+    assert len(fake_gemini.requests) == 1
+
+    slow = image_reply()
+    slow.delay_s = 3.0
+    fake_gemini.script = [slow]
+    panel.again.click()  # the preview is selected: run the same request once more
+    qtbot.waitUntil(lambda: panel.cancel.isVisible(), timeout=2000)
+    panel.cancel.click()
+    qtbot.waitUntil(lambda: not window.repair_ui.jobs.jobs, timeout=15000)
+    qtbot.wait(200)
+    assert len(review(demo_project)["repairs"]) == 1  # the cancelled one was never recorded
