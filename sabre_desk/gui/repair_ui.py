@@ -42,6 +42,7 @@ class RepairUi(QObject):
         window.case_panel_dock.raise_()
         self.panel: RepairPanel | None = None
         self.previewing: RepairRecord | None = None
+        self._zoom_box: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)
         self.run_action = QAction("&Repair the Selected Box", window)
         self.run_action.setShortcut(QKeySequence("Ctrl+R"))
         self.run_action.triggered.connect(self.run)
@@ -109,10 +110,19 @@ class RepairUi(QObject):
         compare.captions[RIGHT].setText(f"Repair {record.id} · {record.engine} · {label}")
         current = case.images.get(role)
         preview = case.folder / record.preview
+        self._zoom_box = record.box
+        self.w.compare.all_painted.connect(
+            self._zoom_to_repair, Qt.ConnectionType.SingleShotConnection
+        )
         self.w.show_files(
             {LEFT: current, RIGHT: preview},
             [Box(image_role=r, label="repair", box=record.box) for r in (LEFT, RIGHT)],
         )
+
+    def _zoom_to_repair(self) -> None:
+        """Like DLEBench's crops: both sides zoomed in on the repaired region."""
+        if self.previewing is not None:
+            self.w.compare.canvases[LEFT].zoom_to(self._zoom_box)
 
     def _leave_preview(self, redraw: bool = False) -> None:
         if self.previewing is None:

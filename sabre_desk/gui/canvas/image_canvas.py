@@ -188,6 +188,23 @@ class ImageCanvas(QGraphicsView):
         self.fitInView(self.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
         self._after_zoom()
 
+    def zoom_to(self, box: tuple[float, float, float, float], context: float = 2.0) -> None:
+        """Show a normalized box with *context* times its size around it."""
+        size = self.image_size
+        if size is None:
+            return
+        w, h = size
+        x0, y0, x1, y1 = box
+        cx, cy = (x0 + x1) / 2 * w, (y0 + y1) / 2 * h
+        half_w = max((x1 - x0) * w * (1 + context) / 2, 16.0)
+        half_h = max((y1 - y0) * h * (1 + context) / 2, 16.0)
+        view = self.viewport().rect()
+        zoom = min(view.width() / (2 * half_w), view.height() / (2 * half_h))
+        self._fit_mode = False
+        self.setTransform(QTransform.fromScale(zoom, zoom))
+        self.centerOn(QPointF(cx, cy))
+        self.view_changed.emit()
+
     def actual_size(self) -> None:
         """One image pixel per physical screen pixel (sharp on high-DPI screens too)."""
         self.set_zoom(1.0 / self.devicePixelRatioF())

@@ -97,6 +97,8 @@ class RepairPanel(QWidget):
         self.discard = QPushButton("Discard")
         self.revert = QPushButton("Revert")
         self.again = QPushButton("Repair again")
+        self.back = QPushButton("Back to the case")
+        self.back.setToolTip("Leave the comparison and show the case's images and boxes")
 
         form = QFormLayout()
         form.addRow("Image", self.role)
@@ -120,7 +122,7 @@ class RepairPanel(QWidget):
         run_row.addWidget(self.progress, 1)
         run_row.addWidget(self.cancel)
         actions = QHBoxLayout()
-        for button in (self.accept, self.discard, self.revert, self.again):
+        for button in (self.accept, self.discard, self.revert, self.again, self.back):
             actions.addWidget(button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -144,6 +146,7 @@ class RepairPanel(QWidget):
         self.discard.clicked.connect(lambda: self._act(self.controller.discard_repair))
         self.revert.clicked.connect(lambda: self._act(self.controller.revert_repair))
         self.again.clicked.connect(self._repair_again)
+        self.back.clicked.connect(lambda: self.previews.setCurrentRow(-1))
         controller.case_loaded.connect(self._on_case_loaded)
         controller.review_changed.connect(self._on_review_changed)
         jobs.count_changed.connect(lambda _n: self._update_running())
@@ -191,7 +194,9 @@ class RepairPanel(QWidget):
         """Re-read the selected box, engine state and buttons."""
         box = self.current_box()
         role = self.current_role()
-        if box is None:
+        if self.selected_repair() is not None:
+            self.box_label.setText("Comparing a repair: “Back to the case” to pick a box")
+        elif box is None:
             where = role.value if role else "the image"
             self.box_label.setText(f"Draw or select a box on the {where} image")
         else:
@@ -334,8 +339,8 @@ class RepairPanel(QWidget):
                 return
 
     def _on_preview_changed(self, *_: object) -> None:
-        self._update_actions()
         self.preview_selected.emit(self.selected_repair())
+        self.refresh()
 
     def _update_actions(self) -> None:
         record = self.selected_repair()
@@ -345,6 +350,7 @@ class RepairPanel(QWidget):
         self.discard.setEnabled(editable and status == "preview")
         self.revert.setEnabled(editable and status == "accepted")
         self.again.setEnabled(editable and record is not None)
+        self.back.setEnabled(record is not None)
 
     def _act(self, action: Callable[[str], bool]) -> None:
         record = self.selected_repair()
