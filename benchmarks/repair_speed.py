@@ -22,11 +22,11 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from sabre_desk.demo.writer import build_demo_cases  # noqa: E402
-from sabre_desk.engines.base import EngineReply, EngineRequest  # noqa: E402
-from sabre_desk.imaging.blend import (  # noqa: E402
+from sabre_desk.demo.writer import build_demo_cases
+from sabre_desk.engines.base import EngineReply, EngineRequest
+from sabre_desk.imaging.blend import (
     OpenSides,
     blend,
     hard_paste_mask,
@@ -34,7 +34,7 @@ from sabre_desk.imaging.blend import (  # noqa: E402
     seam_score,
     soft_mask,
 )
-from sabre_desk.imaging.patch import PixelRect  # noqa: E402
+from sabre_desk.imaging.patch import PixelRect
 
 
 def blend_timing() -> tuple[float, float]:
