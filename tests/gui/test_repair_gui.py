@@ -174,3 +174,6 @@ def test_a_swap_with_the_fake_gemini_server_and_a_cancel(
     qtbot.waitUntil(lambda: not window.repair_ui.jobs.jobs, timeout=15000)
     qtbot.wait(200)
     assert len(review(demo_project)["repairs"]) == 1  # the cancelled one was never recorded
+    for path in demo_project.rglob("*"):  # the API key reached no project file
+        if path.is_file():
+            assert b"k" * 32 not in path.read_bytes(), path
