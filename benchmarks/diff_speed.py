@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from case_switch import photo_like  # noqa: E402
+from case_switch import photo_like
 
-from sabre_desk.imaging.diff import change_map, score_outside  # noqa: E402
+from sabre_desk.imaging.diff import change_map, score_outside
 
 
 def main() -> None:
@@ -29,9 +29,11 @@ def main() -> None:
         result = score_outside(change_map(base, edited), (0.43, 0.38, 0.64, 0.54), "bench")
         times.append((time.perf_counter() - t0) * 1e3)
     assert result is not None
-    print(f"change map of a 2048×2048 pair: median {statistics.median(times):.0f} ms, "
-          f"min {min(times):.0f} ms (work size {result.size[0]}×{result.size[1]}); "
-          f"{len(result.regions)} regions, {len(result.outside_regions)} outside the edit")
+    print(
+        f"change map of a 2048×2048 pair: median {statistics.median(times):.0f} ms, "
+        f"min {min(times):.0f} ms (work size {result.size[0]}×{result.size[1]}); "
+        f"{len(result.regions)} regions, {len(result.outside_regions)} outside the edit"
+    )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from sabre_desk.settings import load_settings, resolve_reviewer
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 DEFAULT_DEMO_DIR = "sabre-desk-demo"
-COMMANDS = ("open", "demo", "validate", "stats", "repair")
+COMMANDS = ("open", "demo", "validate", "stats", "repair", "diff")
 
 
 class CliError(Exception):
@@ -102,6 +102,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--grow", type=int, help="mask growth in pixels")
     p.add_argument("--feather", type=int, help="mask fall-off in pixels")
     p.add_argument("--accept", action="store_true", help="accept the preview at once")
+
+    p = sub.add_parser(
+        "diff",
+        parents=[common],
+        help="what changed between Base and Edited (regions, outside score)",
+    )
+    p.add_argument("project", type=Path)
+    p.add_argument("case")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--png", type=Path, metavar="OUT", help="write the overlay picture")
 
     p = sub.add_parser("stats", parents=[common], help="cases per subset and decision")
     p.add_argument("project", type=Path)
@@ -235,12 +245,19 @@ def cmd_repair(args: argparse.Namespace) -> int:
     return run_repair_command(project, args)
 
 
+def cmd_diff(args: argparse.Namespace) -> int:
+    from sabre_desk.cli_diff import run_diff_command
+
+    return run_diff_command(_open_project(args.project, _reviewer(args)), args)
+
+
 HANDLERS = {
     "open": cmd_open,
     "demo": cmd_demo,
     "validate": cmd_validate,
     "stats": cmd_stats,
     "repair": cmd_repair,
+    "diff": cmd_diff,
 }
 
 

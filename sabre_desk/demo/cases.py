@@ -146,6 +146,7 @@ def ctx_tape_bagel(rng: np.random.Generator) -> DemoCase:
             source_entity="roll of masking tape",
             target_entity="plain bagel",
             review_location="centre of the bench, between the hammer and the screwdriver",
+            review_box="0.45,0.56,0.59,0.76",
         ),
         four_probes("a roll of masking tape", "a plain bagel"),
         [
@@ -168,8 +169,11 @@ def ctx_tape_bagel(rng: np.random.Generator) -> DemoCase:
 
 
 def ctx_apple_tennis_ball(rng: np.random.Generator) -> DemoCase:
+    """Defect: the edit also moved the glass of water (a scene change outside the edit)."""
+    state = rng.bit_generator.state
     base = scenes.kitchen_table(rng)
-    edited = base.copy()
+    rng.bit_generator.state = state
+    edited = scenes.kitchen_table(rng, glass_x=652)
     draw.apple(base, 350, 350)
     draw.apple(base, 420, 360, 24, (120, 170, 40))
     draw.apple(edited, 420, 360, 24, (120, 170, 40))
@@ -184,13 +188,17 @@ def ctx_apple_tennis_ball(rng: np.random.Generator) -> DemoCase:
             source_entity="red apple",
             target_entity="tennis ball",
             review_location="left side of the plate",
+            review_box="0.40,0.60,0.51,0.78",
         ),
         four_probes("a red apple", "a tennis ball"),
         [
             ("source", "base", "the red apple on the plate"),
             ("target", "edited", "the tennis ball on the plate"),
         ],
-        ["The green apple stays; only the red one is replaced."],
+        [
+            "The green apple stays; only the red one is replaced.",
+            "Known defect in this demo: the glass of water moved to the right as well.",
+        ],
     )
     return DemoCase(
         "ctx02_apple_tennis_ball",
@@ -217,7 +225,10 @@ def ctx_wrench_banana(rng: np.random.Generator) -> DemoCase:
         "A workbench with a hammer, a screwdriver and an open-ended wrench lying on the bench.",
         f"Replace the wrench with a ripe banana lying in the same place. {KEEP_REST}",
         attrs(
-            source_entity="wrench", target_entity="banana", review_location="centre of the bench"
+            source_entity="wrench",
+            target_entity="banana",
+            review_location="centre of the bench",
+            review_box="0.34,0.52,0.64,0.76",
         ),
         four_probes("a wrench", "a banana"),
         [

@@ -30,7 +30,7 @@ def workbench(rng: np.random.Generator) -> np.ndarray:
     return img
 
 
-def kitchen_table(rng: np.random.Generator) -> np.ndarray:
+def kitchen_table(rng: np.random.Generator, glass_x: int = 620) -> np.ndarray:
     """A tiled wall, a table with a gingham cloth, a plate and a glass."""
     img = draw.canvas(W, H, (230, 226, 214))
     for y in range(0, 200, 40):
@@ -46,8 +46,8 @@ def kitchen_table(rng: np.random.Generator) -> np.ndarray:
         cloth[k : k + 24] = band.astype(np.uint8)
     img[200:] = cloth
     draw.plate(img, 380, 360, 120)
-    draw.cylinder_upright(img, 620, 330, 26, 8, 90, (214, 226, 232))  # a glass of water
-    cv2.ellipse(img, (620, 270), (22, 6), 0, 0, 360, (190, 210, 226), -1, draw.AA)
+    draw.cylinder_upright(img, glass_x, 330, 26, 8, 90, (214, 226, 232))  # a glass of water
+    cv2.ellipse(img, (glass_x, 270), (22, 6), 0, 0, 360, (190, 210, 226), -1, draw.AA)
     draw.add_noise(img, rng, 2.5)
     return img
 

@@ -34,8 +34,12 @@ class Region:
     outside: bool = False  # lies outside the edit
 
     def to_json(self) -> dict:
-        return {"box": [round(v, 4) for v in self.box], "area": round(self.area, 5),
-                "mean_change": round(self.mean_change, 2), "outside": self.outside}
+        return {
+            "box": [round(v, 4) for v in self.box],
+            "area": round(self.area, 5),
+            "mean_change": round(self.mean_change, 2),
+            "outside": self.outside,
+        }
 
 
 @dataclass
@@ -61,12 +65,16 @@ class ChangeMap:
         return self.outside_share > 0.2 and outside_area > 0.001
 
     def to_json(self) -> dict:
-        return {"size": list(self.size), "threshold": round(self.threshold, 2),
-                "regions": [r.to_json() for r in self.regions],
-                "edit_box": list(self.edit_box) if self.edit_box else None,
-                "edit_box_source": self.edit_box_source,
-                "outside_share": round(self.outside_share, 4),
-                "possibly_scene_changed": self.possibly_scene_changed, "notes": self.notes}
+        return {
+            "size": list(self.size),
+            "threshold": round(self.threshold, 2),
+            "regions": [r.to_json() for r in self.regions],
+            "edit_box": list(self.edit_box) if self.edit_box else None,
+            "edit_box_source": self.edit_box_source,
+            "outside_share": round(self.outside_share, 4),
+            "possibly_scene_changed": self.possibly_scene_changed,
+            "notes": self.notes,
+        }
 
 
 def _work_size(width: int, height: int) -> tuple[int, int]:
@@ -92,7 +100,7 @@ def _aligned_delta(lab_e: np.ndarray, lab_b: np.ndarray, reach: int = 1) -> np.n
     best = np.full((h, w), np.inf, np.float32)
     for dy in range(2 * reach + 1):
         for dx in range(2 * reach + 1):
-            d = lab_e - padded[dy:dy + h, dx:dx + w]
+            d = lab_e - padded[dy : dy + h, dx : dx + w]
             np.minimum(best, np.einsum("ijk,ijk->ij", d, d), out=best)
     return np.sqrt(best, out=best)
 
@@ -119,8 +127,9 @@ def change_map(base: np.ndarray, edited: np.ndarray) -> ChangeMap:
     k = max(3, (min(size) // 200) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     cleaned = cv2.morphologyEx(raw, cv2.MORPH_OPEN, kernel)
-    cleaned = cv2.morphologyEx(cleaned, cv2.MORPH_CLOSE, cv2.getStructuringElement(
-        cv2.MORPH_ELLIPSE, (3 * k, 3 * k)))
+    cleaned = cv2.morphologyEx(
+        cleaned, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3 * k, 3 * k))
+    )
     count, labels, stats, _ = cv2.connectedComponentsWithStats(cleaned)
     w, h = size
     min_area = MIN_REGION_FRACTION * w * h
@@ -132,8 +141,13 @@ def change_map(base: np.ndarray, edited: np.ndarray) -> ChangeMap:
             continue
         inside = labels == i
         keep |= inside
-        regions.append(Region((x / w, y / h, (x + rw) / w, (y + rh) / h), area / (w * h),
-                              float(delta[inside].mean())))
+        regions.append(
+            Region(
+                (x / w, y / h, (x + rw) / w, (y + rh) / h),
+                area / (w * h),
+                float(delta[inside].mean()),
+            )
+        )
     regions.sort(key=lambda r: r.area, reverse=True)
     return ChangeMap(size, threshold, delta, keep, regions, notes)
 
@@ -143,8 +157,12 @@ def _grow(box: tuple[float, float, float, float], by: float) -> tuple[float, ...
     return (max(0.0, x0 - by), max(0.0, y0 - by), min(1.0, x1 + by), min(1.0, y1 + by))
 
 
-def score_outside(result: ChangeMap, edit_box: tuple[float, float, float, float] | None,
-                  source: str, tolerance: float = 0.02) -> ChangeMap:
+def score_outside(
+    result: ChangeMap,
+    edit_box: tuple[float, float, float, float] | None,
+    source: str,
+    tolerance: float = 0.02,
+) -> ChangeMap:
     """Mark regions outside the edit and the share of changed area there.
 
     Without an edit box the largest change is taken to be the edit (and said so).
@@ -158,7 +176,7 @@ def score_outside(result: ChangeMap, edit_box: tuple[float, float, float, float]
     w, h = result.size
     x0, y0, x1, y1 = _grow(edit_box, tolerance)
     inside = np.zeros((h, w), bool)
-    inside[int(y0 * h):int(np.ceil(y1 * h)), int(x0 * w):int(np.ceil(x1 * w))] = True
+    inside[int(y0 * h) : int(np.ceil(y1 * h)), int(x0 * w) : int(np.ceil(x1 * w))] = True
     changed = result.changed
     result.outside_share = float((changed & ~inside).sum()) / float(changed.sum())
     for region in result.regions:
@@ -176,19 +194,32 @@ def overlay(edited: np.ndarray, result: ChangeMap, alpha: float = 0.55) -> np.nd
     h, w = edited.shape[:2]
     heat = np.clip(result.delta / (2.0 * result.threshold), 0.0, 1.0)
     heat = cv2.resize(heat, (w, h), interpolation=cv2.INTER_LINEAR)
-    changed = cv2.resize(result.changed.astype(np.uint8), (w, h),
-                         interpolation=cv2.INTER_NEAREST).astype(bool)
+    changed = cv2.resize(
+        result.changed.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST
+    ).astype(bool)
     colored = cv2.applyColorMap((heat * 255).astype(np.uint8), cv2.COLORMAP_INFERNO)[..., ::-1]
     out = edited.copy()
     out[changed] = (edited[changed] * (1 - alpha) + colored[changed] * alpha).astype(np.uint8)
     thickness = max(2, min(w, h) // 300)
     if result.edit_box is not None:
         x0, y0, x1, y1 = result.edit_box
-        cv2.rectangle(out, (int(x0 * w), int(y0 * h)), (int(x1 * w), int(y1 * h)),
-                      (255, 170, 0), thickness, cv2.LINE_AA)
+        cv2.rectangle(
+            out,
+            (int(x0 * w), int(y0 * h)),
+            (int(x1 * w), int(y1 * h)),
+            (255, 170, 0),
+            thickness,
+            cv2.LINE_AA,
+        )
     for region in result.regions:
         x0, y0, x1, y1 = region.box
         color = (230, 30, 60) if region.outside else (40, 200, 255)
-        cv2.rectangle(out, (int(x0 * w), int(y0 * h)), (int(x1 * w), int(y1 * h)), color,
-                      thickness, cv2.LINE_AA)
+        cv2.rectangle(
+            out,
+            (int(x0 * w), int(y0 * h)),
+            (int(x1 * w), int(y1 * h)),
+            color,
+            thickness,
+            cv2.LINE_AA,
+        )
     return out

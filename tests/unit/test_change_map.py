@@ -16,12 +16,23 @@ def textured(width: int = 640, height: int = 480, seed: int = 3) -> np.ndarray:
     """A busy, photo-like scene: shaded background, many shapes, fine grain."""
     rng = np.random.default_rng(seed)
     yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
-    img = np.dstack([110 + 60 * np.sin(xx / 37.0), 100 + 50 * np.cos(yy / 23.0),
-                     130 + 40 * np.sin((xx + yy) / 51.0)]).astype(np.uint8)
+    img = np.dstack(
+        [
+            110 + 60 * np.sin(xx / 37.0),
+            100 + 50 * np.cos(yy / 23.0),
+            130 + 40 * np.sin((xx + yy) / 51.0),
+        ]
+    ).astype(np.uint8)
     for _ in range(120):
         c = tuple(int(v) for v in rng.integers(0, 255, 3))
-        cv2.circle(img, (int(rng.integers(0, width)), int(rng.integers(0, height))),
-                   int(rng.integers(3, 25)), c, -1, cv2.LINE_AA)
+        cv2.circle(
+            img,
+            (int(rng.integers(0, width)), int(rng.integers(0, height))),
+            int(rng.integers(3, 25)),
+            c,
+            -1,
+            cv2.LINE_AA,
+        )
     noise = rng.normal(0, 2.5, img.shape[:2])[:, :, None]
     return np.clip(img + noise, 0, 255).astype(np.uint8)
 
@@ -47,8 +58,7 @@ def norm(box_px: tuple[int, int, int, int], w: int = 640, h: int = 480) -> tuple
     return (box_px[0] / w, box_px[1] / h, box_px[2] / w, box_px[3] / h)
 
 
-@pytest.mark.parametrize("box_px", [(200, 150, 320, 260), (20, 30, 90, 110),
-                                    (500, 360, 630, 470)])
+@pytest.mark.parametrize("box_px", [(200, 150, 320, 260), (20, 30, 90, 110), (500, 360, 630, 470)])
 def test_a_planted_change_is_found_with_its_box(box_px: tuple[int, int, int, int]) -> None:
     base = textured()
     result = change_map(base, plant(base, box_px, seed=9))

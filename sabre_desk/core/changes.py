@@ -1,0 +1,55 @@
+"""The change map of one case, with the edit region taken from the review or the spec."""
+
+from __future__ import annotations
+
+from sabre_desk.core.errors import ImageError
+from sabre_desk.core.project import Case
+from sabre_desk.core.spec import ImageRole
+from sabre_desk.imaging.diff import ChangeMap, change_map, score_outside
+from sabre_desk.imaging.io import load_image
+
+Box = tuple[float, float, float, float]
+
+
+def parse_box(text: str | None) -> Box | None:
+    """'x0,y0,x1,y1' (normalized) → a box, or None when it is not one."""
+    if not text:
+        return None
+    try:
+        values = [float(v) for v in text.replace(" ", "").split(",")]
+    except ValueError:
+        return None
+    if len(values) != 4:
+        return None
+    x0, y0, x1, y1 = values
+    return (x0, y0, x1, y1) if 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1 else None
+
+
+def edit_box(case: Case) -> tuple[Box | None, str]:
+    """Where the edit is: the reviewer's target box on Edited, else any of their Edited
+    boxes, else the spec's ``review_box`` task attribute ("x0,y0,x1,y1")."""
+    edited = [b for b in case.review.boxes if b.image_role is ImageRole.EDITED]
+    for box in edited:
+        if box.label == "target":
+            return box.box, "your target box"
+    if edited:
+        return edited[0].box, "your box on Edited"
+    spec_box = parse_box(case.spec.attribute("review_box"))
+    if spec_box is not None:
+        return spec_box, "the spec's review_box"
+    return None, ""
+
+
+def case_change_map(case: Case) -> ChangeMap:
+    """Decode both images and compare them (slow: run it on a worker)."""
+    if ImageRole.BASE not in case.spec.image_roles:
+        raise ImageError("a single-image case has nothing to compare", case.folder, case.case_id)
+    for role in (ImageRole.BASE, ImageRole.EDITED):
+        if role not in case.images:
+            problem = case.image_problems.get(role)
+            raise problem or ImageError(f"no {role.value} image", case.folder, case.case_id)
+    result = change_map(
+        load_image(case.images[ImageRole.BASE]), load_image(case.images[ImageRole.EDITED])
+    )
+    box, source = edit_box(case)
+    return score_outside(result, box, source)
