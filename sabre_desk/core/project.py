@@ -78,6 +78,8 @@ class CaseEntry:
     problem_file: Path | None = None
     #: a repair preview is waiting for the reviewer to accept or discard it
     pending_repair: bool = False
+    #: the change map found changes well outside the edit (None: not compared yet)
+    changes_outside: bool | None = None
 
     @property
     def folder(self) -> Path:

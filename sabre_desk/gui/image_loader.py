@@ -79,8 +79,7 @@ class ImageLoader(QObject):
         """
         dropped = 0
         for key, worker in list(self._queued.items()):
-            if key not in keep and self.pool.tryTake(worker):
-                worker.forget()
+            if key not in keep and worker.withdraw(self.pool):
                 del self._queued[key]
                 self._in_flight.discard(key)
                 dropped += 1

@@ -30,6 +30,7 @@ from sabre_desk.core.review import Box
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
+from sabre_desk.gui.changes_ui import ChangesUi
 from sabre_desk.gui.controller import CaseController, SaveState
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.menus import WindowActions
@@ -109,6 +110,8 @@ class MainWindow(QMainWindow):
         self._overlay: dict[ImageRole, list[Box]] | None = None  # boxes shown instead of review's
         self.repair_ui = RepairUi(self)
         self.actions_.add_to_edit(self.repair_ui.run_action)
+        self.changes_ui = ChangesUi(self)
+        self.actions_.add_to_view(self.changes_ui.action)
         self._restore_layout()
         self.statusBar().showMessage("Open a project folder (File > Open, or drop it here).")
 
@@ -137,6 +140,7 @@ class MainWindow(QMainWindow):
         mode = " [read-only]" if project.read_only else ""
         self.setWindowTitle(f"{project.name}{mode} — sabre-desk")
         self.case_list.set_entries(project.entries)
+        self.changes_ui.sweep(project)
         status = f"{project.root} · reviewer {self.reviewer} · {len(project.entries)} cases"
         if project.read_only:
             status += " · read-only: this folder cannot be written, nothing will be saved"
@@ -163,6 +167,10 @@ class MainWindow(QMainWindow):
         self.case_panel_dock.setWidget(self.case_panel)
         self.actions_.bind_undo(controller.undo_group)
         self.repair_ui.attach(controller)
+        self.case_panel.add_section(self.changes_ui.section)
+        controller.review_changed.connect(
+            lambda aspect: aspect in ("boxes", "all") and self.changes_ui.refresh()
+        )
         if old is not None:
             old.deleteLater()
 
@@ -467,8 +475,14 @@ class MainWindow(QMainWindow):
         self._save_settings()
         self._waiting.clear()
         self.repair_ui.jobs.shutdown()
+        self.changes_ui.shutdown()
         self.pool.waitForDone(5000)
         super().closeEvent(event)
+
+    def wait_for_background(self, timeout_ms: int = 5000) -> bool:
+        """Let image decodes, repairs and change maps finish (tests, benchmarks, quitting)."""
+        pools = (self.pool, self.repair_ui.jobs.pool, self.changes_ui.pool)
+        return all(pool.waitForDone(timeout_ms) for pool in pools)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls()

@@ -90,7 +90,7 @@ class WindowActions:
         self._add(go, "Go", "&Go to Case…", "Ctrl+G", window.go_to_case)
         self._add(go, "Go", "Focus Case &List", "Ctrl+L", lambda: window.case_list.view.setFocus())
 
-        view = bar.addMenu("&View")
+        self.view = view = bar.addMenu("&View")
         self._add(view, "View", "&Fit to Window", ["F", "Ctrl+0"], window.compare.fit)
         self._add(view, "View", "&Actual Size (100%)", "Ctrl+1", window.compare.actual_size)
         self._add(
@@ -100,7 +100,7 @@ class WindowActions:
         self.sync = self._add(view, "View", "&Synchronize Zoom and Pan", "S", self._toggle_sync)
         self.sync.setCheckable(True)
         self.sync.setChecked(window.compare.sync)
-        view.addSeparator()
+        self._view_anchor = view.addSeparator()
         view.addAction(window.cases_dock.toggleViewAction())
         view.addAction(window.case_panel_dock.toggleViewAction())
 
@@ -134,6 +134,10 @@ class WindowActions:
     def add_to_edit(self, action: QAction) -> None:
         self.edit.addAction(action)
         self.groups.setdefault("Edit", []).append(action)
+
+    def add_to_view(self, action: QAction) -> None:
+        self.view.insertAction(self._view_anchor, action)
+        self.groups.setdefault("View", []).append(action)
 
     def fill_recent(self) -> None:
         self.recent_menu.clear()

@@ -89,9 +89,8 @@ class RepairJobs(QObject):
         if job is None:
             return
         job.cancel.set()
-        if job.worker is not None and self.pool.tryTake(job.worker):
-            job.worker.forget()  # had not started: it never will
-            self._finish(job)
+        if job.worker is not None and job.worker.withdraw(self.pool):
+            self._finish(job)  # had not started: it never will
             self.cancelled.emit(job)
 
     def for_case(self, case_id: str) -> list[RepairJob]:
@@ -120,5 +119,6 @@ class RepairJobs(QObject):
     def shutdown(self, wait_ms: int = 3000) -> None:
         for job in list(self.jobs.values()):
             job.cancel.set()
-        self.pool.clear()
+            if job.worker is not None and job.worker.withdraw(self.pool):
+                self._finish(job)
         self.pool.waitForDone(wait_ms)

@@ -46,14 +46,21 @@ class Worker(QRunnable):
         with contextlib.suppress(RuntimeError):
             signal.emit(*args)
 
-    def start(self, pool: QThreadPool) -> None:
+    def start(self, pool: QThreadPool, priority: int = 0) -> None:
         Worker._running.add(self)
         self.signals.finished.connect(lambda: Worker._running.discard(self))
-        pool.start(self)
+        pool.start(self, priority)
 
     def forget(self) -> None:
         """Release a job taken back from the pool before it ran."""
         Worker._running.discard(self)
+
+    def withdraw(self, pool: QThreadPool) -> bool:
+        """Take the job back if it has not started; True when it never will."""
+        if pool.tryTake(self):
+            self.forget()
+            return True
+        return False
 
     @classmethod
     def in_flight(cls) -> int:

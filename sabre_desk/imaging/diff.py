@@ -62,7 +62,7 @@ class ChangeMap:
     def possibly_scene_changed(self) -> bool:
         """A hint, never a decision: clearly more changed than the marked edit."""
         outside_area = sum(r.area for r in self.outside_regions)
-        return self.outside_share > 0.2 and outside_area > 0.001
+        return bool(self.outside_share > 0.2 and outside_area > 0.001)
 
     def to_json(self) -> dict:
         return {
@@ -184,7 +184,7 @@ def score_outside(
         ix = max(0.0, min(rx1, x1) - max(rx0, x0))
         iy = max(0.0, min(ry1, y1) - max(ry0, y0))
         region_area = max(1e-9, (rx1 - rx0) * (ry1 - ry0))
-        region.outside = ix * iy / region_area < 0.5
+        region.outside = bool(ix * iy / region_area < 0.5)
     return result
 
 

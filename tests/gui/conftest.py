@@ -42,9 +42,8 @@ def make_window(qtbot, warnings_shown: list[str]) -> Iterator[Callable[..., Main
 
     yield make
     for win in windows:
-        win.pool.waitForDone(5000)
+        assert win.wait_for_background(15000), "pool work still running after 15 s"
     qtbot.waitUntil(lambda: Worker.in_flight() == 0, timeout=5000)
-    assert all(w.pool.activeThreadCount() == 0 for w in windows), "pool work left running"
 
 
 @pytest.fixture

@@ -86,3 +86,17 @@ def test_a_bad_reviewer_name_is_refused(demo_project: Path) -> None:
 def test_open_on_a_wrong_path_fails_in_the_terminal(tmp_path: Path) -> None:
     result = run("open", str(tmp_path / "nope"))
     assert result.returncode == 2 and "not a folder" in result.stderr
+
+
+def test_diff_reports_regions_and_writes_the_overlay(demo_project: Path, tmp_path: Path) -> None:
+    out = tmp_path / "overlay.png"
+    result = run("diff", str(demo_project), "ctx02_apple_tennis_ball", "--json", "--png", str(out))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert len(report["regions"]) == 2 and report["possibly_scene_changed"]
+    assert sum(r["outside"] for r in report["regions"]) == 1
+    assert out.is_file() and out.stat().st_size > 10_000
+    text = run("diff", str(demo_project), "ctx02_apple_tennis_ball").stdout
+    assert "OUTSIDE the edit" in text and "Scene changed" in text
+    single = run("diff", str(demo_project), "count01_apples")
+    assert single.returncode == 1 and "nothing to compare" in single.stderr

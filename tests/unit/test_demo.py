@@ -149,3 +149,15 @@ def test_writing_the_demo_into_a_non_empty_folder_is_refused(tmp_path: Path) -> 
     with pytest.raises(ProjectError, match="not empty"):
         write_demo_project(tmp_path)
     assert (tmp_path / "keep.txt").read_text() == "mine"
+
+
+def test_the_moved_glass_is_found_outside_the_edit(demo_master: Path) -> None:
+    from sabre_desk.core.changes import case_change_map
+
+    project = Project.open(demo_master, "alice")
+    result = case_change_map(project.load_case("ctx02_apple_tennis_ball"))
+    assert result.edit_box_source == "the spec's review_box"
+    assert len(result.regions) == 2 and len(result.outside_regions) == 1
+    assert result.possibly_scene_changed
+    clean = case_change_map(project.load_case("ctx01_tape_bagel"))
+    assert len(clean.regions) == 1 and not clean.possibly_scene_changed

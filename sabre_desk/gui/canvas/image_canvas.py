@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
 from sabre_desk.core import boxes as box_geometry
 from sabre_desk.core.review import Box
 from sabre_desk.gui.canvas.box_item import HANDLE_CURSORS, BoxItem
+from sabre_desk.gui.canvas.overlay_items import heat_item, region_item
 from sabre_desk.gui.canvas.pixmap_item import LeveledPixmapItem
 from sabre_desk.gui.qimage import DisplayImage, build_display_image
 
@@ -74,6 +75,7 @@ class ImageCanvas(QGraphicsView):
         self._gesture: tuple[str, QPointF, QRectF] | None = None
         self._press_view = QPointF()
         self._draft: BoxItem | None = None
+        self._overlay_items: list = []  # change heat and regions: drawn, never edited
 
     # --- image ---------------------------------------------------------------------------
 
@@ -87,12 +89,36 @@ class ImageCanvas(QGraphicsView):
     def message(self) -> str:
         return self._message
 
+    def set_overlay(
+        self, heat: QImage | None, regions: list[tuple[tuple[float, float, float, float], bool]]
+    ) -> None:
+        """Show (or with None and no regions, hide) the change heat and region outlines."""
+        for item in self._overlay_items:
+            self.scene().removeItem(item)
+        self._overlay_items = []
+        size = self.image_size
+        if size is None:
+            return
+        w, h = size
+        if heat is not None:
+            self._overlay_items.append(heat_item(heat, w, h))
+        for (x0, y0, x1, y1), outside in regions:
+            self._overlay_items.append(
+                region_item(QRectF(x0 * w, y0 * h, (x1 - x0) * w, (y1 - y0) * h), outside)
+            )
+        for item in self._overlay_items:
+            self.scene().addItem(item)
+
+    @property
+    def overlay_regions(self) -> int:
+        return sum(1 for item in self._overlay_items if not hasattr(item, "pixmap"))
+
     def set_image(self, image: DisplayImage | QImage) -> None:
         if isinstance(image, QImage):
             image = build_display_image(image)
         keep_view = self._pixmap_item is not None and self.image_size == (image.width, image.height)
         self.scene().clear()
-        self._boxes, self._draft = [], None
+        self._boxes, self._draft, self._overlay_items = [], None, []
         self._pixmap_item = LeveledPixmapItem(image)
         self.scene().addItem(self._pixmap_item)
         self._message = ""
@@ -104,6 +130,7 @@ class ImageCanvas(QGraphicsView):
 
     def show_message(self, text: str) -> None:
         self.scene().clear()
+        self._overlay_items = []
         self._pixmap_item, self._boxes, self._draft = None, [], None
         self._message = text
         self._selected = -1

@@ -9,6 +9,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
+    QPoint,
     QSortFilterProxyModel,
     Qt,
 )
@@ -35,13 +36,15 @@ DECISION_FILTERS = [
     *[(d.label, d.value) for d in Decision],
     ("Invalid", "invalid"),
     ("Repair pending", "repair"),
+    ("Changes outside the edit", "outside"),
 ]
 REPAIR_BADGE = "#d81b60"
+OUTSIDE_BADGE = "#e53935"
 
 Index = QModelIndex | QPersistentModelIndex
 
 
-def state_icon(color: str, kind: str, badge: bool = False) -> QIcon:
+def state_icon(color: str, kind: str, badge: bool = False, outside: bool = False) -> QIcon:
     """A small state glyph: hollow = to do, filled = decided, cross = invalid; a magenta
     corner badge marks a repair preview waiting for a decision."""
     pix = QPixmap(16, 16)
@@ -64,6 +67,10 @@ def state_icon(color: str, kind: str, badge: bool = False) -> QIcon:
         painter.setPen(QColor("white"))
         painter.setBrush(QColor(REPAIR_BADGE))
         painter.drawRect(10, 0, 6, 6)
+    if outside:  # a small warning triangle: changes outside the edit
+        painter.setPen(QColor("white"))
+        painter.setBrush(QColor(OUTSIDE_BADGE))
+        painter.drawPolygon([QPoint(0, 16), QPoint(4, 9), QPoint(8, 16)])
     painter.end()
     return QIcon(pix)
 
@@ -74,9 +81,10 @@ class CaseListModel(QAbstractListModel):
         self._entries: list[CaseEntry] = []
         self._rows: dict[str, int] = {}
         self._icons = {
-            (d, badge): state_icon(c, "todo" if d is None else "done", badge)
+            (d, badge, out): state_icon(c, "todo" if d is None else "done", badge, out)
             for d, c in STATE_COLORS.items()
             for badge in (False, True)
+            for out in (False, True)
         }
         self._invalid = state_icon(INVALID_COLOR, "invalid")
 
@@ -113,14 +121,17 @@ class CaseListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return e.case_id
         if role == Qt.ItemDataRole.DecorationRole:
-            return self._invalid if e.problem else self._icons[(e.decision, e.pending_repair)]
+            if e.problem:
+                return self._invalid
+            return self._icons[(e.decision, e.pending_repair, bool(e.changes_outside))]
         if role == Qt.ItemDataRole.ToolTipRole:
             if e.problem:
                 where = f"{e.problem_file.name}: " if e.problem_file else ""
                 return f"Invalid — {where}{e.problem}"
             label = e.decision.label if e.decision else "Not reviewed"
             repair = " — a repair preview is waiting" if e.pending_repair else ""
-            return f"{e.subset or 'unknown subset'} — {label}{repair}"
+            outside = " — changes outside the edit (press D)" if e.changes_outside else ""
+            return f"{e.subset or 'unknown subset'} — {label}{repair}{outside}"
         if role == ENTRY_ROLE:
             return e
         return None
@@ -154,7 +165,9 @@ class CaseFilterModel(QSortFilterProxyModel):
             return False
         if self.decision == "repair" and not e.pending_repair:
             return False
-        if self.decision not in ("", "unreviewed", "invalid", "repair") and (
+        if self.decision == "outside" and not e.changes_outside:
+            return False
+        if self.decision not in ("", "unreviewed", "invalid", "repair", "outside") and (
             e.decision is None or e.decision.value != self.decision
         ):
             return False

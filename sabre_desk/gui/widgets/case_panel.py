@@ -171,6 +171,7 @@ class CasePanel(QWidget):
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.summary, 1)
         top_layout.addWidget(self.checklist_box)
+        self._top_layout = top_layout
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(top)
         splitter.addWidget(self.probes)
@@ -257,6 +258,10 @@ class CasePanel(QWidget):
         self.controller.set_decision(decision)
         # the button state follows the review (also when the click was refused)
         self._sync(self.controller.case or case, "decision")
+
+    def add_section(self, widget: QWidget) -> None:
+        """A section of another feature (the change map's regions) under the summary."""
+        self._top_layout.addWidget(widget)
 
     def show_error(self, message: str) -> None:
         self.error.setText(message)

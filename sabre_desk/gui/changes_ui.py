@@ -1,0 +1,230 @@
+"""The change map in the window: key D overlays what changed on both images, a list of the
+changed regions (click one to zoom both images to it), and a background pass that flags the
+cases whose changes fall outside the edit in the case list.
+
+Change maps are computed on a one-thread pool: the open case first, the sweep behind it.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
+from PySide6.QtGui import QAction, QColor, QImage, QKeySequence
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+
+from sabre_desk.core.changes import case_change_map, edit_box
+from sabre_desk.core.errors import ProjectError
+from sabre_desk.core.project import Case, Project
+from sabre_desk.core.spec import ImageRole
+from sabre_desk.gui.image_loader import image_key
+from sabre_desk.gui.workers import Worker
+from sabre_desk.imaging.diff import ChangeMap, score_outside
+
+if TYPE_CHECKING:
+    from sabre_desk.gui.main_window import MainWindow
+
+CACHE_SIZE = 24
+FOREGROUND, BACKGROUND = 10, 0
+
+
+def heat_image(result: ChangeMap) -> QImage:
+    """The changed pixels coloured by how much they changed, transparent elsewhere."""
+    level = np.clip(result.delta / (2.0 * result.threshold), 0.0, 1.0)
+    colored = cv2.applyColorMap((level * 255).astype(np.uint8), cv2.COLORMAP_INFERNO)
+    rgba = cv2.cvtColor(colored, cv2.COLOR_BGR2RGBA)
+    rgba[..., 3] = np.where(result.changed, 150, 0).astype(np.uint8)
+    h, w = rgba.shape[:2]
+    return QImage(rgba.data, w, h, rgba.strides[0], QImage.Format.Format_RGBA8888).copy()
+
+
+def compute(case: Case) -> tuple[ChangeMap, QImage]:
+    result = case_change_map(case)
+    return result, heat_image(result)
+
+
+def _key(case: Case) -> tuple:
+    return (case.case_id, *(image_key(case.images[r]) for r in (ImageRole.BASE, ImageRole.EDITED)))
+
+
+class ChangesSection(QWidget):
+    """The list of changed regions, shown in the case panel while the map is on."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.regions = QListWidget()
+        self.regions.setMaximumHeight(120)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 0)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.regions)
+
+
+class ChangesUi(QObject):
+    shown = Signal(str)  # case id whose change map is on screen
+
+    def __init__(self, window: MainWindow):
+        super().__init__(window)
+        self.w = window
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self._cache: OrderedDict[tuple, tuple[ChangeMap, QImage]] = OrderedDict()
+        self._pending: set[tuple] = set()
+        self.flags: dict[str, bool] = {}
+        self._sweep: list[Worker] = []
+        self.visible = False
+        self.section = ChangesSection()
+        self.section.hide()
+        self.section.regions.itemActivated.connect(self._zoom_to_item)
+        self.section.regions.itemClicked.connect(self._zoom_to_item)
+        self.action = QAction("Show &Changes (Base → Edited)", window)
+        self.action.setShortcut(QKeySequence("D"))
+        self.action.setCheckable(True)
+        self.action.toggled.connect(self.set_visible)
+        window.images_shown.connect(lambda _case_id: self.refresh())
+
+    # --- showing ----------------------------------------------------------------------------
+
+    def set_visible(self, on: bool) -> None:
+        self.visible = on
+        if not on:
+            for canvas in self.w.compare.canvases.values():
+                canvas.set_overlay(None, [])
+            self.section.hide()
+            return
+        self.refresh()
+
+    def _current(self) -> Case | None:
+        controller = self.w.controller
+        case = controller.case if controller else None
+        if case is None or ImageRole.BASE not in case.spec.image_roles:
+            return None
+        if self.w.repair_ui.previewing is not None:
+            return None  # a repair comparison is on screen, not Base and Edited
+        return case
+
+    def refresh(self) -> None:
+        if not self.visible:
+            return
+        case = self._current()
+        if case is None:
+            self.section.summary.setText("Changes are shown for paired (Base/Edited) cases.")
+            self.section.regions.clear()
+            self.section.show()
+            return
+        if any(r not in case.images for r in (ImageRole.BASE, ImageRole.EDITED)):
+            return
+        key = _key(case)
+        cached = self._cache.get(key)
+        if cached is None:
+            self.section.summary.setText("Comparing Base and Edited…")
+            self.section.regions.clear()
+            self.section.show()
+            self._request(case, key, FOREGROUND)
+            return
+        self._cache.move_to_end(key)
+        result, heat = cached
+        box, source = edit_box(case)
+        score_outside(result, box, source)  # the reviewer's box may have moved since
+        self._show(case, result, heat)
+
+    def _show(self, case: Case, result: ChangeMap, heat: QImage) -> None:
+        regions = [(r.box, r.outside) for r in result.regions]
+        self.w.compare.canvases[ImageRole.EDITED].set_overlay(heat, regions)
+        self.w.compare.canvases[ImageRole.BASE].set_overlay(None, regions)
+        lines = [f"{len(result.regions)} changed region(s)"]
+        if result.edit_box is not None:
+            lines.append(
+                f"{result.outside_share:.0%} of the change lies outside the edit "
+                f"({result.edit_box_source})"
+            )
+        if result.possibly_scene_changed:
+            lines.append(
+                "<b style='color:#e53935'>possibly “Scene changed”</b> — a hint, check it yourself"
+            )
+        lines += result.notes
+        self.section.summary.setText("<br>".join(lines))
+        self.section.regions.clear()
+        for i, region in enumerate(result.regions, 1):
+            where = "outside the edit" if region.outside else "inside the edit"
+            item = QListWidgetItem(f"Region {i} · {region.area:.1%} of the image · {where}")
+            item.setData(Qt.ItemDataRole.UserRole, region.box)
+            item.setForeground(QColor("#e53935" if region.outside else "#0277bd"))
+            self.section.regions.addItem(item)
+        self.section.show()
+        self.shown.emit(case.case_id)
+
+    def _zoom_to_item(self, item: QListWidgetItem) -> None:
+        box = item.data(Qt.ItemDataRole.UserRole)
+        if box:
+            self.w.compare.sync = True  # side by side, like DLEBench's crops
+            self.w.compare.canvases[ImageRole.EDITED].zoom_to(tuple(box), context=1.0)
+
+    # --- computing --------------------------------------------------------------------------
+
+    def _request(self, case: Case, key: tuple, priority: int) -> None:
+        if key in self._pending:
+            return
+        self._pending.add(key)
+        worker = Worker(compute, case)
+        worker.signals.returned.connect(lambda result, k=key, c=case: self._on_done(k, c, result))
+        worker.signals.errored.connect(lambda exc, k=key: self._on_error(k, exc))
+        worker.start(self.pool, priority)  # the open case goes ahead of the sweep
+
+    def _on_done(self, key: tuple, case: Case, result: tuple[ChangeMap, QImage]) -> None:
+        self._pending.discard(key)
+        self._cache[key] = result
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+        self._flag(case.case_id, result[0].possibly_scene_changed)
+        current = self._current()
+        if current is not None and _key(current) == key:
+            self.refresh()
+
+    def _on_error(self, key: tuple, exc: Exception) -> None:
+        self._pending.discard(key)
+        current = self._current()
+        if current is not None and _key(current) == key and self.visible:
+            message = exc.message if isinstance(exc, ProjectError) else str(exc)
+            self.section.summary.setText(f"Could not compare: {message}")
+
+    def _flag(self, case_id: str, outside: bool) -> None:
+        self.flags[case_id] = outside
+        project = self.w.project
+        entry = project.entry(case_id) if project else None
+        if entry is not None and entry.changes_outside != outside:
+            project.entries[project.entries.index(entry)] = replace(entry, changes_outside=outside)
+            self.w.case_list.update_entry(project.entry(case_id))
+
+    def sweep(self, project: Project) -> None:
+        """Compare every paired case in the background so the case list can flag them."""
+        self._stop_sweep()
+        self.flags.clear()
+        for entry in project.entries:
+            if entry.problem or entry.generation_mode != "paired_edit":
+                continue
+            worker = Worker(_sweep_one, project, entry.case_id)
+            worker.signals.returned.connect(
+                lambda outside, cid=entry.case_id: self._flag(cid, outside)
+            )
+            worker.start(self.pool)
+            self._sweep.append(worker)
+
+    def _stop_sweep(self) -> None:
+        for worker in self._sweep:
+            worker.withdraw(self.pool)
+        self._sweep.clear()
+
+    def shutdown(self) -> None:
+        self._stop_sweep()
+        self.pool.waitForDone(3000)
+
+
+def _sweep_one(project: Project, case_id: str) -> bool:
+    return case_change_map(project.load_case(case_id)).possibly_scene_changed
