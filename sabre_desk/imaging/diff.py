@@ -89,20 +89,31 @@ def _lab(rgb: np.ndarray, size: tuple[int, int], sigma: float) -> np.ndarray:
     return cv2.GaussianBlur(lab, (0, 0), sigma)
 
 
-def _aligned_delta(lab_e: np.ndarray, lab_b: np.ndarray, reach: int = 1) -> np.ndarray:
+def _aligned_delta(
+    lab_e: np.ndarray, lab_b: np.ndarray, threshold: float, reach: int = 1
+) -> np.ndarray:
     """Per-pixel colour distance to the best-matching Base pixel within *reach* pixels.
 
     Resampling and JPEG ringing move edges by a pixel or so; matching within that reach
-    makes them vanish while a real change, which has no match nearby, stays.
+    makes them vanish while a real change, which has no match nearby, stays. Only pixels
+    already above *threshold* without shifting can change the outcome, so only they are
+    matched (a few percent of the image instead of all of it, nine times over).
     """
+    d = lab_e - lab_b
+    delta = np.sqrt(np.einsum("ijk,ijk->ij", d, d)).astype(np.float32)
+    ys, xs = np.nonzero(delta > threshold)
+    if ys.size == 0:
+        return delta
     h, w = lab_b.shape[:2]
     padded = cv2.copyMakeBorder(lab_b, reach, reach, reach, reach, cv2.BORDER_REPLICATE)
-    best = np.full((h, w), np.inf, np.float32)
+    target = lab_e[ys, xs]
+    best = delta[ys, xs] ** 2
     for dy in range(2 * reach + 1):
         for dx in range(2 * reach + 1):
-            d = lab_e - padded[dy : dy + h, dx : dx + w]
-            np.minimum(best, np.einsum("ijk,ijk->ij", d, d), out=best)
-    return np.sqrt(best, out=best)
+            diff = target - padded[ys + dy, xs + dx]
+            np.minimum(best, np.einsum("ij,ij->i", diff, diff), out=best)
+    delta[ys, xs] = np.sqrt(best)
+    return delta
 
 
 def change_map(base: np.ndarray, edited: np.ndarray) -> ChangeMap:
@@ -119,10 +130,12 @@ def change_map(base: np.ndarray, edited: np.ndarray) -> ChangeMap:
     lab_e -= shift  # a global colour or exposure change is not an edit
     lab_e[..., 1:] *= CHROMA_WEIGHT
     lab_b[..., 1:] *= CHROMA_WEIGHT
-    delta = _aligned_delta(lab_e, lab_b)
-    median = float(np.median(delta))
-    spread = 1.4826 * float(np.median(np.abs(delta - median)))
+    sample = lab_e[::2, ::2] - lab_b[::2, ::2]  # the noise level, from a quarter of the pixels
+    plain = np.sqrt(np.einsum("ijk,ijk->ij", sample, sample))
+    median = float(np.median(plain))
+    spread = 1.4826 * float(np.median(np.abs(plain - median)))
     threshold = max(MIN_THRESHOLD, median + NOISE_FACTOR * spread)
+    delta = _aligned_delta(lab_e, lab_b, threshold)
     raw = (delta > threshold).astype(np.uint8)
     k = max(3, (min(size) // 200) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
