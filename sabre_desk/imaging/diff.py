@@ -104,7 +104,6 @@ def _aligned_delta(
     ys, xs = np.nonzero(delta > threshold)
     if ys.size == 0:
         return delta
-    h, w = lab_b.shape[:2]
     padded = cv2.copyMakeBorder(lab_b, reach, reach, reach, reach, cv2.BORDER_REPLICATE)
     target = lab_e[ys, xs]
     best = delta[ys, xs] ** 2
