@@ -23,7 +23,7 @@ from sabre_desk.settings import load_settings, resolve_reviewer
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 DEFAULT_DEMO_DIR = "sabre-desk-demo"
-COMMANDS = ("open", "demo", "validate", "stats", "repair", "diff")
+COMMANDS = ("open", "demo", "validate", "stats", "repair", "diff", "export", "verify", "score")
 
 
 class CliError(Exception):
@@ -112,6 +112,26 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("case")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--png", type=Path, metavar="OUT", help="write the overlay picture")
+
+    p = sub.add_parser("export", parents=[common], help="write the accepted cases as a release")
+    p.add_argument("project", type=Path)
+    p.add_argument("out", type=Path, help="the release folder (must not exist)")
+    p.add_argument(
+        "--decisions",
+        default="keep",
+        help="final decisions to export, comma-separated (default: keep)",
+    )
+    p.add_argument("--name", help="release name (default: from the project name)")
+
+    p = sub.add_parser("verify", parents=[common], help="check a release against its manifest")
+    p.add_argument("out", type=Path)
+
+    p = sub.add_parser("score", parents=[common], help="score model predictions on a release")
+    p.add_argument("out", type=Path, help="the release folder")
+    p.add_argument(
+        "predictions", type=Path, help='JSONL: {"question_id": …, "response": …} (or "index")'
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output")
 
     p = sub.add_parser("stats", parents=[common], help="cases per subset and decision")
     p.add_argument("project", type=Path)
@@ -251,6 +271,24 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return run_diff_command(_open_project(args.project, _reviewer(args)), args)
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from sabre_desk.cli_release import run_export
+
+    return run_export(_open_project(args.project, _reviewer(args)), args)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from sabre_desk.cli_release import run_verify
+
+    return run_verify(args)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from sabre_desk.cli_release import run_score
+
+    return run_score(args)
+
+
 HANDLERS = {
     "open": cmd_open,
     "demo": cmd_demo,
@@ -258,6 +296,9 @@ HANDLERS = {
     "stats": cmd_stats,
     "repair": cmd_repair,
     "diff": cmd_diff,
+    "export": cmd_export,
+    "verify": cmd_verify,
+    "score": cmd_score,
 }
 
 
