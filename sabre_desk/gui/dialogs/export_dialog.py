@@ -1,0 +1,104 @@
+"""File > Export Release: choose a folder, export off the GUI thread with a progress dialog."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
+
+from sabre_desk.core.errors import ProjectError
+from sabre_desk.core.export import ExportCancelledError, ExportSummary, export
+from sabre_desk.core.review import Decision
+from sabre_desk.gui.workers import Worker
+
+if TYPE_CHECKING:
+    from sabre_desk.gui.main_window import MainWindow
+
+
+class _Progress(QObject):
+    step = Signal(int, int, str)  # emitted from the worker; delivered on the GUI thread
+
+
+class ExportRun(QObject):
+    """One export: a worker, its progress dialog, its cancel flag."""
+
+    finished = Signal(object)  # ExportSummary or None
+
+    def __init__(self, window: MainWindow, out: Path, decisions: set[Decision]):
+        super().__init__(window)
+        self.w, self.out = window, out
+        self.cancel = threading.Event()
+        self.progress = _Progress()
+        self.dialog = QProgressDialog("Exporting…", "Cancel", 0, 100, window)
+        self.dialog.setWindowTitle("Export release")
+        self.dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        self.dialog.setMinimumDuration(0)
+        self.dialog.canceled.connect(self.cancel.set)
+        self.progress.step.connect(self._on_step)
+        assert window.project is not None
+        self.worker = Worker(
+            export, window.project, out, decisions, None, self.progress.step.emit, self.cancel
+        )
+        self.worker.signals.returned.connect(self._on_done)
+        self.worker.signals.errored.connect(self._on_error)
+
+    def start(self) -> None:
+        self.worker.start(self.w.pool)
+        self.dialog.show()
+
+    def _on_step(self, done: int, total: int, case_id: str) -> None:
+        self.dialog.setMaximum(total)
+        self.dialog.setValue(done)
+        self.dialog.setLabelText(f"Exporting {case_id} ({done} / {total})")
+
+    def _on_done(self, summary: ExportSummary) -> None:
+        self.dialog.reset()
+        left_out = (
+            f"\n{len(summary.skipped)} case(s) left out (see release.json)."
+            if (summary.skipped)
+            else ""
+        )
+        self.w.statusBar().showMessage(
+            f"Exported {summary.cases} cases to {summary.out} (root sha256 "
+            f"{summary.root_hash[:12]}…)",
+            15000,
+        )
+        QMessageBox.information(
+            self.w,
+            "Release exported",
+            f"{summary.cases} cases, {summary.questions} questions, {summary.images} images"
+            f"\n{summary.out}\nroot sha256 {summary.root_hash}{left_out}",
+        )
+        self.finished.emit(summary)
+
+    def _on_error(self, exc: Exception) -> None:
+        self.dialog.reset()
+        if isinstance(exc, ExportCancelledError):
+            self.w.statusBar().showMessage("Export cancelled; nothing was written", 8000)
+        else:
+            message = exc.message if isinstance(exc, ProjectError) else str(exc)
+            self.w.report_error("Export failed", f"{message}\nNothing was written.")
+        self.finished.emit(None)
+
+
+def export_release(window: MainWindow, out: Path | None = None) -> ExportRun | None:
+    if window.project is None:
+        return None
+    if window.controller is not None and not window.controller.flush():
+        window.report_error("Export", "The open case could not be saved; fix that first.")
+        return None
+    if out is None:
+        chosen, _ = QFileDialog.getSaveFileName(
+            window,
+            "Export release to a new folder",
+            str(window.project.root.parent / f"{window.project.root.name}-release"),
+        )
+        if not chosen:
+            return None
+        out = Path(chosen)
+    run = ExportRun(window, out, {Decision.KEEP})
+    run.start()
+    return run
