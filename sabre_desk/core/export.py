@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import os
 import shutil
 import tempfile
 import threading
@@ -61,7 +62,12 @@ def _copy_image(case: Case, role: ImageRole, folder: Path) -> str:
         (folder / name).write_bytes(encode_png(load_image(source)))
     else:
         name = f"images/{case.case_id}__{role.value}{source.suffix.lower()}"
-        shutil.copyfile(source, folder / name)
+        try:
+            # The project never rewrites an image in place (accepting a repair replaces the
+            # file), so a hard link is a safe, instant copy when both are on one disk.
+            os.link(source, folder / name)
+        except OSError:
+            shutil.copyfile(source, folder / name)
     return name
 
 
@@ -121,9 +127,9 @@ def _tsv_cell(value: str) -> str:
 
 
 def _write_vlmevalkit(folder: Path, name: str, rows: list[dict[str, Any]], root: Path) -> None:
+    """One TSV per question format, streamed (they hold base64 images and get large)."""
     folder.mkdir()
     config = {}
-    encoded: dict[str, str] = {}
     for fmt, suffix in VLM_FILES.items():
         subset = [r for r in rows if r["format"] == fmt]
         if not subset:
@@ -131,23 +137,29 @@ def _write_vlmevalkit(folder: Path, name: str, rows: list[dict[str, Any]], root:
         columns = ["index", "image", "question", "answer", "category"]
         if fmt == "multiple_choice":
             columns[3:3] = list(OPTION_LETTERS)
-        lines = ["\t".join(columns)]
-        for row in subset:
-            image = row["image"]
-            if image not in encoded:
-                encoded[image] = base64.b64encode((root / image).read_bytes()).decode()
-            answer = row["answer"].capitalize() if fmt == "yes_no" else row["answer"]
-            cells = {
-                "index": str(row["index"]),
-                "image": encoded[image],
-                "question": row["question"],
-                "answer": answer,
-                "category": row["subset"],
-                **row.get("options", {}),
-            }
-            lines.append("\t".join(_tsv_cell(cells[c]) for c in columns))
         file = f"{name}_{suffix}.tsv"
-        (folder / file).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        first_row: dict[str, str] = {}  # image → index of the row that carries it
+        with (folder / file).open("w", encoding="utf-8", newline="\n") as out:
+            out.write("\t".join(columns) + "\n")
+            for row in subset:
+                image = row["image"]
+                if image in first_row:
+                    # VLMEvalKit's convention: a short "image" cell is the index of the row
+                    # that holds the image, so each image is stored once per file.
+                    cell = first_row[image]
+                else:
+                    cell = base64.b64encode((root / image).read_bytes()).decode()
+                    first_row[image] = str(row["index"])
+                answer = row["answer"].capitalize() if fmt == "yes_no" else row["answer"]
+                cells = {
+                    "index": str(row["index"]),
+                    "image": cell,
+                    "question": row["question"],
+                    "answer": answer,
+                    "category": row["subset"],
+                    **row.get("options", {}),
+                }
+                out.write("\t".join(_tsv_cell(cells[c]) for c in columns) + "\n")
         config[f"{name}_{suffix}"] = {"class": VLM_CLASSES[suffix], "data_file": file}
     (folder / f"{name}.json").write_bytes(dumps_json(config))
 

@@ -104,6 +104,10 @@ def test_vlmevalkit_tsvs_follow_its_conventions(reviewed: Path, tmp_path: Path) 
         yn = list(csv.DictReader(fh, delimiter="\t"))
     assert {r["answer"] for r in yn} == {"Yes", "No"}
     Image.open(io.BytesIO(base64.b64decode(yn[0]["image"]))).verify()
+    # later questions on the same image point at the row that carries it (short cell)
+    carriers = {r["index"]: r for r in yn if len(r["image"]) > 64}
+    references = [r for r in yn if len(r["image"]) <= 64]
+    assert references and all(r["image"] in carriers for r in references)
     with (folder / "SABRE_DEMO_MCQ.tsv").open(newline="") as fh:
         mcq = list(csv.DictReader(fh, delimiter="\t"))
     assert set(mcq[0]) >= {"index", "image", "question", "A", "B", "C", "D", "answer", "category"}
