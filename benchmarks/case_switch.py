@@ -99,9 +99,10 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=2048)
     args = parser.parse_args()
 
-    from PySide6.QtCore import QElapsedTimer, Qt, QTimer
+    from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
+    from stall_meter import StallMeter
 
     from sabre_desk.gui.app import make_app
     from sabre_desk.gui.main_window import MainWindow
@@ -165,26 +166,15 @@ def main() -> None:
         window.go("first")
         window.pool.waitForDone()
         app.processEvents()
-        gaps: list[float] = []
-        clock = QElapsedTimer()
-        clock.start()
-        last = [clock.nsecsElapsed()]
-
-        def tick() -> None:
-            now = clock.nsecsElapsed()
-            gaps.append((now - last[0]) / 1e6)
-            last[0] = now
-
-        timer = QTimer()
-        timer.setInterval(1)
-        timer.timeout.connect(tick)
-        timer.start()
+        meter = StallMeter()
+        meter.start()
         for _ in range(args.cases - 1):
             QTest.keyClick(canvas, Qt.Key.Key_N)
             deadline = time.perf_counter() + 0.03  # ~33 key repeats per second
             while time.perf_counter() < deadline:
                 app.processEvents()
-        timer.stop()
+        meter.stop()
+        gaps = meter.gaps
         window.pool.waitForDone()
         flipped = window.controller.case.case_id
         window.close()

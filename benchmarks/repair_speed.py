@@ -98,7 +98,7 @@ class SlowEngine:
 
 
 def gui_stall(jobs: int = 8) -> tuple[float, float, int]:
-    from PySide6.QtCore import QElapsedTimer, QTimer
+    from stall_meter import StallMeter
 
     from sabre_desk.demo.writer import write_demo_project
     from sabre_desk.gui.app import make_app
@@ -126,20 +126,8 @@ def gui_stall(jobs: int = 8) -> tuple[float, float, int]:
                 landed.set()
 
         window.repair_ui.jobs.landed.connect(on_landed)
-        gaps: list[float] = []
-        clock = QElapsedTimer()
-        clock.start()
-        last = [clock.nsecsElapsed()]
-
-        def tick() -> None:
-            now = clock.nsecsElapsed()
-            gaps.append((now - last[0]) / 1e6)
-            last[0] = now
-
-        timer = QTimer()
-        timer.setInterval(1)
-        timer.timeout.connect(tick)
-        timer.start()
+        meter = StallMeter()
+        meter.start()
         for i in range(jobs):  # on several cases, while the reviewer keeps moving
             case = window.project.load_case(ids[i % len(ids)])
             role = case.spec.image_roles[-1]
@@ -152,7 +140,8 @@ def gui_stall(jobs: int = 8) -> tuple[float, float, int]:
             if int((time.perf_counter() - t0) * 4) % 2 == 0:
                 window.go("next")
         elapsed = time.perf_counter() - t0
-        timer.stop()
+        meter.stop()
+        gaps = meter.gaps
         window.close()
         return max(gaps), elapsed, count[0]
 

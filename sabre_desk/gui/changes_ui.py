@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
-from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QImage, QKeySequence
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from sabre_desk.gui.main_window import MainWindow
 
 CACHE_SIZE = 24
+SWEEP_IDLE_MS = 800  # the sweep waits this long after the reviewer's last case switch
+SWEEP_GAP_MS = 30
 FOREGROUND, BACKGROUND = 10, 0
 
 
@@ -77,7 +79,12 @@ class ChangesUi(QObject):
         self._cache: OrderedDict[tuple, tuple[ChangeMap, QImage]] = OrderedDict()
         self._pending: set[tuple] = set()
         self.flags: dict[str, bool] = {}
-        self._sweep: list[Worker] = []
+        self._project: Project | None = None
+        self._sweep_queue: list[str] = []
+        self._sweep_running: Worker | None = None
+        self._sweep_timer = QTimer(self)
+        self._sweep_timer.setSingleShot(True)
+        self._sweep_timer.timeout.connect(self._sweep_next)
         self.visible = False
         self.section = ChangesSection()
         self.section.hide()
@@ -203,23 +210,47 @@ class ChangesUi(QObject):
             self.w.case_list.update_entry(project.entry(case_id))
 
     def sweep(self, project: Project) -> None:
-        """Compare every paired case in the background so the case list can flag them."""
+        """Compare every paired case in the background so the case list can flag them.
+
+        One case at a time, and only while the reviewer is not moving between cases: the
+        comparison competes for the interpreter with the window, and a reviewer flipping
+        through cases must not feel it.
+        """
         self._stop_sweep()
         self.flags.clear()
-        for entry in project.entries:
-            if entry.problem or entry.generation_mode != "paired_edit":
-                continue
-            worker = Worker(_sweep_one, project, entry.case_id)
-            worker.signals.returned.connect(
-                lambda outside, cid=entry.case_id: self._flag(cid, outside)
-            )
-            worker.start(self.pool)
-            self._sweep.append(worker)
+        self._project = project
+        self._sweep_queue = [
+            e.case_id
+            for e in project.entries
+            if not e.problem and e.generation_mode == "paired_edit"
+        ]
+        self._sweep_timer.start(SWEEP_IDLE_MS)
+
+    def note_activity(self) -> None:
+        """The reviewer did something: hold the sweep back for a moment."""
+        if self._sweep_queue:
+            self._sweep_timer.start(SWEEP_IDLE_MS)
+
+    def _sweep_next(self) -> None:
+        if self._sweep_running is not None or not self._sweep_queue or self._project is None:
+            return
+        case_id = self._sweep_queue.pop(0)
+        worker = Worker(_sweep_one, self._project, case_id)
+        worker.signals.returned.connect(lambda outside, cid=case_id: self._flag(cid, outside))
+        worker.signals.finished.connect(self._sweep_done)
+        self._sweep_running = worker
+        worker.start(self.pool, BACKGROUND)
+
+    def _sweep_done(self) -> None:
+        self._sweep_running = None
+        if self._sweep_queue:
+            self._sweep_timer.start(SWEEP_GAP_MS)
 
     def _stop_sweep(self) -> None:
-        for worker in self._sweep:
-            worker.withdraw(self.pool)
-        self._sweep.clear()
+        self._sweep_timer.stop()
+        self._sweep_queue = []
+        if self._sweep_running is not None and self._sweep_running.withdraw(self.pool):
+            self._sweep_running = None
 
     def shutdown(self) -> None:
         self._stop_sweep()

@@ -241,6 +241,7 @@ class MainWindow(QMainWindow):
                 canvas.show_message("Loading…")
 
     def _on_case_loaded(self, case: Case) -> None:
+        self.changes_ui.note_activity()
         self._overlay = None
         self._waiting.clear()
         self._shown_case = case.case_id
