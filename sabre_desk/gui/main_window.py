@@ -61,8 +61,10 @@ class MainWindow(QMainWindow):
         self.project: Project | None = None
         self.controller: CaseController | None = None
         self.pool = QThreadPool(self)
-        # Decoding is CPU-bound: more threads than cores only slow the GUI thread down.
-        self.pool.setMaxThreadCount(max(1, min(settings.pool_size, QThread.idealThreadCount())))
+        # Decoding is CPU-bound: one core is left to the window, or decoding threads and
+        # the GUI thread fight over it and the reviewer sees late frames.
+        cores = QThread.idealThreadCount()
+        self.pool.setMaxThreadCount(max(1, min(settings.pool_size, cores - 1)))
         self.loader = ImageLoader(self.pool, parent=self)
         self.loader.loaded.connect(self._on_image_loaded)
         self.loader.failed.connect(self._on_image_failed)
