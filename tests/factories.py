@@ -31,7 +31,7 @@ def png_bytes(
 def yes_no_spec(concept_id: str = "c1", **overrides: Any) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "concept_id": concept_id,
-        "pressure_test_type": "context_prior",
+        "pressure_test_type": "custom_yes_no",  # no shipped primer governs it
         "objective": "test",
         "generation_mode": "paired_edit",
         "base_prompt": "a bench with tape",

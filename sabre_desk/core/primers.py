@@ -23,9 +23,16 @@ from sabre_desk.core.validation_messages import describe_validation_error
 
 FRONT = "+++"
 NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
-DEFAULT_UNKNOWN_WORDS = ["cannot be determined", "can't be determined", "unknown",
-                         "not visible", "cannot tell", "can't tell", "not enough information",
-                         "impossible to tell"]
+DEFAULT_UNKNOWN_WORDS = [
+    "cannot be determined",
+    "can't be determined",
+    "unknown",
+    "not visible",
+    "cannot tell",
+    "can't tell",
+    "not enough information",
+    "impossible to tell",
+]
 
 
 class PrimerError(ProjectError):
@@ -111,7 +118,7 @@ def parse_primer(text: str, path: Path) -> Primer:
         header = PrimerHeader.model_validate(data)
     except ValidationError as exc:
         raise PrimerError(describe_validation_error(exc), path) from exc
-    return Primer(header, "\n".join(lines[end + 1:]).strip() + "\n", path)
+    return Primer(header, "\n".join(lines[end + 1 :]).strip() + "\n", path)
 
 
 def load_primer(path: Path) -> Primer:
@@ -140,8 +147,10 @@ def check_case(spec: SampleSpec, primer: Primer) -> list[str]:
             for rule in h.probes:
                 q = spec.question(rule.probe_id)
                 if rule.answer is not None and q is not None and q.answer != rule.answer:
-                    problems.append(f"{tag}: probe {rule.probe_id} must be answered "
-                                    f"{rule.answer!r}, not {q.answer!r}")
+                    problems.append(
+                        f"{tag}: probe {rule.probe_id} must be answered "
+                        f"{rule.answer!r}, not {q.answer!r}"
+                    )
     for name in rules.required_attributes:
         if not spec.attribute(name):
             problems.append(f"{tag}: task attribute {name!r} is required")
@@ -150,26 +159,36 @@ def check_case(spec: SampleSpec, primer: Primer) -> list[str]:
         if rules.question_types and q.question_type not in rules.question_types:
             allowed = ", ".join(t.value for t in rules.question_types)
             problems.append(f"{where} must be of type {allowed}")
-        if rules.count_answers and q.question_type is QuestionType.OPEN and (
-                q.eval_type != "count_exact" or not q.answer.isdigit()):
+        if (
+            rules.count_answers
+            and q.question_type is QuestionType.OPEN
+            and (q.eval_type != "count_exact" or not q.answer.isdigit())
+        ):
             problems.append(f"{where}: counts use count_exact with a non-negative integer")
         if rules.unknown_option and q.question_type is QuestionType.MULTIPLE_CHOICE:
             words = [w.lower() for w in rules.unknown_words]
-            unknown = [i for i, o in enumerate(q.options or [])
-                       if any(w in o.lower() for w in words)]
+            unknown = [
+                i for i, o in enumerate(q.options or []) if any(w in o.lower() for w in words)
+            ]
             if len(unknown) != 1:
-                problems.append(f"{where}: exactly one option must say the answer cannot be "
-                                f"known (found {len(unknown)})")
+                problems.append(
+                    f"{where}: exactly one option must say the answer cannot be "
+                    f"known (found {len(unknown)})"
+                )
             elif "ABCD"[unknown[0]] != q.answer:
-                problems.append(f"{where}: the answer must be the 'unknown' option "
-                                f"{'ABCD'[unknown[0]]}")
+                problems.append(
+                    f"{where}: the answer must be the 'unknown' option {'ABCD'[unknown[0]]}"
+                )
         if rules.convention_phrase and rules.coordinate_words:
             text = q.prompt.lower()
-            uses = any(re.search(rf"\b{re.escape(w.lower())}\b", text)
-                       for w in rules.coordinate_words)
+            uses = any(
+                re.search(rf"\b{re.escape(w.lower())}\b", text) for w in rules.coordinate_words
+            )
             if uses and rules.convention_phrase.lower() not in text:
-                problems.append(f"{where}: states a position but not the convention "
-                                f"({rules.convention_phrase!r})")
+                problems.append(
+                    f"{where}: states a position but not the convention "
+                    f"({rules.convention_phrase!r})"
+                )
     return problems
 
 
@@ -198,8 +217,10 @@ class PrimerLibrary:
         return cls([*folders, primers_dir()])
 
     def by_type(self, pressure_test_type: str) -> Primer | None:
-        return next((p for p in self.primers.values()
-                     if p.header.pressure_test_type == pressure_test_type), None)
+        return next(
+            (p for p in self.primers.values() if p.header.pressure_test_type == pressure_test_type),
+            None,
+        )
 
     def for_spec(self, spec: SampleSpec, default: str | None = None) -> tuple[Primer | None, str]:
         """(primer, note): by the case's pressure_test_type, else the project's default."""
@@ -208,11 +229,12 @@ class PrimerLibrary:
             return primer, ""
         if default and default in self.primers:
             return self.primers[default], ""
-        return None, (f"no primer for {spec.pressure_test_type!r}: checked against the "
-                      "default schema only")
+        return None, (
+            f"no primer for {spec.pressure_test_type!r}: checked against the default schema only"
+        )
 
 
-TEMPLATE = '''+++
+TEMPLATE = """+++
 name = "{name}"
 title = "{title}"
 pressure_test_type = "{name}"
@@ -249,7 +271,7 @@ text = "Nothing else in the scene changed in a way that affects the questions."
 **Questions.** The question format and the probe pattern.
 
 **Validity.** What a reviewer checks before keeping a case (the checklist above).
-'''
+"""
 
 
 def scaffold(name: str, folder: Path) -> Path:
@@ -259,6 +281,7 @@ def scaffold(name: str, folder: Path) -> Path:
     if path.exists():
         raise PrimerError("already exists", path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(TEMPLATE.format(name=name, title=name.replace("_", " ").capitalize()),
-                    encoding="utf-8")
+    path.write_text(
+        TEMPLATE.format(name=name, title=name.replace("_", " ").capitalize()), encoding="utf-8"
+    )
     return path

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sabre_desk.core.errors import CaseLoadError, ImageError, ProjectError
+from sabre_desk.core.primers import PrimerLibrary
+from sabre_desk.core.primers import check_case as check_case_primer
 from sabre_desk.core.project import Project
 from sabre_desk.core.storage import read_history
 from sabre_desk.imaging.io import load_image
@@ -76,7 +78,9 @@ def _problem(error: ProjectError, fallback: Path, severity: str = "error") -> Pr
     return Problem(str(error.path or fallback), error.reason, severity)
 
 
-def check_case(project: Project, case_id: str, decode: bool = True) -> CaseReport:
+def check_case(
+    project: Project, case_id: str, decode: bool = True, primers: PrimerLibrary | None = None
+) -> CaseReport:
     """Every problem of one case, as (file, reason) pairs; never raises for bad input."""
     entry = project.entry(case_id)
     folder = entry.folder if entry else project.cases_dir / case_id
@@ -91,6 +95,13 @@ def check_case(project: Project, case_id: str, decode: bool = True) -> CaseRepor
         if not report.problems or Path(report.problems[0].file) != exc.path:
             report.problems.append(_problem(exc, folder))
         return report
+    if primers is not None:
+        primer, note = primers.for_spec(case.spec, project.manifest.primer)
+        spec_file = str(folder / "spec.json")
+        if primer is None:
+            report.problems.append(Problem(spec_file, note, "warning"))
+        else:
+            report.problems += [Problem(spec_file, p) for p in check_case_primer(case.spec, primer)]
     report.problems += [_problem(e, folder) for e in case.image_problems.values()]
     report.problems += [_problem(e, folder) for e in case.warnings]
     if decode:
@@ -121,9 +132,12 @@ def validate_project(
         report.project_problems.append(
             Problem(str(project.cases_dir), "project has no cases (cases/ is empty or missing)")
         )
+    primers = PrimerLibrary.for_project(project.root)
+    report.project_problems += [Problem(str(e.path), e.reason) for e in primers.problems]
     ids = [e.case_id for e in project.entries]
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for done, result in enumerate(pool.map(lambda i: check_case(project, i, decode), ids), 1):
+        results = pool.map(lambda i: check_case(project, i, decode, primers), ids)
+        for done, result in enumerate(results, 1):
             report.cases.append(result)
             if progress:
                 progress(done, len(ids))

@@ -34,7 +34,7 @@ def test_opening_indexes_every_case_without_decoding_images(
     assert [e.case_id for e in project.entries] == ["a_case", "b_case"]
     # garbage images are not noticed by the index: it decodes nothing
     assert all(e.is_valid for e in project.entries)
-    assert project.entries[0].subset == "context_prior"
+    assert project.entries[0].subset == "custom_yes_no"
 
 
 def test_loading_a_case_gives_spec_screening_reviews_and_images(demo_project: Path) -> None:
