@@ -23,7 +23,18 @@ from sabre_desk.settings import load_settings, resolve_reviewer
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 DEFAULT_DEMO_DIR = "sabre-desk-demo"
-COMMANDS = ("open", "demo", "validate", "stats", "repair", "diff", "export", "verify", "score")
+COMMANDS = (
+    "open",
+    "demo",
+    "validate",
+    "stats",
+    "repair",
+    "diff",
+    "export",
+    "verify",
+    "score",
+    "primer",
+)
 
 
 class CliError(Exception):
@@ -132,6 +143,24 @@ def _parser() -> argparse.ArgumentParser:
         "predictions", type=Path, help='JSONL: {"question_id": …, "response": …} (or "index")'
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p = sub.add_parser("primer", parents=[common], help="list, show, check or create primers")
+    primer = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    q = primer.add_parser("list", help="the primers a project sees")
+    q.add_argument("--project", type=Path, help="include this project's own primers/")
+    q = primer.add_parser("show", help="a primer's rules, checklist and task design")
+    q.add_argument("name", help="primer name or pressure_test_type")
+    q.add_argument("--project", type=Path)
+    q = primer.add_parser("check", help="validate a primer file")
+    q.add_argument("file", type=Path)
+    q = primer.add_parser("new", help="write a primer template")
+    q.add_argument("name")
+    q.add_argument(
+        "--dir",
+        type=Path,
+        default=Path("primers"),
+        help="where to write it (default ./primers, e.g. a project's primers/)",
+    )
 
     p = sub.add_parser("stats", parents=[common], help="cases per subset and decision")
     p.add_argument("project", type=Path)
@@ -289,6 +318,12 @@ def cmd_score(args: argparse.Namespace) -> int:
     return run_score(args)
 
 
+def cmd_primer(args: argparse.Namespace) -> int:
+    from sabre_desk.cli_primer import run_primer_command
+
+    return run_primer_command(args)
+
+
 HANDLERS = {
     "open": cmd_open,
     "demo": cmd_demo,
@@ -299,6 +334,7 @@ HANDLERS = {
     "export": cmd_export,
     "verify": cmd_verify,
     "score": cmd_score,
+    "primer": cmd_primer,
 }
 
 

@@ -1,0 +1,56 @@
+"""`sabre-desk primer list | show NAME | check FILE | new NAME`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from sabre_desk.core.primers import PrimerLibrary, load_primer, scaffold
+from sabre_desk.core.project import MANIFEST_NAME
+
+
+def _library(project: Path | None) -> PrimerLibrary:
+    root = project if project and (project / MANIFEST_NAME).is_file() else None
+    return PrimerLibrary.for_project(root)
+
+
+def run_primer_command(args: argparse.Namespace) -> int:
+    if args.action == "list":
+        library = _library(args.project)
+        for primer in sorted(library.primers.values(), key=lambda p: p.name):
+            print(
+                f"{primer.name:12} {primer.header.pressure_test_type:22} "
+                f"{primer.header.title}  ({primer.path})"
+            )
+        for problem in library.problems:
+            print(f"unreadable: {problem.message}")
+        return 1 if library.problems else 0
+    if args.action == "show":
+        library = _library(args.project)
+        primer = library.primers.get(args.name) or library.by_type(args.name)
+        if primer is None:
+            names = ", ".join(sorted(library.primers))
+            print(f"sabre-desk: error: no primer {args.name!r}; known: {names}", file=sys.stderr)
+            return 2
+        h = primer.header
+        print(f"{h.title}\n{primer.path}\npressure_test_type: {h.pressure_test_type}")
+        if h.probes:
+            print("probes: " + ", ".join(f"{p.probe_id}={p.answer}" for p in h.probes))
+        print("checklist:")
+        for item in h.checklist:
+            print(f"  [ ] {item.text}")
+        print()
+        print(primer.design)
+        return 0
+    if args.action == "check":
+        primer = load_primer(args.file)  # a PrimerError is printed by main() as one line
+        print(
+            f"OK: primer {primer.name!r} for {primer.header.pressure_test_type!r}, "
+            f"{len(primer.header.checklist)} checklist items, "
+            f"{len(primer.header.probes)} fixed probes"
+        )
+        return 0
+    path = scaffold(args.name, args.dir)
+    print(f"wrote {path}: fill in the task design and rules, then `sabre-desk primer check {path}`")
+    return 0
