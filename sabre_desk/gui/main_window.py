@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from sabre_desk.core import navigation
 from sabre_desk.core.boxes import DEFAULT_LABELS, LABEL_CHOICES
 from sabre_desk.core.errors import ProjectError
+from sabre_desk.core.primers import PrimerLibrary
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.review import Box
 from sabre_desk.core.spec import ImageRole
@@ -170,6 +171,9 @@ class MainWindow(QMainWindow):
         self.actions_.bind_undo(controller.undo_group)
         self.repair_ui.attach(controller)
         self.case_panel.add_section(self.changes_ui.section)
+        primers = PrimerLibrary.for_project(controller.project.root)
+        default = controller.project.manifest.primer
+        self.case_panel.primer_for = lambda case: primers.for_spec(case.spec, default)[0]
         controller.review_changed.connect(
             lambda aspect: aspect in ("boxes", "all") and self.changes_ui.refresh()
         )

@@ -13,7 +13,7 @@ from factories import png_bytes, read_only, yes_no_spec
 from PIL import Image
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QTextBrowser
 
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.gui.main_window import MainWindow
@@ -38,7 +38,9 @@ def test_opening_the_demo_shows_cases_images_and_probes(
     assert results == ["Correct", "Correct", "Incorrect", "Incorrect"]
     assert model.index(2, 4).data() == "Yes."
     assert "plain bagel" in window.case_panel.summary.toPlainText()
-    assert len(window.case_panel.checklist) == 2
+    # two review targets of the spec, four validity items of the Context primer
+    assert len(window.case_panel.checklist) == 6
+    assert "primer:no_leftovers" in window.case_panel.checklist
     assert window.windowTitle().startswith("sabre-desk demo")
     assert window.save_label.text() == "✓ Saved"
     settings, _ = load_settings()
@@ -277,3 +279,28 @@ def test_dropping_a_project_folder_opens_it(
     with qtbot.waitSignal(window.images_shown, timeout=10000):
         QApplication.sendEvent(window, drop)
     assert window.project is not None and window.project.root == demo_project
+
+
+def test_the_primer_checklist_is_ticked_and_saved_and_its_design_shown(
+    qtbot,
+    window: MainWindow,
+    open_case: Callable,
+    demo_project: Path,
+) -> None:
+    open_case(window, demo_project, "ctx03_wrench_banana")
+    panel = window.case_panel
+    assert "Context" in panel.checklist_box.title()
+    panel.checklist["primer:no_leftovers"].click()
+    path = demo_project / "cases" / "ctx03_wrench_banana" / "reviews" / "alice.json"
+    qtbot.waitUntil(
+        lambda: (
+            path.exists()
+            and json.loads(path.read_text())["checklist"] == {"primer:no_leftovers": True}
+        ),
+        timeout=1500,
+    )
+    panel.design_button.click()
+    assert panel.design_dialog is not None and panel.design_dialog.isVisible()
+    text = panel.design_dialog.findChild(QTextBrowser).toPlainText()
+    assert "Capability tested." in text and "**" not in text  # rendered, not raw Markdown
+    panel.design_dialog.close()

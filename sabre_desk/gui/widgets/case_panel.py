@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
     QCheckBox,
+    QDialog,
     QGridLayout,
     QGroupBox,
     QHeaderView,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sabre_desk.core.primers import Primer
 from sabre_desk.core.project import Case
 from sabre_desk.core.review import Decision
 from sabre_desk.gui.controller import CaseController
@@ -122,6 +124,14 @@ class CasePanel(QWidget):
         self.summary.setOpenExternalLinks(False)
         self.checklist_box = QGroupBox("Verify")
         self.checklist_layout = QVBoxLayout(self.checklist_box)
+        self.design_button = QPushButton("Task design…")
+        self.design_button.setToolTip("What this stress test is for, how its images are made")
+        self.design_button.clicked.connect(self.show_task_design)
+        self.checklist_layout.addWidget(self.design_button)
+        self.primer: Primer | None = None
+        self.design_dialog: QDialog | None = None
+        #: finds the primer of a case; the window sets it when a project opens
+        self.primer_for: Callable[[Case], Primer | None] = lambda _case: None
         self.checklist: dict[str, QCheckBox] = {}
 
         self.probe_model = ProbeModel(controller, self)
@@ -235,14 +245,24 @@ class CasePanel(QWidget):
                 box.blockSignals(False)
 
     def _build_checklist(self, case: Case | None) -> None:
+        """The review targets of the spec, then the validity checklist of the case's primer."""
         for box in self.checklist.values():
             box.deleteLater()
         self.checklist = {}
-        targets = case.spec.review_targets if case else []
-        self.checklist_box.setVisible(bool(targets))
-        for target in targets:
-            key = checklist_key(target.image_role.value, target.label)
+        items: list[tuple[str, str]] = []
+        for target in case.spec.review_targets if case else []:
             text = f"{target.label} ({target.image_role.value}): {target.description}"
+            items.append((checklist_key(target.image_role.value, target.label), text))
+        primer = self.primer_for(case) if case is not None else None
+        if primer is not None:
+            items += [(f"primer:{item.id}", item.text) for item in primer.header.checklist]
+        self.primer = primer
+        self.design_button.setVisible(primer is not None)
+        self.checklist_box.setTitle(
+            f"Verify — primer: {primer.header.title}" if primer else "Verify"
+        )
+        self.checklist_box.setVisible(bool(items))
+        for key, text in items:
             box = QCheckBox(text)
             box.setToolTip(text)
             box.toggled.connect(lambda on, k=key: self.controller.set_checklist(k, on))
@@ -250,6 +270,20 @@ class CasePanel(QWidget):
             self.checklist[key] = box
         if case is not None:
             self._sync(case, "checklist")
+
+    def show_task_design(self) -> None:
+        """The primer's Task Design, rendered, in a window the reviewer can keep open."""
+        if self.primer is None:
+            return
+        dialog = QDialog(self)
+        dialog.setWindowTitle(self.primer.header.title)
+        dialog.resize(560, 620)
+        text = QTextBrowser(dialog)
+        text.setMarkdown(self.primer.design)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(text)
+        dialog.show()
+        self.design_dialog = dialog
 
     def _on_decision_clicked(self, decision: Decision) -> None:
         case = self.controller.case
