@@ -304,3 +304,20 @@ def test_the_primer_checklist_is_ticked_and_saved_and_its_design_shown(
     text = panel.design_dialog.findChild(QTextBrowser).toPlainText()
     assert "Capability tested." in text and "**" not in text  # rendered, not raw Markdown
     panel.design_dialog.close()
+
+
+def test_a_project_primer_for_a_new_stress_test_shows_its_checklist(
+    window: MainWindow,
+    open_case: Callable,
+    make_project: Callable,
+    add_case: Callable,
+) -> None:
+    root = make_project()
+    add_case(root, "c1")  # pressure_test_type "custom_yes_no": no shipped primer
+    from sabre_desk.core.primers import scaffold
+
+    path = scaffold("custom_yes_no", root / "primers")
+    path.write_text(path.read_text().replace("evidence_visible", "glare_free"))
+    open_case(window, root, "c1")
+    assert "primer:glare_free" in window.case_panel.checklist
+    assert window.case_panel.design_button.isVisible()
