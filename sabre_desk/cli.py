@@ -23,18 +23,6 @@ from sabre_desk.settings import load_settings, resolve_reviewer
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 DEFAULT_DEMO_DIR = "sabre-desk-demo"
-COMMANDS = (
-    "open",
-    "demo",
-    "validate",
-    "stats",
-    "repair",
-    "diff",
-    "export",
-    "verify",
-    "score",
-    "primer",
-)
 
 
 class CliError(Exception):
@@ -341,7 +329,7 @@ HANDLERS = {
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # `sabre-desk PROJECT` is short for `sabre-desk open PROJECT`.
-    if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS:
+    if argv and not argv[0].startswith("-") and argv[0] not in HANDLERS:
         argv.insert(0, "open")
     args = _parser().parse_args(argv)
     handler = HANDLERS.get(args.command or "open")
