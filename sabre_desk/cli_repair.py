@@ -6,27 +6,14 @@ import argparse
 import sys
 
 from sabre_desk.core import repairs
+from sabre_desk.core.boxes import parse_box
 from sabre_desk.core.errors import RepairError
 from sabre_desk.core.instructions import entities, instruction
 from sabre_desk.core.project import Project
-from sabre_desk.core.review import Box
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.engines.registry import make_engine
 from sabre_desk.imaging.blend import BlendParams
 from sabre_desk.settings import load_settings
-
-
-def parse_box(text: str) -> tuple[float, float, float, float]:
-    try:
-        values = tuple(float(v) for v in text.split(","))
-        if len(values) != 4:
-            raise ValueError
-        return Box(image_role="edited", box=values).box  # type: ignore[arg-type]
-    except Exception as exc:
-        raise RepairError(
-            f"--box {text!r}: give four numbers x0,y0,x1,y1 with "
-            "0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1"
-        ) from exc
 
 
 def run_repair_command(project: Project, args: argparse.Namespace) -> int:
@@ -42,7 +29,10 @@ def run_repair_command(project: Project, args: argparse.Namespace) -> int:
         )
     for line in repairs.recover(project, case) if repairs.needs_recovery(case) else []:
         print(line)
-    box = parse_box(args.box)
+    try:
+        box = parse_box(args.box)
+    except ValueError as exc:
+        raise RepairError(f"--box {exc}") from exc
     settings, _ = load_settings()
     engine = make_engine(args.engine, model=args.model or settings.gemini_model, file=args.file)
     reason = engine.unavailable_reason()

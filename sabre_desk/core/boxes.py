@@ -67,3 +67,22 @@ def mirrored(box: Box, to_role: ImageRole) -> Box:
     if label == DEFAULT_LABELS.get(box.image_role):
         label = DEFAULT_LABELS[to_role]
     return Box(image_role=to_role, label=label, box=box.box)
+
+
+def parse_box(text: str) -> Rect:
+    """'x0,y0,x1,y1' (normalized, as on the command line or in a spec attribute) → a box.
+
+    Raises ValueError saying what a box must look like.
+    """
+    try:
+        values = [float(v) for v in text.replace(" ", "").split(",")]
+    except ValueError:
+        values = []
+    if len(values) == 4:
+        x0, y0, x1, y1 = values
+        if 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1:
+            return (x0, y0, x1, y1)
+    raise ValueError(
+        f"{text!r} is not a box: give four numbers x0,y0,x1,y1 with "
+        "0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1"
+    )

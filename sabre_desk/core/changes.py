@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sabre_desk.core.boxes import parse_box
 from sabre_desk.core.errors import ImageError
 from sabre_desk.core.project import Case
 from sabre_desk.core.spec import ImageRole
@@ -9,20 +10,6 @@ from sabre_desk.imaging.diff import ChangeMap, change_map, score_outside
 from sabre_desk.imaging.io import load_image
 
 Box = tuple[float, float, float, float]
-
-
-def parse_box(text: str | None) -> Box | None:
-    """'x0,y0,x1,y1' (normalized) → a box, or None when it is not one."""
-    if not text:
-        return None
-    try:
-        values = [float(v) for v in text.replace(" ", "").split(",")]
-    except ValueError:
-        return None
-    if len(values) != 4:
-        return None
-    x0, y0, x1, y1 = values
-    return (x0, y0, x1, y1) if 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1 else None
 
 
 def edit_box(case: Case) -> tuple[Box | None, str]:
@@ -34,9 +21,9 @@ def edit_box(case: Case) -> tuple[Box | None, str]:
             return box.box, "your target box"
     if edited:
         return edited[0].box, "your box on Edited"
-    spec_box = parse_box(case.spec.attribute("review_box"))
-    if spec_box is not None:
-        return spec_box, "the spec's review_box"
+    text = case.spec.attribute("review_box")
+    if text:  # the spec model has already checked that it parses
+        return parse_box(text), "the spec's review_box"
     return None, ""
 
 

@@ -139,7 +139,3 @@ class Review(BaseModel):
     @classmethod
     def empty(cls, case_id: str, reviewer: str) -> Review:
         return cls(case_id=case_id, reviewer=reviewer)
-
-    @property
-    def is_reviewed(self) -> bool:
-        return self.decision is not None

@@ -7,7 +7,7 @@ a case unreviewable or unscoreable, with a message naming the offending field.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
@@ -138,6 +138,14 @@ class SampleSpec(BaseModel):
                     raise ValueError(f"{name}: required when generation_mode is paired_edit")
         elif not (self.image_prompt or "").strip():
             raise ValueError("image_prompt: required when generation_mode is single_image")
+        review_box = self.attribute("review_box")
+        if review_box:
+            from sabre_desk.core.boxes import parse_box  # boxes → review → spec: import late
+
+            try:
+                parse_box(review_box)
+            except ValueError as exc:
+                raise ValueError(f"task_attributes: review_box {exc}") from None
         allowed = ROLES_FOR_MODE[self.generation_mode]
         seen: set[str] = set()
         for i, q in enumerate(self.questions):
@@ -170,13 +178,3 @@ class SampleSpec(BaseModel):
 
     def question(self, probe_id: str) -> Question | None:
         return next((q for q in self.questions if q.probe_id == probe_id), None)
-
-
-Subset = Literal[
-    "context_prior",
-    "texture_prior",
-    "attribute_count",
-    "language_elicitation",
-    "counting",
-    "spatial",
-]

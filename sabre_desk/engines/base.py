@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from sabre_desk.core.errors import RepairError
 from sabre_desk.imaging.patch import PixelRect
 
-Op = Literal["remove", "swap", "clean", "restore"]
 ALL_OPS: frozenset[str] = frozenset({"remove", "swap", "clean", "restore"})
 
 

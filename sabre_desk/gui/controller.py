@@ -74,10 +74,6 @@ class CaseController(QObject):
     # --- state ---------------------------------------------------------------------------
 
     @property
-    def dirty(self) -> bool:
-        return self._dirty
-
-    @property
     def editable(self) -> bool:
         return self.case is not None and not self.project.read_only
 
@@ -152,6 +148,28 @@ class CaseController(QObject):
         positions = [i for i, b in enumerate(self.case.review.boxes) if b.image_role is role]
         return positions[index]
 
+    def _update_box(
+        self,
+        role: ImageRole,
+        index: int,
+        changes: dict[str, Any] | None,
+        text: str,
+        detail: dict[str, Any],
+    ) -> bool:
+        """Push one change of the *index*-th box on *role*: *changes* to its fields, or
+        None to delete it. *detail* goes to the history, with the role added."""
+        if self.case is None:
+            return False
+        before = self.case.review.boxes
+        pos = self._role_index(role, index)
+        after = list(before)
+        if changes is None:
+            del after[pos]
+        else:
+            after[pos] = before[pos].model_copy(update=changes)
+        detail = {"image_role": role.value, **detail}
+        return self._push(ChangeBoxes(self, before, after, text, detail))
+
     def change_box(
         self,
         role: ImageRole,
@@ -160,44 +178,40 @@ class CaseController(QObject):
         nudge: bool = False,
     ) -> bool:
         """Move or resize a box (a mouse drag, or with *nudge* an arrow key)."""
-        if self.case is None:
-            return False
-        before = self.case.review.boxes
-        pos = self._role_index(role, index)
-        after = list(before)
-        after[pos] = before[pos].model_copy(update={"box": box})
-        detail = {
-            "action": "nudge" if nudge else "change",
-            "image_role": role.value,
-            "index": index,
-            "box": list(box),
-            "from": list(before[pos].box),
-        }
-        return self._push(ChangeBoxes(self, before, after, "Move box", detail))
+        old = self._box(role, index)
+        return old is not None and self._update_box(
+            role,
+            index,
+            {"box": box},
+            "Move box",
+            {
+                "action": "nudge" if nudge else "change",
+                "index": index,
+                "box": list(box),
+                "from": list(old.box),
+            },
+        )
 
     def relabel_box(self, role: ImageRole, index: int, label: str) -> bool:
-        if self.case is None:
-            return False
-        before = self.case.review.boxes
-        pos = self._role_index(role, index)
-        after = list(before)
-        after[pos] = before[pos].model_copy(update={"label": label})
-        detail = {
-            "action": "relabel",
-            "image_role": role.value,
-            "label": label,
-            "from": before[pos].label,
-        }
-        return self._push(ChangeBoxes(self, before, after, f"Label box {label}", detail))
+        old = self._box(role, index)
+        return old is not None and self._update_box(
+            role,
+            index,
+            {"label": label},
+            f"Label box {label}",
+            {"action": "relabel", "label": label, "from": old.label},
+        )
 
     def remove_box(self, role: ImageRole, index: int) -> bool:
+        old = self._box(role, index)
+        return old is not None and self._update_box(
+            role, index, None, "Delete box", {"action": "remove", "box": list(old.box)}
+        )
+
+    def _box(self, role: ImageRole, index: int) -> Box | None:
         if self.case is None:
-            return False
-        before = self.case.review.boxes
-        pos = self._role_index(role, index)
-        after = before[:pos] + before[pos + 1 :]
-        detail = {"action": "remove", "image_role": role.value, "box": list(before[pos].box)}
-        return self._push(ChangeBoxes(self, before, after, "Delete box", detail))
+            return None
+        return self.case.review.boxes[self._role_index(role, index)]
 
     def mirror_box(self, role: ImageRole, index: int) -> bool:
         """Copy a box to the other image of a paired case (Base ↔ Edited)."""

@@ -232,6 +232,8 @@ class MainWindow(QMainWindow):
         """Show arbitrary image files on the canvases (a repair comparison), with *boxes*."""
         self._waiting.clear()
         self._overlay = {role: [b for b in boxes if b.image_role is role] for role in files}
+        for canvas in self.compare.canvases.values():
+            canvas.boxes_editable = False
         for role, path in files.items():
             canvas = self.compare.canvases[role]
             if path is None:
@@ -249,6 +251,8 @@ class MainWindow(QMainWindow):
     def _on_case_loaded(self, case: Case) -> None:
         self.changes_ui.note_activity()
         self._overlay = None
+        for canvas in self.compare.canvases.values():
+            canvas.boxes_editable = True
         self._waiting.clear()
         self._shown_case = case.case_id
         roles = case.spec.image_roles
@@ -321,14 +325,8 @@ class MainWindow(QMainWindow):
     # --- review changes -------------------------------------------------------------------
 
     def _controller_call(self, method: str, *args: object) -> None:
-        if self.controller is None:
-            return
-        if self._overlay is not None and "box" in method:
-            self.statusBar().showMessage(
-                "This is a repair comparison: select no repair to edit the case's boxes", 5000
-            )
-            return
-        getattr(self.controller, method)(*args)
+        if self.controller is not None:
+            getattr(self.controller, method)(*args)
 
     def _on_box_created(self, role: ImageRole, box: tuple) -> None:
         self._controller_call("add_box", role, box, DEFAULT_LABELS[role])

@@ -50,19 +50,10 @@ def _wrap_bgra(bgra: np.ndarray) -> QImage:
     return QImage(bgra.data, w, h, bgra.strides[0], QImage.Format.Format_RGB32)
 
 
-def build_display_image(image: QImage | np.ndarray) -> DisplayImage:
-    """The image and its pyramid. From a numpy RGB array all work is done by OpenCV,
-    which releases the GIL (QImage conversions hold it and would stall the GUI thread)."""
-    if isinstance(image, QImage):
-        image = image.convertToFormat(QImage.Format.Format_RGB32)
-        bgra = np.ndarray(
-            (image.height(), image.width(), 4),
-            np.uint8,
-            image.constBits(),
-            strides=(image.bytesPerLine(), 4, 1),
-        ).copy()
-    else:
-        bgra = cv2.cvtColor(np.ascontiguousarray(image), cv2.COLOR_RGB2BGRA)
+def build_display_image(rgb: np.ndarray) -> DisplayImage:
+    """The image and its pyramid, all made by OpenCV, which releases the GIL (QImage's own
+    conversions hold it and would stall the GUI thread)."""
+    bgra = cv2.cvtColor(np.ascontiguousarray(rgb), cv2.COLOR_RGB2BGRA)
     buffers = [bgra]
     levels: list[tuple[float, QImage]] = []
     current, scale = bgra, 1.0

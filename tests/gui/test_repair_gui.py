@@ -177,3 +177,32 @@ def test_a_swap_with_the_fake_gemini_server_and_a_cancel(
     for path in demo_project.rglob("*"):  # the API key reached no project file
         if path.is_file():
             assert b"k" * 32 not in path.read_bytes(), path
+
+
+def test_boxes_cannot_be_edited_on_a_repair_comparison(
+    qtbot,
+    repairing: MainWindow,
+    demo_project: Path,
+) -> None:
+    window = repairing
+    box_the_fragment(qtbot, window)
+    panel = window.repair_ui.panel
+    panel.run_repair()
+    qtbot.waitUntil(lambda: panel.previews.count() == 1, timeout=10000)
+    qtbot.waitUntil(lambda: window.repair_ui.previewing is not None, timeout=5000)
+    before = review(demo_project)["boxes"]
+    canvas = window.compare.canvases[EDITED]
+    qtbot.waitUntil(lambda: canvas.image_size is not None, timeout=5000)
+    canvas.setFocus()
+    start, end = at(canvas, 0.1, 0.1), at(canvas, 0.3, 0.3)
+    qtbot.mousePress(canvas.viewport(), Qt.MouseButton.LeftButton, pos=start)
+    qtbot.mouseMove(canvas.viewport(), end)
+    qtbot.mouseRelease(canvas.viewport(), Qt.MouseButton.LeftButton, pos=end)
+    press(qtbot, Qt.Key.Key_B)
+    qtbot.wait(400)  # longer than the autosave delay
+    assert review(demo_project)["boxes"] == before
+    panel.back.click()  # back to the case: boxes are editable again
+    qtbot.waitUntil(lambda: window.repair_ui.previewing is None, timeout=5000)
+    canvas.setFocus()
+    press(qtbot, Qt.Key.Key_B)
+    qtbot.waitUntil(lambda: len(review(demo_project)["boxes"]) == len(before) + 1, timeout=1500)

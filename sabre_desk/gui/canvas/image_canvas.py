@@ -30,7 +30,7 @@ from sabre_desk.core.review import Box
 from sabre_desk.gui.canvas.box_item import HANDLE_CURSORS, BoxItem
 from sabre_desk.gui.canvas.overlay_items import heat_item, region_item
 from sabre_desk.gui.canvas.pixmap_item import LeveledPixmapItem
-from sabre_desk.gui.qimage import DisplayImage, build_display_image
+from sabre_desk.gui.qimage import DisplayImage
 
 ZOOM_STEP = 1.25
 MIN_ZOOM, MAX_ZOOM = 0.02, 40.0
@@ -76,6 +76,9 @@ class ImageCanvas(QGraphicsView):
         self._press_view = QPointF()
         self._draft: BoxItem | None = None
         self._overlay_items: list = []  # change heat and regions: drawn, never edited
+        #: False while the canvas shows something other than the case's own image (a repair
+        #: comparison): boxes are drawn but can be neither drawn, moved nor deleted
+        self.boxes_editable = True
 
     # --- image ---------------------------------------------------------------------------
 
@@ -113,9 +116,7 @@ class ImageCanvas(QGraphicsView):
     def overlay_regions(self) -> int:
         return sum(1 for item in self._overlay_items if not hasattr(item, "pixmap"))
 
-    def set_image(self, image: DisplayImage | QImage) -> None:
-        if isinstance(image, QImage):
-            image = build_display_image(image)
+    def set_image(self, image: DisplayImage) -> None:
         keep_view = self._pixmap_item is not None and self.image_size == (image.width, image.height)
         self.scene().clear()
         self._boxes, self._draft, self._overlay_items = [], None, []
@@ -315,6 +316,8 @@ class ImageCanvas(QGraphicsView):
             self._gesture = ("pan", event.position(), QRectF())
             self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
             return
+        if not self.boxes_editable:
+            return
         if event.button() == Qt.MouseButton.RightButton:
             item, _ = self._box_at(pos)
             if item is not None:
@@ -430,6 +433,9 @@ class ImageCanvas(QGraphicsView):
     # --- keys ------------------------------------------------------------------------------
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        if not self.boxes_editable and event.key() != Qt.Key.Key_Space:
+            super().keyPressEvent(event)
+            return
         if event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and self._selected >= 0:
             self.box_delete_requested.emit(self._selected)
             return
@@ -452,7 +458,7 @@ class ImageCanvas(QGraphicsView):
     def drop_box_at_center(self) -> None:
         """Keyboard drawing: a default box in the middle of what is in view."""
         size = self.image_size
-        if size is None:
+        if size is None or not self.boxes_editable:
             return
         center = self.mapToScene(self.viewport().rect().center())
         x = min(max(center.x(), 0.0), size[0] - 1.0)

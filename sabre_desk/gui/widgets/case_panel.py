@@ -179,13 +179,14 @@ class CasePanel(QWidget):
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
+        self.summary.setMinimumHeight(140)
         top_layout.addWidget(self.summary, 1)
         top_layout.addWidget(self.checklist_box)
         self._top_layout = top_layout
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(top)
         splitter.addWidget(self.probes)
-        splitter.setSizes([320, 220])
+        splitter.setSizes([470, 150])  # four probes fit; the summary and checklist need room
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter, 1)
