@@ -61,7 +61,7 @@ class ChangesSection(QWidget):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.regions = QListWidget()
-        self.regions.setMaximumHeight(120)
+        self.regions.setMaximumHeight(80)  # leaves the probe table its rows
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addWidget(self.summary)

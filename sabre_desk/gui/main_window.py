@@ -148,6 +148,9 @@ class MainWindow(QMainWindow):
         if project.read_only:
             status += " · read-only: this folder cannot be written, nothing will be saved"
         self.statusBar().showMessage(status)
+        canvas = self.active_canvas()
+        if canvas is not None:  # keys decide and navigate from the first moment
+            canvas.setFocus()
         first = case_id or navigation.first(project.entries)
         if first and not self.case_list.select(first):
             self.report_error("No such case", f"{case_id!r} is not a case of {project.root}")

@@ -89,6 +89,7 @@ class WindowActions:
         self._add(go, "Go", "&Last Case", "End", lambda: window.go("last"))
         self._add(go, "Go", "&Go to Case…", "Ctrl+G", window.go_to_case)
         self._add(go, "Go", "Focus Case &List", "Ctrl+L", lambda: window.case_list.view.setFocus())
+        self._add(go, "Go", "&Filter Cases", QKeySequence.StandardKey.Find, self._focus_filter)
 
         self.view = view = bar.addMenu("&View")
         self._add(view, "View", "&Fit to Window", ["F", "Ctrl+0"], window.compare.fit)
@@ -173,6 +174,10 @@ class WindowActions:
         panel.probes.setCurrentIndex(index)
         if index != QModelIndex():
             panel.probes.edit(index)
+
+    def _focus_filter(self) -> None:
+        self.w.case_list.filter.setFocus()
+        self.w.case_list.filter.selectAll()
 
     def _edit_notes(self) -> None:
         if self.w.case_panel is not None:

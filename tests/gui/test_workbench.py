@@ -391,3 +391,18 @@ def test_boxes_can_be_drawn_and_adjusted_with_the_keyboard_alone(
     # one keyboard adjustment is one undo step, like one mouse drag
     press(qtbot, review, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     wait_saved(qtbot, demo_project, lambda d: d["boxes"] and d["boxes"][0]["box"] == first)
+
+
+def test_the_first_keys_after_opening_decide_not_filter(
+    qtbot,
+    window: MainWindow,
+    open_case: Callable,
+    demo_project: Path,
+) -> None:
+    """No widget is focused by the test: the keys go wherever the window put the focus."""
+    open_case(window, demo_project, CASE)
+    press(qtbot, window, Qt.Key.Key_1)
+    wait_saved(qtbot, demo_project, lambda d: d.get("decision") == "keep")
+    assert window.case_list.filter.text() == ""
+    press(qtbot, window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert QApplication.focusWidget() is window.case_list.filter

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -34,6 +34,9 @@ class CaseList(QWidget):
         self.proxy.setSourceModel(self.model)
         self.filter = QLineEdit(placeholderText="Filter: id, subset or concept…")
         self.filter.setClearButtonEnabled(True)
+        # Never the keyboard's first stop: a reviewer's first "1" or "N" would be typed here
+        # and filter the list away. Reached by a click or Ctrl+F.
+        self.filter.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.decision_filter = QComboBox()
         for label, key in DECISION_FILTERS:
             self.decision_filter.addItem(label, key)
