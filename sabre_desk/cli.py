@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,9 +21,10 @@ from sabre_desk.core.errors import NotAProjectError, ProjectError
 from sabre_desk.core.project import MANIFEST_NAME, Project
 from sabre_desk.core.stats import compute_stats
 from sabre_desk.core.validate import validate_project
-from sabre_desk.settings import load_settings, resolve_reviewer
+from sabre_desk.settings import load_settings, resolve_reviewer, write_crash_log
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+EXIT_INTERNAL, EXIT_INTERRUPTED = 70, 130
 DEFAULT_DEMO_DIR = "sabre-desk-demo"
 
 
@@ -112,7 +115,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--png", type=Path, metavar="OUT", help="write the overlay picture")
 
-    p = sub.add_parser("export", parents=[common], help="write the accepted cases as a release")
+    p = sub.add_parser(
+        "export",
+        parents=[common],
+        help="write the accepted cases as a release",
+        description="Write the accepted cases as a release folder. It is built in a "
+        "partial folder beside OUT and renamed at the end, so OUT is absent or complete; "
+        "partial folders left by a killed export are removed by the next export there.",
+    )
     p.add_argument("project", type=Path)
     p.add_argument("out", type=Path, help="the release folder (must not exist)")
     p.add_argument(
@@ -121,8 +131,23 @@ def _parser() -> argparse.ArgumentParser:
         help="final decisions to export, comma-separated (default: keep)",
     )
     p.add_argument("--name", help="release name (default: from the project name)")
+    p.add_argument(
+        "--link",
+        action="store_true",
+        help="hard-link the images instead of copying them (instant, no extra space, same "
+        "disk only); an in-place edit of a released image then also changes the project's "
+        "image",
+    )
 
-    p = sub.add_parser("verify", parents=[common], help="check a release against its manifest")
+    p = sub.add_parser(
+        "verify",
+        parents=[common],
+        help="check a release against its manifest",
+        description="Check every file of a release against MANIFEST.sha256, the manifest "
+        "against the root hash in release.json, and release.json against its own hash and "
+        "counts. Links, unsafe manifest names and a missing release.json are failures. "
+        "Exit 0 if intact, 1 otherwise.",
+    )
     p.add_argument("out", type=Path)
 
     p = sub.add_parser("score", parents=[common], help="score model predictions on a release")
@@ -326,23 +351,60 @@ HANDLERS = {
 }
 
 
+def _terminate_as_interrupt(signum: int, frame: object) -> None:
+    """SIGTERM (a logout, `kill`, a CI timeout) unwinds like Ctrl+C: every ``finally`` and
+    ``except BaseException`` runs, so temp files and a half-written export are removed."""
+    raise KeyboardInterrupt
+
+
+def _io_error_line(exc: OSError) -> str:
+    where = exc.filename if exc.filename is not None else None
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return f"{where}: {reason}" if where else reason
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command. Exit codes: 0 success; 1 problems found or the command failed
+    (one line on stderr naming the file and the reason); 2 bad usage or not a project;
+    70 an internal error (the details are written to a crash log); 130 interrupted."""
     argv = list(sys.argv[1:] if argv is None else argv)
     # `sabre-desk PROJECT` is short for `sabre-desk open PROJECT`.
     if argv and not argv[0].startswith("-") and argv[0] not in HANDLERS:
         argv.insert(0, "open")
     args = _parser().parse_args(argv)
     handler = HANDLERS.get(args.command or "open")
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     try:
         return handler(args)
     except CliError as exc:
-        print(f"sabre-desk: error: {exc}", file=sys.stderr)
+        _error(str(exc))
         return exc.code
     except ProjectError as exc:
-        print(f"sabre-desk: error: {exc.message}", file=sys.stderr)
+        _error(exc.message)
+        return EXIT_PROBLEMS
+    except OSError as exc:
+        _error(_io_error_line(exc))
+        return EXIT_PROBLEMS
+    except MemoryError:
+        _error("out of memory; close other programs or work on fewer cases at once")
         return EXIT_PROBLEMS
     except KeyboardInterrupt:
-        return 130
+        _error("interrupted; nothing half-written was left behind")
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        log = write_crash_log(exc)
+        where = f"; details in {log}" if log else ""
+        _error(f"internal error ({type(exc).__name__}: {exc}){where}")
+        return EXIT_INTERNAL
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _error(line: str) -> None:
+    print(f"sabre-desk: error: {line}", file=sys.stderr)
 
 
 def main_gui() -> int:

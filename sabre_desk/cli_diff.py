@@ -9,6 +9,7 @@ from pathlib import Path
 from PIL import Image
 
 from sabre_desk.core.changes import case_change_map
+from sabre_desk.core.errors import ProjectError
 from sabre_desk.core.project import Project
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.imaging.diff import overlay
@@ -21,8 +22,12 @@ def run_diff_command(project: Project, args: argparse.Namespace) -> int:
     if args.png:
         picture = overlay(load_image(case.images[ImageRole.EDITED]), result)
         out = Path(args.png)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        Image.fromarray(picture).save(out)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            Image.fromarray(picture).save(out)
+        except (OSError, ValueError) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise ProjectError(f"cannot write the overlay ({reason})", out) from exc
     if args.json:
         print(json.dumps({"case_id": case.case_id, **result.to_json()}, indent=2))
         return 0

@@ -5,14 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from sabre_desk.core.errors import ProjectError
 from sabre_desk.core.export import export
 from sabre_desk.core.project import Project
-from sabre_desk.core.release import RELEASE, verify
+from sabre_desk.core.reading import MB, human_size, iter_lines
+from sabre_desk.core.release import BENCHMARK, MAX_ROW, verify
 from sabre_desk.core.review import Decision
 from sabre_desk.core.scoring import Sample, score
+
+#: Longest prediction line accepted: a model's response can be long, not unbounded.
+MAX_PREDICTION = 16 * MB
 
 
 def _progress_bar(done: int, total: int, case_id: str) -> None:
@@ -32,7 +38,16 @@ def run_export(project: Project, args: argparse.Namespace) -> int:
     except ValueError as exc:
         valid = ", ".join(d.value for d in Decision)
         raise ProjectError(f"--decisions: {exc}; use any of {valid}") from exc
-    summary = export(project, args.out, decisions, args.name, progress=_progress_bar)
+    summary = export(
+        project,
+        args.out,
+        decisions,
+        args.name,
+        progress=_progress_bar,
+        link=getattr(args, "link", False),
+    )
+    for folder in summary.removed_partials:
+        print(f"removed {folder}: a partial folder left by an export that was killed")
     print(
         f"exported {summary.cases} cases, {summary.questions} questions, "
         f"{summary.images} images to {summary.out}"
@@ -40,20 +55,14 @@ def run_export(project: Project, args: argparse.Namespace) -> int:
     print(f"root sha256 {summary.root_hash}")
     for line in summary.skipped:
         print(f"  left out: {line}")
+    for line in summary.warnings:
+        print(f"  warning: {line}")
     return 0
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    root: Path = args.out
-    expected = None
-    try:
-        expected = json.loads((root / RELEASE).read_text(encoding="utf-8")).get("root_sha256")
-    except (OSError, ValueError):
-        print(
-            f"warning: {root / RELEASE} is missing or unreadable; checking the manifest only",
-            file=sys.stderr,
-        )
-    result = verify(root, expected)
+    """Print one line per problem (file and reason); exit 1 unless the release is intact."""
+    result = verify(args.out)
     for name in result.changed:
         print(f"CHANGED  {name}")
     for name in result.missing:
@@ -62,58 +71,81 @@ def run_verify(args: argparse.Namespace) -> int:
         print(f"EXTRA    {name}")
     for problem in result.problems:
         print(f"PROBLEM  {problem}")
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if result.ok:
         print(f"OK: {result.checked} files match; root sha256 {result.root_hash}")
         return 0
     print(
         f"FAILED: {len(result.changed)} changed, {len(result.missing)} missing, "
-        f"{len(result.extra)} extra",
+        f"{len(result.extra)} extra, {len(result.problems)} other problems",
         file=sys.stderr,
     )
     return 1
 
 
-def _read_jsonl(path: Path) -> list[dict]:
-    rows = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ProjectError(f"cannot read ({exc.strerror or exc})", path) from exc
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
+def _jsonl_objects(path: Path, max_line: int) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each line, streamed; a bad line is one error naming it."""
+    for number, line in iter_lines(path, max_line):
+        if line is None:
+            raise ProjectError(f"line {number} is longer than {human_size(max_line)}", path)
         try:
-            rows.append(json.loads(line))
+            row = json.loads(line)
         except ValueError as exc:
             raise ProjectError(f"line {number} is not JSON ({exc})", path) from exc
-    return rows
+        if not isinstance(row, dict):
+            raise ProjectError(f"line {number} is not a JSON object", path)
+        yield number, row
+
+
+def _benchmark_samples(path: Path) -> list[tuple[int, Sample]]:
+    samples = []
+    for number, row in _jsonl_objects(path, MAX_ROW):
+        try:
+            sample = Sample(
+                str(row["question_id"]),
+                str(row["group_id"]),
+                str(row["subset"]),
+                str(row["probe_id"]),
+                str(row["eval_type"]),
+                str(row["answer"]),
+            )
+            index = int(row["index"])
+        except KeyError as exc:
+            raise ProjectError(f"line {number} has no {exc.args[0]!r}", path) from exc
+        except (TypeError, ValueError) as exc:
+            raise ProjectError(f"line {number}: 'index' is not a number", path) from exc
+        samples.append((index, sample))
+    return samples
+
+
+def _predictions(path: Path) -> tuple[dict[str, str | None], dict[int, str | None]]:
+    """Responses by question_id and, for lines without one, by index (null: no response)."""
+    by_id: dict[str, str | None] = {}
+    by_index: dict[int, str | None] = {}
+    for number, row in _jsonl_objects(path, MAX_PREDICTION):
+        raw = row.get("response", "")
+        response = None if raw is None else str(raw)
+        if "question_id" in row:
+            by_id[str(row["question_id"])] = response
+        elif "index" in row:
+            try:
+                by_index[int(row["index"])] = response
+            except (TypeError, ValueError) as exc:
+                raise ProjectError(f"line {number}: 'index' is not a number", path) from exc
+    return by_id, by_index
 
 
 def run_score(args: argparse.Namespace) -> int:
-    benchmark = _read_jsonl(args.out / "benchmark.jsonl")
-    predictions = _read_jsonl(args.predictions)
-    by_id = {p["question_id"]: p.get("response", "") for p in predictions if "question_id" in p}
-    by_index = {
-        int(p["index"]): p.get("response", "")
-        for p in predictions
-        if "index" in p and "question_id" not in p
-    }
-    known = {row["question_id"] for row in benchmark}
+    """Score predictions; both files are streamed line by line with a bound per line."""
+    benchmark = _benchmark_samples(args.out / BENCHMARK)
+    by_id, by_index = _predictions(args.predictions)
+    known = {sample.question_id for _, sample in benchmark}
     unknown = [q for q in by_id if q not in known]
     samples = []
-    for row in benchmark:
-        response = by_id.get(row["question_id"], by_index.get(row["index"]))
-        samples.append(
-            Sample(
-                row["question_id"],
-                row["group_id"],
-                row["subset"],
-                row["probe_id"],
-                row["eval_type"],
-                row["answer"],
-                None if response is None else str(response),
-            )
-        )
+    for index, sample in benchmark:
+        sample.response = by_id.get(sample.question_id, by_index.get(index))
+        samples.append(sample)
     report = score(samples)
     if args.json:
         print(json.dumps({**report.to_json(), "unknown_question_ids": unknown}, indent=2))

@@ -7,7 +7,7 @@ import sys
 
 from sabre_desk.core import repairs
 from sabre_desk.core.boxes import parse_box
-from sabre_desk.core.errors import RepairError
+from sabre_desk.core.errors import ReadOnlyProjectError, RepairError
 from sabre_desk.core.instructions import entities, instruction
 from sabre_desk.core.project import Project
 from sabre_desk.core.spec import ImageRole
@@ -17,6 +17,11 @@ from sabre_desk.settings import load_settings
 
 
 def run_repair_command(project: Project, args: argparse.Namespace) -> int:
+    if project.read_only:
+        raise ReadOnlyProjectError(
+            "project is read-only; a repair writes its preview into the case, nothing was done",
+            project.root,
+        )
     case = project.load_case(args.case)
     role = ImageRole(args.role)
     if role not in case.spec.image_roles:

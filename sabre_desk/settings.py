@@ -69,7 +69,7 @@ def load_settings() -> tuple[Settings, str | None]:
     if not path.exists():
         return Settings(), None
     try:
-        data, _ = read_json(path)
+        data, _ = read_json(path, "settings")
         return Settings.model_validate(data), None
     except ProjectError as exc:
         return Settings(), f"settings ignored: {exc.message}"
@@ -97,3 +97,23 @@ def resolve_reviewer(cli_value: str | None, settings: Settings) -> str:
     except (KeyError, OSError):
         login = "reviewer"
     return reviewer_from_login(login)
+
+
+def write_crash_log(exc: BaseException) -> Path | None:
+    """Write the traceback of an unexpected error beside the settings; returns its path.
+
+    The terminal gets one line; the details a bug report needs are kept, not lost.
+    """
+    import traceback
+    from datetime import UTC, datetime
+
+    folder = config_dir() / "crash-logs"
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    path = folder / f"crash-{stamp}.txt"
+    text = "".join(traceback.format_exception(exc))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError:
+        return None
+    return path

@@ -102,3 +102,39 @@ def read_only(root: Path) -> Iterator[None]:
         yield
     finally:
         subprocess.run(["chattr", "-i", *map(str, dirs)], check=True)
+
+
+@contextlib.contextmanager
+def small_disk(where: Path, size_kb: int = 256) -> Iterator[Path]:
+    """A real, tiny filesystem (tmpfs) mounted at *where*, to fill up for real.
+
+    Needs root (CI and the development machines run as root); skips elsewhere.
+    """
+    where.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a small tmpfs needs root")
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size_kb}k", "tmpfs", str(where)],
+        capture_output=True,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def fill_disk(folder: Path, leave: int = 0) -> None:
+    """Fill the filesystem of *folder* until at most *leave* bytes are free."""
+    filler = folder / ".filler"
+    with filler.open("ab") as fh:
+        while True:
+            free = os.statvfs(folder).f_bavail * os.statvfs(folder).f_frsize
+            if free <= leave:
+                return
+            try:
+                fh.write(b"\0" * max(1, min(free - leave, 1 << 20)))
+                fh.flush()
+            except OSError:
+                return

@@ -1,19 +1,25 @@
 """Export the accepted cases as a benchmark release.
 
-Everything is written into a temporary folder next to OUT and renamed into place at the
-end, so an interrupted or failed export leaves no half-release behind. Formats:
-``benchmark.jsonl`` (canonical), ``images/``, a Hugging Face imagefolder (``metadata.jsonl``
-and a dataset card), VLMEvalKit TSVs with a config, and ``MANIFEST.sha256`` + ``release.json``.
+Everything is written into a locked partial folder next to OUT and renamed into place at
+the end (see ``staging.py``), so OUT is either absent or complete: a failed, cancelled or
+interrupted export (Ctrl+C, SIGTERM) removes its partial folder, and one left by a killed
+export (SIGKILL, power cut) is removed by the next export into the same folder. Every
+OSError becomes one ProjectError naming the file and the reason, never a traceback.
+
+Images are copied (a reflink clone where the filesystem can share blocks, else a plain
+copy), so editing a released image can never edit the project. ``link=True`` hard-links
+them instead: instant and free of space, but an in-place edit of a released image then
+reaches the project's image too.
+
+Formats: ``benchmark.jsonl`` (canonical), ``images/``, a Hugging Face imagefolder
+(``metadata.jsonl`` and a dataset card), VLMEvalKit TSVs with a config, and
+``MANIFEST.sha256`` + ``release.json``.
 """
 
 from __future__ import annotations
 
-import base64
-import contextlib
-import json
+import errno
 import os
-import shutil
-import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,19 +29,31 @@ from typing import Any
 
 from sabre_desk import __version__
 from sabre_desk.core.errors import CaseLoadError, ProjectError
+from sabre_desk.core.export_formats import card, naming, write_bytes, write_jsonl, write_vlmevalkit
 from sabre_desk.core.final import all_reviews, final_decision, merged_question_edits
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.question_edits import effective
-from sabre_desk.core.release import RELEASE, write_manifest
+from sabre_desk.core.reading import open_regular
+from sabre_desk.core.release import RELEASE, RELEASE_FORMAT, RELEASE_VERSION, seal, write_manifest
 from sabre_desk.core.repairs import encode_png
 from sabre_desk.core.review import Decision
 from sabre_desk.core.spec import OPTION_LETTERS, ImageRole
+from sabre_desk.core.staging import partial_folder, remove_abandoned
 from sabre_desk.core.storage import dumps_json
 from sabre_desk.imaging.io import load_image
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
 Progress = Callable[[int, int, str], None]
-VLM_FILES = {"yes_no": "YN", "multiple_choice": "MCQ", "open": "OPEN"}
-VLM_CLASSES = {"YN": "ImageYORNDataset", "MCQ": "ImageMCQDataset", "OPEN": "ImageVQADataset"}
+CHUNK = 1 << 20
+#: Linux ioctl that makes a new file share the blocks of another (btrfs, XFS, bcachefs…):
+#: a copy in constant time and space that is still a separate file when either is edited.
+FICLONE = 0x40049409
+#: copy_file_range cannot copy between these two files; copy through a buffer instead.
+_NO_KERNEL_COPY = {errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EBADF}
 
 
 class ExportCancelledError(ProjectError):
@@ -50,24 +68,90 @@ class ExportSummary:
     images: int = 0
     root_hash: str = ""
     skipped: list[str] = field(default_factory=list)  # case: why it was left out
+    removed_partials: list[Path] = field(default_factory=list)  # left by killed exports
+    warnings: list[str] = field(default_factory=list)  # exported, but e.g. a review ignored
 
 
-def _copy_image(case: Case, role: ImageRole, folder: Path) -> str:
-    """Copy the image into the release, upright: a photo with an EXIF rotation is written
+def _clone(src: int, dst: int) -> bool:
+    """Reflink *src* into *dst* where the filesystem supports it; False otherwise."""
+    if fcntl is None:
+        return False
+    try:
+        fcntl.ioctl(dst, FICLONE, src)
+    except OSError:
+        return False
+    return True
+
+
+def _kernel_copy(src: int, dst: int, size: int, source: Path, target: Path) -> bool:
+    """Copy with copy_file_range (no trip through user space); False if it cannot here.
+
+    Some filesystems report 0 bytes copied for a file that is not empty (the reason
+    shutil is careful with this call too), which also means "copy it another way".
+    """
+    kernel_copy = getattr(os, "copy_file_range", None)
+    if kernel_copy is None:
+        return False
+    copied = 0
+    try:
+        while done := kernel_copy(src, dst, 64 * CHUNK):
+            copied += done
+    except OSError as exc:
+        if exc.errno not in _NO_KERNEL_COPY:
+            exc.filename, exc.filename2 = str(source), str(target)
+            raise
+    else:
+        if copied or not size:
+            return True
+    os.lseek(src, 0, os.SEEK_SET)
+    os.lseek(dst, 0, os.SEEK_SET)
+    os.ftruncate(dst, 0)
+    return False
+
+
+def _copy_bytes(src: int, dst: int, size: int, source: Path, target: Path) -> None:
+    """Copy in the kernel where possible, else through a buffer.
+
+    An OSError names the file it is about: the source for a failed read, the target for a
+    failed write, both for a failed kernel copy (which cannot tell them apart).
+    """
+    if _kernel_copy(src, dst, size, source, target):
+        return
+    while True:
+        with naming(source):
+            block = os.read(src, CHUNK)
+        if not block:
+            return
+        view = memoryview(block)
+        with naming(target):
+            while view:
+                view = view[os.write(dst, view) :]
+
+
+def copy_file(source: Path, target: Path) -> None:
+    """A new, independent *target* with the bytes of *source* (never a link to it)."""
+    with open_regular(source) as (src, size), naming(target), target.open("xb") as dst:
+        if not _clone(src.fileno(), dst.fileno()):
+            _copy_bytes(src.fileno(), dst.fileno(), size, source, target)
+
+
+def _copy_image(case: Case, role: ImageRole, folder: Path, link: bool) -> str:
+    """Put the image into the release, upright: a photo with an EXIF rotation is written
     as the pixels a viewer shows (PNG), because many loaders ignore the tag."""
     source = case.images[role]
     info = case.image_info.get(role)
     if info is not None and info.orientation != 1:
         name = f"images/{case.case_id}__{role.value}.png"
-        (folder / name).write_bytes(encode_png(load_image(source)))
-    else:
-        name = f"images/{case.case_id}__{role.value}{source.suffix.lower()}"
+        write_bytes(folder / name, encode_png(load_image(source)))
+        return name
+    name = f"images/{case.case_id}__{role.value}{source.suffix.lower()}"
+    if link:
         try:
-            # The project never rewrites an image in place (accepting a repair replaces the
-            # file), so a hard link is a safe, instant copy when both are on one disk.
-            os.link(source, folder / name)
+            os.link(source, folder / name)  # --link: shares the project's file
+            return name
         except OSError:
-            shutil.copyfile(source, folder / name)
+            pass  # another disk, or links not allowed: copy
+    copy_file(source, folder / name)
     return name
 
 
@@ -116,85 +200,26 @@ def _rows(
     return rows
 
 
-def _jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
-    with path.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-
-
-def _tsv_cell(value: str) -> str:
-    return value.replace("\t", " ").replace("\r", " ").replace("\n", " ")
-
-
-def _write_vlmevalkit(folder: Path, name: str, rows: list[dict[str, Any]], root: Path) -> None:
-    """One TSV per question format, streamed (they hold base64 images and get large)."""
-    folder.mkdir()
-    config = {}
-    for fmt, suffix in VLM_FILES.items():
-        subset = [r for r in rows if r["format"] == fmt]
-        if not subset:
-            continue
-        columns = ["index", "image", "question", "answer", "category"]
-        if fmt == "multiple_choice":
-            columns[3:3] = list(OPTION_LETTERS)
-        file = f"{name}_{suffix}.tsv"
-        first_row: dict[str, str] = {}  # image → index of the row that carries it
-        with (folder / file).open("w", encoding="utf-8", newline="\n") as out:
-            out.write("\t".join(columns) + "\n")
-            for row in subset:
-                image = row["image"]
-                if image in first_row:
-                    # VLMEvalKit's convention: a short "image" cell is the index of the row
-                    # that holds the image, so each image is stored once per file.
-                    cell = first_row[image]
-                else:
-                    cell = base64.b64encode((root / image).read_bytes()).decode()
-                    first_row[image] = str(row["index"])
-                answer = row["answer"].capitalize() if fmt == "yes_no" else row["answer"]
-                cells = {
-                    "index": str(row["index"]),
-                    "image": cell,
-                    "question": row["question"],
-                    "answer": answer,
-                    "category": row["subset"],
-                    **row.get("options", {}),
-                }
-                out.write("\t".join(_tsv_cell(cells[c]) for c in columns) + "\n")
-        config[f"{name}_{suffix}"] = {"class": VLM_CLASSES[suffix], "data_file": file}
-    (folder / f"{name}.json").write_bytes(dumps_json(config))
-
-
-def _card(name: str, cases: int, rows: int, subsets: list[str]) -> str:
-    size = "n<1K" if rows < 1000 else "1K<n<10K" if rows < 10_000 else "10K<n<100K"
-    listed = "\n".join(f"- `{s}`" for s in subsets)
-    return f"""---
-pretty_name: {name}
-license: other  # placeholder: choose the license of this release before publishing
-task_categories:
-- visual-question-answering
-size_categories:
-- {size}
-configs:
-- config_name: default
-  data_files:
-  - split: test
-    path:
-    - metadata.jsonl
-    - images/*
----
-
-# {name}
-
-A stress-test benchmark for vision-language models, curated with sabre-desk: {cases} cases
-reviewed by people, {rows} questions. Subsets:
-
-{listed}
-
-Each row of `metadata.jsonl` (and of the canonical `benchmark.jsonl`) is one question about
-one image (`file_name`); paired cases also give `base_file_name` and `edited_file_name`.
-Context and Texture cases are scored together per `group_id` (All4). Verify the files with
-`sha256sum -c MANIFEST.sha256` or `sabre-desk verify`.
-"""
+def _failure(exc: OSError, tmp: Path, out: Path) -> ProjectError:
+    """One line for an OSError during the export: the file, what failed and why."""
+    reason = exc.strerror or str(exc)
+    inside: list[Path] = []
+    outside: list[Path] = []
+    for name in (exc.filename, exc.filename2):
+        if isinstance(name, str | bytes | os.PathLike):
+            path = Path(os.fsdecode(name))
+            (inside if path.is_relative_to(tmp) else outside).append(path)
+    done = "; nothing was exported"
+    if inside:
+        rel = inside[0].relative_to(tmp).as_posix()
+        if outside:
+            return ProjectError(
+                f"cannot copy it into the release as {rel} ({reason}){done}", outside[0]
+            )
+        return ProjectError(f"cannot write {rel} ({reason}){done}", out)
+    if outside:
+        return ProjectError(f"cannot read ({reason}){done}", outside[0])
+    return ProjectError(f"export failed ({reason}){done}", out)
 
 
 def export(
@@ -204,23 +229,38 @@ def export(
     name: str | None = None,
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
+    link: bool = False,
 ) -> ExportSummary:
-    """Write the release to *out* (which must not exist yet)."""
+    """Write the release to *out* (which must not exist yet).
+
+    *link* hard-links the images instead of copying them (see the module docstring).
+    """
     out = Path(out).absolute()
-    if out.exists():
+    if os.path.lexists(out):
         raise ProjectError("already exists; choose a new folder for the release", out)
     decisions = decisions or {Decision.KEEP}
     name = name or "".join(c if c.isalnum() else "_" for c in project.name).strip("_") or "sabre"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
     try:
-        summary = _export_into(
-            project, tmp, out, decisions, name, progress, cancel or threading.Event()
-        )
-        tmp.replace(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ProjectError(f"cannot create the folder ({exc.strerror or exc})", out.parent) from exc
+    removed = remove_abandoned(out.parent)
+    with partial_folder(out) as tmp:
+        try:
+            summary = _export_into(
+                project, tmp, out, decisions, name, progress, cancel or threading.Event(), link
+            )
+        except OSError as exc:
+            raise _failure(exc, tmp, out) from exc
+        try:
+            tmp.replace(out)
+        except OSError as exc:
+            raise ProjectError(
+                f"cannot move the finished release into place ({exc.strerror or exc}); "
+                "nothing was exported",
+                out,
+            ) from exc
+    summary.removed_partials = removed
     return summary
 
 
@@ -232,9 +272,11 @@ def _export_into(
     name: str,
     progress: Progress | None,
     cancel: threading.Event,
+    link: bool,
 ) -> ExportSummary:
     summary = ExportSummary(out)
-    (tmp / "images").mkdir()
+    with naming(tmp / "images"):
+        (tmp / "images").mkdir()
     rows: list[dict[str, Any]] = []
     entries = project.entries
     for done, entry in enumerate(entries, 1):
@@ -262,18 +304,19 @@ def _export_into(
             continue
         files: dict[str, str] = {}
         for role in case.spec.image_roles:
-            target = _copy_image(case, role, tmp)
+            target = _copy_image(case, role, tmp, link)
             key = "file_name" if role is ImageRole.IMAGE else f"{role.value}_file_name"
             files[key] = target
             summary.images += 1
         rows += _rows(case, decision, why, reviews, files)
+        summary.warnings += [f"{entry.case_id}: {w.message}" for w in case.warnings]
         summary.cases += 1
     for index, row in enumerate(rows):
         row["index"] = index
         rows[index] = {"index": index, **{k: v for k, v in row.items() if k != "index"}}
     summary.questions = len(rows)
-    _jsonl(tmp / "benchmark.jsonl", rows)
-    _jsonl(
+    write_jsonl(tmp / "benchmark.jsonl", rows)
+    write_jsonl(
         tmp / "metadata.jsonl",
         [
             {
@@ -284,12 +327,12 @@ def _export_into(
         ],
     )
     subsets = sorted({r["subset"] for r in rows})
-    (tmp / "README.md").write_text(_card(name, summary.cases, len(rows), subsets), encoding="utf-8")
-    _write_vlmevalkit(tmp / "vlmevalkit", name, rows, tmp)
+    write_bytes(tmp / "README.md", card(name, summary.cases, len(rows), subsets).encode())
+    write_vlmevalkit(tmp / "vlmevalkit", name, rows, tmp)
     summary.root_hash = write_manifest(tmp)
     release = {
-        "format": "sabre-desk-release",
-        "version": 1,
+        "format": RELEASE_FORMAT,
+        "version": RELEASE_VERSION,
         "name": name,
         "project": project.name,
         "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -302,7 +345,5 @@ def _export_into(
         "root_sha256": summary.root_hash,
         "skipped": summary.skipped,
     }
-    (tmp / RELEASE).write_bytes(dumps_json(release))
-    with contextlib.suppress(OSError):
-        tmp.chmod(0o755)  # mkdtemp made it private; a release is for sharing
+    write_bytes(tmp / RELEASE, dumps_json(seal(release)))
     return summary

@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sabre_desk.core.errors import ProjectError
+from sabre_desk.core.reading import LIMITS, read_limited
 from sabre_desk.core.review import Decision
 from sabre_desk.core.spec import GenerationMode, ImageRole, QuestionType, SampleSpec
 from sabre_desk.core.validation_messages import describe_validation_error
@@ -122,12 +123,11 @@ def parse_primer(text: str, path: Path) -> Primer:
 
 
 def load_primer(path: Path) -> Primer:
+    raw = read_limited(path, LIMITS["primer"], PrimerError)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PrimerError(f"not UTF-8 text (bad byte at offset {exc.start})", path) from exc
-    except OSError as exc:
-        raise PrimerError(f"cannot read ({exc.strerror or exc})", path) from exc
     return parse_primer(text, Path(path))
 
 

@@ -8,8 +8,10 @@ whoever shows or checks them.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -25,18 +27,30 @@ from sabre_desk.core.errors import (
     ReviewError,
     ScreeningError,
     SpecError,
+    StorageError,
 )
 from sabre_desk.core.ids import id_problem
+from sabre_desk.core.question_edits import edit_problems
+from sabre_desk.core.reading import (
+    LIMITS,
+    MAX_JSON_DEPTH,
+    describe_kind,
+    human_size,
+    read_upto,
+)
 from sabre_desk.core.review import Decision, Review, utc_now
 from sabre_desk.core.screening import ScreeningRecord
 from sabre_desk.core.spec import ImageRole, SampleSpec
 from sabre_desk.core.storage import (
     append_history,
-    atomic_write_json,
+    atomic_write_bytes,
+    dumps_json,
     file_fingerprint,
+    file_lock,
     fingerprint,
     probe_writable,
     read_json,
+    remove_orphan_temps,
 )
 from sabre_desk.core.validation_messages import describe_validation_error
 from sabre_desk.imaging.io import ImageInfo, find_image, probe_image
@@ -125,7 +139,7 @@ def _read_manifest(root: Path) -> Manifest:
         raise NotAProjectError(
             f"not a sabre-desk project (no {MANIFEST_NAME}; `sabre-desk demo` makes one)", root
         )
-    data, _ = read_json(path, NotAProjectError)
+    data, _ = read_json(path, "manifest", NotAProjectError)
     try:
         manifest = Manifest.model_validate(data)
     except ValidationError as exc:
@@ -139,14 +153,40 @@ def _read_manifest(root: Path) -> Manifest:
     return manifest
 
 
-def _quick_json(path: str) -> Any:
-    """Parse a small JSON file for the index; None when absent, raises ValueError if bad."""
+class _IndexReadError(ValueError):
+    """A file the index cannot read (not regular, too large); the message is the reason."""
+
+
+def _quick_json(path: str, limit: int) -> Any:
+    """Parse a small JSON file for the index; None when absent, raises ValueError if bad.
+
+    The hot loop of indexing, so plain ``os`` calls; still only regular files of at most
+    *limit* bytes are read (a FIFO or a link to a device would block or never end).
+    """
     try:
-        with open(path, "rb") as fh:  # noqa: PTH123 - str paths: this is the hot loop
-            raw = fh.read()
+        fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
         return None
-    return json.loads(raw)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _IndexReadError(f"is {describe_kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise _IndexReadError(
+                f"file is too large ({human_size(info.st_size)}; the limit is {human_size(limit)})"
+            )
+        raw = read_upto(functools.partial(os.read, fd), info.st_size, limit)
+    finally:
+        os.close(fd)
+    if len(raw) > limit:
+        raise _IndexReadError(f"file is too large (over {human_size(limit)})")
+    try:
+        return json.loads(raw)
+    except RecursionError:
+        raise _IndexReadError(f"JSON is nested more than {MAX_JSON_DEPTH} levels deep") from None
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 class Project:
@@ -224,7 +264,7 @@ class Project:
         cases_dir = self.cases_dir
         spec_path = os.path.join(folder, SPEC_NAME)  # noqa: PTH118 - hot loop, see CaseEntry
         try:
-            spec = _quick_json(spec_path)
+            spec = _quick_json(spec_path, LIMITS["spec"])
         except (ValueError, OSError) as exc:
             reason = f"unreadable ({_short(exc)})"
             return CaseEntry(case_id, cases_dir, problem=reason, problem_file=Path(spec_path))
@@ -235,7 +275,7 @@ class Project:
         mode = _str(spec.get("generation_mode"))
         review_path = os.path.join(folder, REVIEWS_DIR, review_name)  # noqa: PTH118
         try:
-            review = _quick_json(review_path)
+            review = _quick_json(review_path, LIMITS["review"])
             raw = review.get("decision") if isinstance(review, dict) else None
             decision = Decision(raw) if raw else None
         except (ValueError, OSError) as exc:
@@ -283,7 +323,7 @@ class Project:
         """
         folder = self.case_folder(case_id)
         spec = self._load_spec(case_id, folder)
-        review, review_fp = self._load_own_review(case_id, folder)
+        review, review_fp = self._load_own_review(case_id, folder, spec)
         case = Case(case_id, folder, spec, review, review_fp)
         self._load_screening(case)
         self._load_other_reviews(case)
@@ -295,28 +335,30 @@ class Project:
         path = folder / SPEC_NAME
         if path.is_symlink() and not self._inside(path):
             raise SpecError("is a link leading outside the project", path, case_id)
-        data, _ = read_json(path, SpecError)
+        data, _ = read_json(path, "spec", SpecError)
         try:
             return SampleSpec.model_validate(data)
         except ValidationError as exc:
             raise SpecError(describe_validation_error(exc), path, case_id) from exc
 
-    def _load_own_review(self, case_id: str, folder: Path) -> tuple[Review, str | None]:
+    def _load_own_review(
+        self, case_id: str, folder: Path, spec: SampleSpec
+    ) -> tuple[Review, str | None]:
         path = folder / REVIEWS_DIR / f"{self.reviewer}.json"
         try:
-            data, raw = read_json(path, ReviewError)
+            data, raw = read_json(path, "review", ReviewError, follow_links=False)
         except ReviewError as exc:
             if not path.exists():
                 return Review.empty(case_id, self.reviewer), None
             raise ReviewError(exc.reason + "; it is left untouched", path, case_id) from exc
-        review = _validate_review(data, path, case_id)
-        if review.case_id != case_id or review.reviewer != self.reviewer:
-            raise ReviewError(
-                f"belongs to case {review.case_id!r} / reviewer {review.reviewer!r}, "
-                f"not {case_id!r} / {self.reviewer!r}; it is left untouched",
-                path,
-                case_id,
-            )
+        try:
+            review = _validate_review(data, path, case_id)
+        except ReviewError as exc:
+            raise ReviewError(exc.reason + "; it is left untouched", path, case_id) from exc
+        problem = _ownership_problem(review, case_id, self.reviewer)
+        problem = problem or "; ".join(edit_problems(spec, review.question_edits))
+        if problem:
+            raise ReviewError(problem + "; it is left untouched", path, case_id)
         return review, fingerprint(raw)
 
     def _load_screening(self, case: Case) -> None:
@@ -324,7 +366,7 @@ class Project:
         if not path.exists():
             return
         try:
-            data, _ = read_json(path, ScreeningError)
+            data, _ = read_json(path, "screening", ScreeningError)
             case.screening = ScreeningRecord.model_validate(data)
         except ScreeningError as exc:
             case.warnings.append(exc)
@@ -333,16 +375,26 @@ class Project:
             case.warnings.append(ScreeningError(reason, path, case.case_id))
 
     def _load_other_reviews(self, case: Case) -> None:
+        """The other reviewers' files, each held to the rules of one's own: a file whose
+        name, ``reviewer`` or ``case_id`` disagree with where it lies, or whose question
+        edits break the spec, is reported and left out (it cannot sway a release)."""
         folder = case.folder / REVIEWS_DIR
-        if not folder.is_dir():
+        if not folder.is_dir() or folder.is_symlink():
             return
         for path in sorted(folder.glob("*.json")):
             name = path.stem
             if name == self.reviewer:
                 continue
             try:
-                data, _ = read_json(path, ReviewError)
-                case.other_reviews[name] = _validate_review(data, path, case.case_id)
+                data, _ = read_json(path, "review", ReviewError, follow_links=False)
+                review = _validate_review(data, path, case.case_id)
+                problem = id_problem(name, "reviewer file name") or _ownership_problem(
+                    review, case.case_id, name
+                )
+                problem = problem or "; ".join(edit_problems(case.spec, review.question_edits))
+                if problem:
+                    raise ReviewError(problem + "; this review is ignored", path, case.case_id)
+                case.other_reviews[name] = review
             except ReviewError as exc:
                 case.warnings.append(exc)
 
@@ -377,16 +429,25 @@ class Project:
         path = case.review_path
         if self.read_only:
             raise ReadOnlyProjectError("project is open read-only; nothing was saved", path)
-        if not force and file_fingerprint(path) != case.review_fingerprint:
-            raise ReviewConflictError(
-                "changed on disk since it was opened (another window or person); "
-                "reload it or choose to overwrite",
-                path,
-                case.case_id,
-            )
-        review.updated_at = utc_now()
-        path.parent.mkdir(exist_ok=True)
-        payload = atomic_write_json(path, review.model_dump(mode="json", exclude_none=False))
+        if path.parent.is_symlink():
+            raise StorageError("reviews/ is a symbolic link; nothing is written through it", path)
+        try:
+            path.parent.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot create the folder ({exc.strerror or exc})", path) from exc
+        with file_lock(path):
+            remove_orphan_temps(path.parent, path.name)
+            if not force and file_fingerprint(path) != case.review_fingerprint:
+                raise ReviewConflictError(
+                    "changed on disk since it was opened (another window or person); "
+                    "reload it or choose to overwrite",
+                    path,
+                    case.case_id,
+                )
+            review.updated_at = utc_now()
+            payload = dumps_json(review.model_dump(mode="json", exclude_none=False))
+            _before_replace(path)
+            atomic_write_bytes(path, payload)
         case.review = review
         case.review_fingerprint = fingerprint(payload)
         self.update_entry(case)
@@ -407,6 +468,20 @@ class Project:
                 decision=case.review.decision,
                 pending_repair=any(r.status == "preview" for r in case.review.repairs),
             )
+
+
+def _ownership_problem(review: Review, case_id: str, reviewer: str) -> str | None:
+    """Why a review does not belong where it lies (the case folder, the file name)."""
+    if review.case_id == case_id and review.reviewer == reviewer:
+        return None
+    return (
+        f"belongs to case {review.case_id!r} / reviewer {review.reviewer!r}, "
+        f"not {case_id!r} / {reviewer!r}"
+    )
+
+
+def _before_replace(path: Path) -> None:
+    """A point between the conflict check and the rename (tests race a second writer here)."""
 
 
 def _validate_review(data: Any, path: Path, case_id: str) -> Review:
@@ -446,4 +521,5 @@ def _short(exc: Exception) -> str:
         return f"corrupt JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
     if isinstance(exc, OSError):
         return exc.strerror or str(exc)
+
     return str(exc)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sabre_desk.core.review import QuestionEdit
-from sabre_desk.core.spec import Question, QuestionType, check_answer
+from sabre_desk.core.spec import Question, QuestionType, SampleSpec, check_answer
 
 
 def normalize_answer(question: Question, answer: str) -> str:
@@ -48,3 +48,29 @@ def make_edit(
     if new_prompt is None and new_answer is None:
         return None
     return QuestionEdit(prompt=new_prompt, answer=new_answer)
+
+
+def edit_problems(spec: SampleSpec, edits: dict[str, QuestionEdit]) -> list[str]:
+    """Why stored question edits break the spec's rules (empty when they are all fine).
+
+    The window only ever writes edits that pass ``make_edit``; this holds a review file
+    written by anything else (another reviewer's copy of the app, a text editor) to the
+    very same rules before its edits can reach a release.
+    """
+    problems: list[str] = []
+    for probe_id, edit in edits.items():
+        question = spec.question(probe_id)
+        where = f"question_edits.{probe_id}"
+        if question is None:
+            problems.append(f"{where}: the spec has no probe {probe_id!r}")
+            continue
+        if edit.prompt is not None and not edit.prompt.strip():
+            problems.append(f"{where}.prompt: the question cannot be empty")
+        if edit.answer is not None:
+            try:
+                check_answer(
+                    question.question_type, question.eval_type, edit.answer, question.options
+                )
+            except ValueError as exc:
+                problems.append(f"{where}.{exc}")
+    return problems

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -23,6 +24,7 @@ from PIL import Image
 
 from sabre_desk.core.errors import RepairError
 from sabre_desk.core.project import Case, Project
+from sabre_desk.core.reading import MB, read_limited
 from sabre_desk.core.review import Decision, RepairRecord, utc_now
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.core.storage import atomic_write_bytes
@@ -33,6 +35,8 @@ from sabre_desk.imaging.repair import DEFAULT_PARAMS, RepairOutcome, run_repair
 
 REPAIRS_DIR = "repairs"
 BACKUPS_DIR = "backups"
+#: Largest image file copied by accept and revert (a 100 MP PNG with noise is ~300 MB).
+MAX_IMAGE_FILE = 1024 * MB
 
 
 def _checkpoint(step: str) -> None:
@@ -53,11 +57,54 @@ def _unique(path: Path) -> Path:
     raise RepairError("too many files with the same name", path)
 
 
-def _digest(path: Path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except FileNotFoundError:
+def _digest(path: Path | None) -> str | None:
+    """The content hash of a case file, or None when it is missing or not a safe file."""
+    if path is None:
         return None
+    try:
+        return hashlib.sha256(_read_image_file(path)).hexdigest()
+    except RepairError:
+        return None
+
+
+def _inside_case(case: Case, path: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(case.folder.resolve())
+    except (OSError, RuntimeError):
+        return False
+
+
+def stored_file(case: Case, relative: str) -> Path:
+    """A repair file named in the review (preview or backup), checked before any use.
+
+    The name itself is already restricted by the review model; this also refuses a
+    ``repairs/`` folder or file that is a link leading elsewhere, so a review can never
+    make the app read or overwrite a file outside the case.
+    """
+    path = case.folder / relative
+    if path.is_symlink() or not _inside_case(case, path):
+        raise RepairError("leads outside the case folder; not used", path, case.case_id)
+    return path
+
+
+def _read_image_file(path: Path) -> bytes:
+    return read_limited(path, MAX_IMAGE_FILE, RepairError, follow_links=False)
+
+
+def _own_folder(case: Case, *parts: str) -> Path:
+    """A folder of the case the app writes into, created if needed; never a link."""
+    folder = case.folder
+    for part in parts:
+        folder = folder / part
+        if folder.is_symlink():
+            raise RepairError(
+                "is a symbolic link; repairs are only written inside the case", folder
+            )
+        try:
+            folder.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise RepairError(f"cannot create ({exc.strerror or exc})", folder) from exc
+    return folder
 
 
 def encode_png(pixels: np.ndarray) -> bytes:
@@ -78,8 +125,7 @@ def save_preview(
 ) -> tuple[RepairRecord, Path]:
     """Write a repaired image into ``repairs/`` and describe it (no id yet and not in the
     review: ``add_preview`` does both, on the thread that owns the review)."""
-    folder = case.folder / REPAIRS_DIR
-    folder.mkdir(exist_ok=True)
+    folder = _own_folder(case, REPAIRS_DIR)
     path = _unique(folder / f"{case.case_id}__{_stamp()}__{engine}__repaired.png")
     atomic_write_bytes(path, encode_png(pixels))
     repair = RepairRecord.model_validate(
@@ -125,6 +171,8 @@ def _image_path(case: Case, role: ImageRole) -> Path:
     path = find_image(case.folder, role.value)
     if path is None:
         raise RepairError(f"the {role.value} image is missing", case.folder, case.case_id)
+    if path.is_symlink() or not _inside_case(case, path):
+        raise RepairError("is a link leading elsewhere; not replaced", path, case.case_id)
     return path
 
 
@@ -136,11 +184,22 @@ def _refresh_image(case: Case, role: ImageRole) -> None:
         case.image_problems.pop(role, None)
 
 
-def _remove_other_extensions(case: Case, role: ImageRole, keep: Path) -> None:
+def _set_aside_other_extensions(case: Case, role: ImageRole, keep: Path) -> None:
+    """Move the role's other image files (``edited.jpg`` beside a new ``edited.png``) into
+    the backups: an image is never deleted, even one that was not the one shown."""
     for ext in IMAGE_EXTENSIONS:
         other = case.folder / f"{role.value}{ext}"
-        if other != keep and other.exists():
-            other.unlink()
+        if other == keep or not os.path.lexists(other):
+            continue
+        if other.is_symlink():
+            other.unlink()  # a link is not an image of the case; what it points to stays
+            continue
+        backups = _own_folder(case, REPAIRS_DIR, BACKUPS_DIR)
+        aside = _unique(backups / f"{role.value}__{_stamp()}__set-aside{ext}")
+        try:
+            other.replace(aside)
+        except OSError as exc:
+            raise RepairError(f"cannot move aside ({exc.strerror or exc})", other) from exc
 
 
 def accept(
@@ -155,23 +214,24 @@ def accept(
             case.case_id,
         )
     role = ImageRole(record.image_role)
-    preview = case.folder / record.preview
+    preview = stored_file(case, record.preview)
     if not preview.is_file():
         raise RepairError("the preview image is missing", preview, case.case_id)
+    preview_bytes = _read_image_file(preview)
     current = _image_path(case, role)
-    backups = case.folder / REPAIRS_DIR / BACKUPS_DIR
-    backups.mkdir(parents=True, exist_ok=True)
+    current_bytes = _read_image_file(current)
+    backups = _own_folder(case, REPAIRS_DIR, BACKUPS_DIR)
     backup = _unique(backups / f"{role.value}__{_stamp()}{current.suffix}")
     before = record.status
     record.status, record.backup = "accepting", backup.relative_to(case.folder).as_posix()
     project.save_review(case)
     checkpoint("journal")
-    atomic_write_bytes(backup, current.read_bytes())
+    atomic_write_bytes(backup, current_bytes)
     checkpoint("backup")
     target = case.folder / f"{role.value}.png"
-    atomic_write_bytes(target, preview.read_bytes())
+    atomic_write_bytes(target, preview_bytes)
     checkpoint("replaced")
-    _remove_other_extensions(case, role, target)
+    _set_aside_other_extensions(case, role, target)
     checkpoint("cleaned")
     old_decision = case.review.decision
     record.status, record.decided_at = "accepted", utc_now()
@@ -208,16 +268,17 @@ def revert(
             case.case_id,
         )
     role = ImageRole(record.image_role)
-    backup = case.folder / record.backup
+    backup = stored_file(case, record.backup)
     if not backup.is_file():
         raise RepairError("the backup of the original image is missing", backup, case.case_id)
+    backup_bytes = _read_image_file(backup)
     record.status = "reverting"
     project.save_review(case)
     checkpoint("journal")
     target = case.folder / f"{role.value}{backup.suffix}"
-    atomic_write_bytes(target, backup.read_bytes())
+    atomic_write_bytes(target, backup_bytes)
     checkpoint("restored")
-    _remove_other_extensions(case, role, target)
+    _set_aside_other_extensions(case, role, target)
     checkpoint("cleaned")
     record.status, record.decided_at = "reverted", utc_now()
     project.save_review(case)
@@ -251,6 +312,15 @@ def restore_preview(project: Project, case: Case, repair_id: str) -> RepairRecor
     return record
 
 
+def _stored_or_none(case: Case, relative: str | None) -> Path | None:
+    if relative is None:
+        return None
+    try:
+        return stored_file(case, relative)
+    except RepairError:
+        return None
+
+
 def needs_recovery(case: Case) -> bool:
     return any(r.status in ("accepting", "reverting") for r in case.review.repairs)
 
@@ -262,14 +332,14 @@ def recover(project: Project, case: Case) -> list[str]:
         role = ImageRole(record.image_role)
         if record.status == "accepting":
             target = case.folder / f"{role.value}.png"
-            preview = case.folder / record.preview
-            backup = case.folder / record.backup if record.backup else None
+            preview = _stored_or_none(case, record.preview)
+            backup = _stored_or_none(case, record.backup)
             if (
                 _digest(target) is not None
                 and _digest(target) == _digest(preview)
                 and (backup is not None and backup.is_file())
             ):
-                _remove_other_extensions(case, role, target)
+                _set_aside_other_extensions(case, role, target)
                 record.status, record.decided_at = "accepted", utc_now()
                 case.review.decision = Decision.NEEDS_RECHECK
                 done.append(f"repair {record.id}: the interrupted accept was completed")
@@ -277,10 +347,14 @@ def recover(project: Project, case: Case) -> list[str]:
                 record.status, record.backup = "preview", None
                 done.append(f"repair {record.id}: the interrupted accept was rolled back")
         elif record.status == "reverting":
-            backup = case.folder / record.backup if record.backup else None
+            backup = _stored_or_none(case, record.backup)
             target = case.folder / f"{role.value}{backup.suffix}" if backup else None
-            if target is not None and _digest(target) == _digest(backup):
-                _remove_other_extensions(case, role, target)
+            if (
+                target is not None
+                and _digest(target) is not None
+                and _digest(target) == _digest(backup)
+            ):
+                _set_aside_other_extensions(case, role, target)
                 record.status, record.decided_at = "reverted", utc_now()
                 done.append(f"repair {record.id}: the interrupted revert was completed")
             else:

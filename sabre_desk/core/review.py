@@ -7,14 +7,28 @@ newer version may add.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from sabre_desk.core.ids import id_problem
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.spec import (
+    MAX_ANSWER_CHARS,
+    MAX_NAME_CHARS,
+    MAX_QUESTION_CHARS,
+    ImageRole,
+    LongText,
+)
 
 REVIEW_FORMAT = "sabre-desk-review"
 REVIEW_VERSION = 1
@@ -56,7 +70,7 @@ class Box(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     image_role: ImageRole
-    label: str = ""
+    label: Annotated[str, StringConstraints(max_length=MAX_NAME_CHARS)] = ""
     box: tuple[float, float, float, float]
 
     @field_validator("box")
@@ -75,11 +89,22 @@ class QuestionEdit(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    prompt: str | None = None
-    answer: str | None = None
+    prompt: Annotated[str, StringConstraints(max_length=MAX_QUESTION_CHARS)] | None = None
+    answer: Annotated[str, StringConstraints(max_length=MAX_ANSWER_CHARS)] | None = None
+
+
+#: Where a repair's files may lie, relative to the case folder: one plain file name in
+#: ``repairs/`` (previews) or ``repairs/backups/`` (replaced images), never a path that
+#: could lead elsewhere ("/etc/passwd", "../../x").
+PREVIEW_PATTERN = re.compile(r"^repairs/[A-Za-z0-9][A-Za-z0-9._-]{0,254}\.png$")
+BACKUP_PATTERN = re.compile(
+    r"^repairs/backups/[A-Za-z0-9][A-Za-z0-9._-]{0,254}\.(png|jpg|jpeg|webp)$"
+)
 
 
 class RepairRecord(BaseModel):
+    """One repair of one image; its files are named relative to the case folder."""
+
     model_config = ConfigDict(extra="allow")
 
     id: str
@@ -87,7 +112,7 @@ class RepairRecord(BaseModel):
     op: Literal["remove", "swap", "clean", "restore"]
     engine: str
     model: str | None = None
-    instruction: str = ""
+    instruction: LongText = ""
     box: tuple[float, float, float, float]
     preview: str
     #: "accepting" / "reverting" mark an operation in progress (finished or rolled back
@@ -98,6 +123,22 @@ class RepairRecord(BaseModel):
     decided_at: str | None = None
     warnings: list[str] = Field(default_factory=list)
     seam: float | None = None
+
+    @field_validator("preview")
+    @classmethod
+    def _preview_inside(cls, v: str) -> str:
+        if not PREVIEW_PATTERN.fullmatch(v):
+            raise ValueError(
+                f"preview {v!r} must be a PNG file name inside repairs/ (e.g. repairs/x.png)"
+            )
+        return v
+
+    @field_validator("backup")
+    @classmethod
+    def _backup_inside(cls, v: str | None) -> str | None:
+        if v is not None and not BACKUP_PATTERN.fullmatch(v):
+            raise ValueError(f"backup {v!r} must be an image file name inside repairs/backups/")
+        return v
 
 
 class Review(BaseModel):
@@ -110,7 +151,7 @@ class Review(BaseModel):
     case_id: str
     reviewer: str
     decision: Decision | None = None
-    notes: str = ""
+    notes: LongText = ""
     boxes: list[Box] = Field(default_factory=list)
     question_edits: dict[str, QuestionEdit] = Field(default_factory=dict)
     #: ticked review targets / checklist items, keyed "<image_role>:<label>"

@@ -11,7 +11,23 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+#: Text limits, in characters. Real fields are far shorter; the limits keep a hostile or
+#: broken file (a 5 MB "question") from freezing the window that has to lay it out.
+MAX_NAME_CHARS = 200
+MAX_QUESTION_CHARS = 2_000
+MAX_ANSWER_CHARS = 500
+MAX_TEXT_CHARS = 20_000
+
+NonEmpty = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_CHARS)
+]
+QuestionText = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUESTION_CHARS)
+]
+AnswerText = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ANSWER_CHARS)
+]
+LongText = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
 
 
 class GenerationMode(StrEnum):
@@ -43,7 +59,7 @@ class TaskAttribute(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: NonEmpty
-    value: str
+    value: LongText
 
 
 class ReviewTarget(BaseModel):
@@ -51,7 +67,7 @@ class ReviewTarget(BaseModel):
 
     label: NonEmpty
     image_role: ImageRole
-    description: str = ""
+    description: LongText = ""
 
 
 class Question(BaseModel):
@@ -62,10 +78,10 @@ class Question(BaseModel):
     probe_id: NonEmpty
     image_role: ImageRole
     question_type: QuestionType
-    prompt: NonEmpty
-    answer: NonEmpty
+    prompt: QuestionText
+    answer: AnswerText
     eval_type: NonEmpty
-    options: list[NonEmpty] | None = None
+    options: list[AnswerText] | None = None
 
     @model_validator(mode="after")
     def _type_rules(self) -> Question:
@@ -119,11 +135,11 @@ class SampleSpec(BaseModel):
 
     concept_id: NonEmpty
     pressure_test_type: NonEmpty
-    objective: str = ""
+    objective: LongText = ""
     generation_mode: GenerationMode
-    base_prompt: str | None = None
-    edit_prompt: str | None = None
-    image_prompt: str | None = None
+    base_prompt: LongText | None = None
+    edit_prompt: LongText | None = None
+    image_prompt: LongText | None = None
     task_attributes: list[TaskAttribute] = Field(default_factory=list)
     questions: list[Question] = Field(min_length=1)
     review_targets: list[ReviewTarget] = Field(default_factory=list)

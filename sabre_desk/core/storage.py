@@ -12,13 +12,24 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock, Timeout
+
 from sabre_desk.core.errors import ProjectError, StorageError
+from sabre_desk.core.reading import (
+    LIMITS,
+    describe_kind,
+    iter_lines,
+    open_regular,
+    read_json_file,
+    read_limited,
+)
 
 TEMP_SUFFIX = ".sabre-tmp"
 
@@ -67,6 +78,57 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     _fsync_dir(folder)
 
 
+def remove_orphan_temps(folder: Path, name: str) -> int:
+    """Remove temp files a killed writer of *folder*/*name* left behind; returns how many.
+
+    Only safe while holding the lock that every writer of that file takes (``file_lock``):
+    then no temp file of it can belong to a write still in progress.
+    """
+    removed = 0
+    try:
+        candidates = list(Path(folder).glob(f".{glob_escape(name)}.*{TEMP_SUFFIX}"))
+    except OSError:
+        return 0
+    for tmp in candidates:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+            removed += 1
+    return removed
+
+
+def glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+#: How long a writer waits for another writer of the same file before giving up.
+LOCK_TIMEOUT_S = 15.0
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, timeout_s: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Hold the OS lock that guards check-and-replace of *path* (a hidden file beside it).
+
+    Every process that rewrites *path* after checking what is on disk takes this lock, so
+    no other writer can slip in between the check and the rename. The lock is released by
+    the OS if the holder dies, so a killed window never blocks the others.
+    """
+    lock_path = path.with_name(f".{path.name}.lock")
+    lock = FileLock(lock_path, timeout=timeout_s)
+    try:
+        lock.acquire()
+    except Timeout as exc:
+        raise StorageError(
+            f"another window is still saving this file after {timeout_s:.0f} s; not saved",
+            path,
+        ) from exc
+    except OSError as exc:
+        raise StorageError(f"cannot lock for saving ({exc.strerror or exc})", lock_path) from exc
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 def dumps_json(data: Any) -> bytes:
     """The project's JSON style: UTF-8, two-space indent, trailing newline, stable for diffs."""
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
@@ -79,29 +141,11 @@ def atomic_write_json(path: Path, data: Any) -> bytes:
     return payload
 
 
-def decode_json_bytes(raw: bytes, path: Path, error: type[ProjectError] = ProjectError) -> Any:
-    """Parse JSON bytes, raising *error* that names the file, the line and the reason."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise error(f"not UTF-8 text (bad byte at offset {exc.start})", path) from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise error(
-            f"corrupt JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path
-        ) from exc
-
-
-def read_json(path: Path, error: type[ProjectError] = ProjectError) -> tuple[Any, bytes]:
-    """Read and parse a JSON file; returns (data, raw bytes)."""
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError as exc:
-        raise error("file is missing", path) from exc
-    except OSError as exc:
-        raise error(f"cannot read ({exc.strerror or exc})", path) from exc
-    return decode_json_bytes(raw, path, error), raw
+def read_json(
+    path: Path, kind: str, error: type[ProjectError] = ProjectError, follow_links: bool = True
+) -> tuple[Any, bytes]:
+    """Read and parse a JSON file of a known kind (bounded, regular files only)."""
+    return read_json_file(path, kind, error, follow_links)
 
 
 def fingerprint(raw: bytes | None) -> str | None:
@@ -109,11 +153,11 @@ def fingerprint(raw: bytes | None) -> str | None:
     return None if raw is None else hashlib.sha256(raw).hexdigest()
 
 
-def file_fingerprint(path: Path) -> str | None:
-    try:
-        return fingerprint(Path(path).read_bytes())
-    except FileNotFoundError:
+def file_fingerprint(path: Path, kind: str = "review") -> str | None:
+    """The fingerprint of the file now on disk (None when there is none)."""
+    if not os.path.lexists(path):
         return None
+    return fingerprint(read_limited(path, LIMITS[kind], StorageError))
 
 
 def probe_writable(folder: Path) -> bool:
@@ -128,6 +172,11 @@ def probe_writable(folder: Path) -> bool:
 
 # --- history.jsonl -------------------------------------------------------------------
 
+#: A history line is one small event; a longer line is garbage and is never held whole.
+MAX_HISTORY_LINE = 256 * 1024
+#: Bad lines reported one by one; past this they are only counted.
+MAX_HISTORY_PROBLEMS = 20
+
 
 @dataclass
 class History:
@@ -141,51 +190,93 @@ def append_history(path: Path, entry: dict[str, Any]) -> None:
     """Append one event line; flushed and fsynced so an acknowledged change is on disk.
 
     If a previous crash left a torn last line (no newline), a newline is written first so
-    the torn fragment stays one bad line instead of corrupting this entry too.
+    the torn fragment stays one bad line instead of corrupting this entry too. A write that
+    fails part-way (a full disk) is cut back to the old end, so no partial line is left.
     """
     line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     path = Path(path)
+    flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
     try:
-        with path.open("ab+") as fh:
-            prefix = b""
-            if fh.seek(0, os.SEEK_END) > 0:
-                fh.seek(-1, os.SEEK_END)
-                if fh.read(1) != b"\n":
-                    prefix = b"\n"
-            fh.write(prefix + line + b"\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), 0o666)
     except OSError as exc:
+        if path.is_symlink():
+            raise StorageError("history is a symbolic link; not written through it", path) from exc
         raise StorageError(f"cannot append to history ({exc.strerror or exc})", path) from exc
-
-
-def iter_history_lines(raw: bytes) -> Iterator[tuple[int, bytes]]:
-    for number, line in enumerate(raw.split(b"\n"), start=1):
-        if line.strip():
-            yield number, line
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise StorageError(
+                f"cannot append to history: it is {describe_kind(info.st_mode)}", path
+            )
+        end = info.st_size
+        prefix = b""
+        if end > 0 and os.pread(fd, 1, end - 1) != b"\n":
+            prefix = b"\n"
+        try:
+            view = memoryview(prefix + line + b"\n")
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, end)
+            raise StorageError(
+                f"cannot append to history ({exc.strerror or exc}); nothing was added", path
+            ) from exc
+    finally:
+        os.close(fd)
 
 
 def read_history(path: Path) -> History:
-    """Read history.jsonl; a torn or corrupt line is skipped and reported, never fatal."""
+    """Read history.jsonl in bounded memory; bad or torn lines are skipped and reported.
+
+    Reports at most MAX_HISTORY_PROBLEMS lines one by one and counts the rest, and stops
+    parsing once that many were bad (a file of garbage is then only counted), so a huge or
+    hostile file costs one pass over its bytes and a few lines of output.
+    """
     history = History()
+    if not os.path.lexists(path):
+        return history
+    bad = 0
+    last_bad: int | None = None
+    last_number = 0
     try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
+        for number, line in iter_lines(path, MAX_HISTORY_LINE, StorageError):
+            last_number = number
+            if bad >= MAX_HISTORY_PROBLEMS:
+                bad += 1  # only counted from here on
+                continue
+            entry: Any = None
+            if line is not None:
+                try:
+                    entry = json.loads(line.decode("utf-8"))
+                except (UnicodeDecodeError, ValueError, RecursionError):
+                    entry = None
+            if isinstance(entry, dict):
+                history.entries.append(entry)
+                continue
+            bad += 1
+            last_bad = number
+            why = "line too long" if line is None else "bad line"
+            history.problems.append(f"line {number}: {why}, skipped")
+    except StorageError as exc:
+        history.problems.append(exc.reason)
         return history
-    except OSError as exc:
-        history.problems.append(f"cannot read ({exc.strerror or exc})")
-        return history
-    torn_tail = bool(raw) and not raw.endswith(b"\n")
-    lines = list(iter_history_lines(raw))
-    for index, (number, line) in enumerate(lines):
-        try:
-            entry = json.loads(line.decode("utf-8"))
-            if not isinstance(entry, dict):
-                raise ValueError("not an object")
-        except (UnicodeDecodeError, ValueError):
-            last = index == len(lines) - 1
-            kind = "torn last line (an interrupted write)" if last and torn_tail else "bad line"
-            history.problems.append(f"line {number}: {kind}, skipped")
-            continue
-        history.entries.append(entry)
+    if bad > MAX_HISTORY_PROBLEMS:
+        history.problems.append(
+            f"{bad - MAX_HISTORY_PROBLEMS} more bad lines of {last_number:,} (not listed)"
+        )
+    elif last_bad is not None and last_bad == last_number and _torn_tail(path):
+        history.problems[-1] = f"line {last_bad}: torn last line (an interrupted write), skipped"
     return history
+
+
+def _torn_tail(path: Path) -> bool:
+    try:
+        with open_regular(path, StorageError) as (handle, size):
+            if size == 0:
+                return False
+            handle.seek(size - 1)
+            return handle.read(1) != b"\n"
+    except StorageError:
+        return False

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sabre_desk.engines.base import RepairEngine
 from sabre_desk.engines.file import FileEngine
-from sabre_desk.engines.gemini import DEFAULT_MODEL, GeminiEngine
+from sabre_desk.engines.gemini import DEFAULT_MODEL, DEFAULT_TIMEOUT_S, GeminiEngine
 from sabre_desk.engines.opencv import OpenCVEngine
 
 ENGINE_NAMES = ("opencv-telea", "opencv-ns", "gemini", "file")
@@ -28,8 +28,8 @@ def make_engine(
     if name in ("opencv-telea", "opencv-ns"):
         return OpenCVEngine(name)
     if name == "gemini":
-        kwargs = {"timeout_s": timeout_s} if timeout_s else {}
-        return GeminiEngine(model or DEFAULT_MODEL, base_url=base_url, **kwargs)
+        timeout = timeout_s or DEFAULT_TIMEOUT_S
+        return GeminiEngine(model or DEFAULT_MODEL, base_url=base_url, timeout_s=timeout)
     if name == "file":
         return FileEngine(file)
     raise ValueError(f"unknown engine {name!r}; choose one of {', '.join(ENGINE_NAMES)}")

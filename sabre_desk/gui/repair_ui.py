@@ -6,12 +6,15 @@ preview side by side (zoom and pan in step); choosing nothing returns to the cas
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget
 
+from sabre_desk.core import repairs
+from sabre_desk.core.errors import RepairError
 from sabre_desk.core.review import Box, RepairRecord
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.gui.controller import CaseController
@@ -109,7 +112,11 @@ class RepairUi(QObject):
         compare.captions[LEFT].setText(f"{role.value.capitalize()} (current)")
         compare.captions[RIGHT].setText(f"Repair {record.id} · {record.engine} · {label}")
         current = case.images.get(role)
-        preview = case.folder / record.preview
+        try:
+            preview: Path | None = repairs.stored_file(case, record.preview)
+        except RepairError as exc:
+            self.w.statusBar().showMessage(exc.message, 10_000)
+            preview = None
         self._zoom_box = record.box
         self.w.compare.all_painted.connect(
             self._zoom_to_repair, Qt.ConnectionType.SingleShotConnection

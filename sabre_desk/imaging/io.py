@@ -9,8 +9,10 @@ file and the reason.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +20,7 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from sabre_desk.core.errors import ImageError
+from sabre_desk.core.reading import open_regular
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp")
 #: Largest image accepted, in pixels (≈ 10,000 × 10,000). Larger files are refused before
@@ -43,30 +46,34 @@ class ImageInfo:
         return self.width, self.height
 
 
-def _open(path: Path, max_pixels: int = MAX_PIXELS) -> Image.Image:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            return Image.open(path)
-    except Image.DecompressionBombError as exc:
-        # Pillow refuses far-too-large headers itself at open; say it in our words.
-        found = re.search(r"\((\d+) pixels\)", str(exc))
-        size = f"{int(found.group(1)) / 1e6:.0f} MP" if found else "over Pillow's limit"
-        raise ImageError(
-            f"image is too large: {size}, the limit is {max_pixels / 1e6:.0f} MP "
-            "(possible decompression bomb)",
-            path,
-        ) from exc
-    except FileNotFoundError as exc:
-        raise ImageError("image is missing", path) from exc
-    except UnidentifiedImageError as exc:
-        raise ImageError("not a readable image (unknown or corrupt format)", path) from exc
-    except OSError as exc:
-        if "truncated" in str(exc).lower():
+@contextlib.contextmanager
+def _open(path: Path, max_pixels: int = MAX_PIXELS) -> Iterator[Image.Image]:
+    """Open an image file's header; only a regular file is opened (a FIFO named
+    ``base.png`` or a link to a device must not block or stream forever)."""
+    with open_regular(path, ImageError, missing="image is missing") as (handle, _):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+                img = Image.open(handle)
+        except Image.DecompressionBombError as exc:
+            # Pillow refuses far-too-large headers itself at open; say it in our words.
+            found = re.search(r"\((\d+) pixels\)", str(exc))
+            size = f"{int(found.group(1)) / 1e6:.0f} MP" if found else "over Pillow's limit"
             raise ImageError(
-                "image file is truncated or corrupt (header incomplete)", path
+                f"image is too large: {size}, the limit is {max_pixels / 1e6:.0f} MP "
+                "(possible decompression bomb)",
+                path,
             ) from exc
-        raise ImageError(f"cannot read image ({exc.strerror or exc})", path) from exc
+        except UnidentifiedImageError as exc:
+            raise ImageError("not a readable image (unknown or corrupt format)", path) from exc
+        except OSError as exc:
+            if "truncated" in str(exc).lower():
+                raise ImageError(
+                    "image file is truncated or corrupt (header incomplete)", path
+                ) from exc
+            raise ImageError(f"cannot read image ({exc.strerror or exc})", path) from exc
+        with img:
+            yield img
 
 
 def _orientation(img: Image.Image) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from sabre_desk.core.errors import RepairError
@@ -30,6 +31,13 @@ from sabre_desk.imaging.patch import (
 )
 
 DEFAULT_PARAMS = BlendParams()
+#: Largest patch repaired at all (box plus context): beyond it blending alone needs
+#: gigabytes, and no engine returns that much detail. A box whose usual context would pass
+#: it keeps only the margin the blend needs; past that the reviewer is asked for a smaller box.
+MAX_PATCH_PIXELS = 36_000_000
+#: Largest patch an engine is given; a larger one is sent scaled down and its reply scaled
+#: back up, so a huge box costs seconds, not the hour a full-size inpainting would.
+MAX_ENGINE_PIXELS = 4_000_000
 #: Share of the marker's path still red in a reply above which the reviewer is warned.
 MARKER_WARNING = 0.15
 
@@ -54,6 +62,9 @@ def plan_repair(
     # The margin must hold the grown box and its fall-off, or the patch border would cut it.
     margin = max(params.min_margin_px, grow + feather + 2)
     rect = expand(box_px, width, height, params.margin_fraction, margin)
+    if rect.width * rect.height > MAX_PATCH_PIXELS:
+        # A huge box keeps only the context the blend needs, not a share of its own size.
+        rect = expand(box_px, width, height, 0.0, margin)
     return RepairPlan(
         rect, box_px.relative_to(rect), grow, feather, OpenSides.of(rect, width, height)
     )
@@ -71,6 +82,24 @@ class RepairOutcome:
     notes: list[str] = field(default_factory=list)
 
 
+def _engine_view(patch: np.ndarray, box: PixelRect) -> tuple[np.ndarray, PixelRect, float]:
+    """The patch (and the box in it) as the engine gets it: scaled down past the limit."""
+    height, width = patch.shape[:2]
+    if width * height <= MAX_ENGINE_PIXELS:
+        return patch, box, 1.0
+    scale = (MAX_ENGINE_PIXELS / (width * height)) ** 0.5
+    size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    small = cv2.resize(patch, size, interpolation=cv2.INTER_AREA)
+    sx, sy = size[0] / width, size[1] / height
+    scaled = PixelRect(
+        int(box.x0 * sx),
+        int(box.y0 * sy),
+        max(int(box.x0 * sx) + 1, min(size[0], round(box.x1 * sx))),
+        max(int(box.y0 * sy) + 1, min(size[1], round(box.y1 * sy))),
+    )
+    return np.ascontiguousarray(small), scaled, scale
+
+
 def run_repair(
     image: np.ndarray,
     box: tuple[float, float, float, float],
@@ -84,13 +113,21 @@ def run_repair(
     image = as_rgb8(image)
     height, width = image.shape[:2]
     plan = plan_repair(width, height, box, params)
+    patch_pixels = plan.rect.width * plan.rect.height
+    if patch_pixels > MAX_PATCH_PIXELS:
+        raise RepairError(
+            f"the box is too large to repair: its patch is {plan.rect.width}×"
+            f"{plan.rect.height} = {patch_pixels / 1e6:.0f} MP, the limit is "
+            f"{MAX_PATCH_PIXELS / 1e6:.0f} MP; draw a smaller box or repair it in parts"
+        )
     patch = crop(image, plan.rect)
+    sent, sent_box, scale = _engine_view(patch, plan.box)
     request = EngineRequest(
         op=op,
         instruction=instruction,
-        patch=patch,
-        marked=draw_marker(patch, plan.box),
-        box=plan.box,
+        patch=sent,
+        marked=draw_marker(sent, sent_box),
+        box=sent_box,
         patch_rect=plan.rect,
         image_size=(width, height),
         cancel=cancel or threading.Event(),
@@ -103,6 +140,12 @@ def run_repair(
     fitted = fit_to(raw, plan.rect.height, plan.rect.width)
     warnings: list[str] = []
     notes = list(reply.notes)
+    if scale < 1.0:
+        notes.insert(
+            0,
+            f"the {patch.shape[1]}×{patch.shape[0]} patch was sent at {sent.shape[1]}×"
+            f"{sent.shape[0]} (over {MAX_ENGINE_PIXELS / 1e6:.0f} MP) and its reply scaled back",
+        )
     if raw.shape[:2] != fitted.shape[:2]:
         notes.append(
             f"reply {raw.shape[1]}×{raw.shape[0]} fitted to the patch "

@@ -3,6 +3,12 @@
 It speaks the REST shape the real google-genai client uses, so the engine is tested with the
 real client end to end. Each request takes the next scripted behaviour; every request is
 recorded (path, headers, body) so tests can check what was sent.
+
+Besides answers it can misbehave the way a bad network or server does: answer late
+(``delay_s``), trickle the reply one byte at a time (``trickle_s``), or take the request and
+never answer (``hang``). Every wait in a handler ends when the client hangs up or the server
+is closed, and each handler records how it ended (``outcomes``), so tests can check that the
+client really dropped the connection and that no server thread is left behind.
 """
 
 from __future__ import annotations
@@ -10,12 +16,18 @@ from __future__ import annotations
 import base64
 import io
 import json
+import select
+import socket
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
 
+import pytest
 from PIL import Image
 
 
@@ -29,7 +41,26 @@ def png_b64(width: int, height: int, color: tuple[int, int, int] = (30, 160, 60)
 class Reply:
     status: int = 200
     body: dict[str, Any] | None = None
+    #: Silence before the reply.
     delay_s: float = 0.0
+    #: Send the reply one byte every trickle_s seconds, from the status line or from the
+    #: first byte of the body (the headers then arrive at once).
+    trickle_s: float = 0.0
+    trickle_from: Literal["status", "body"] = "status"
+    #: Read the request, then never answer.
+    hang: bool = False
+
+
+def trickle_reply(every_s: float, start: Literal["status", "body"] = "status") -> Reply:
+    """An image reply sent one byte every *every_s* seconds: it never falls silent for long,
+    so only a limit on the total time of a request can end it."""
+    reply = image_reply(8, 8)
+    reply.trickle_s, reply.trickle_from = every_s, start
+    return reply
+
+
+def hang_reply() -> Reply:
+    return Reply(hang=True)
 
 
 def image_reply(width: int = 640, height: int = 480, mime: str = "image/png") -> Reply:
@@ -101,11 +132,23 @@ class FakeGemini:
     script: list[Reply] = field(default_factory=list)
     default: Reply = field(default_factory=image_reply)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    #: How each handled request ended: "answered", "client hung up" or "server closed".
+    outcomes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         fake = self
+        self.stopping = threading.Event()
+        self.handlers: list[threading.Thread] = []
+        self._lock = threading.Lock()
 
         class Handler(BaseHTTPRequestHandler):
+            timeout = 30  # a client that neither sends nor hangs up cannot pin a thread
+
+            def setup(self) -> None:
+                super().setup()
+                with fake._lock:
+                    fake.handlers.append(threading.current_thread())
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
@@ -113,23 +156,65 @@ class FakeGemini:
                     {"path": self.path, "headers": dict(self.headers), "body": body}
                 )
                 reply = fake.script.pop(0) if fake.script else fake.default
-                if reply.delay_s:
-                    time.sleep(reply.delay_s)
+                fake.outcomes.append(self._answer(reply))
+                self.close_connection = True  # one request per connection keeps it simple
+
+            def _answer(self, reply: Reply) -> str:
+                if reply.hang:
+                    return self._idle(None)
+                if reply.delay_s and (outcome := self._idle(reply.delay_s)):
+                    return outcome
                 payload = json.dumps(reply.body or {}).encode()
+                head = (
+                    f"HTTP/1.1 {reply.status} {HTTPStatus(reply.status).phrase}\r\n"
+                    "Content-Type: application/json\r\n"
+                    f"Content-Length: {len(payload)}\r\n"
+                    "Connection: close\r\n\r\n"
+                ).encode()
+                if not reply.trickle_s:
+                    return self._send(head + payload) or "answered"
+                if reply.trickle_from == "body":
+                    if outcome := self._send(head):
+                        return outcome
+                    head = b""
+                for byte in head + payload:
+                    if outcome := self._send(bytes([byte])):
+                        return outcome
+                    if outcome := self._idle(reply.trickle_s):
+                        return outcome
+                return "answered"
+
+            def _send(self, data: bytes) -> str:
+                """Send *data*; "" when sent, else how the connection ended."""
                 try:
-                    self.send_response(reply.status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(payload)))
-                    self.end_headers()
-                    self.wfile.write(payload)
+                    self.wfile.write(data)
+                    return ""
                 except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (a timeout test)
+                    return "client hung up"
+
+            def _idle(self, seconds: float | None) -> str:
+                """Wait *seconds* (None: for ever); "" when waited out, else how it ended."""
+                end = None if seconds is None else time.monotonic() + seconds
+                while not fake.stopping.is_set():
+                    left = 0.05 if end is None else min(0.05, end - time.monotonic())
+                    if left <= 0:
+                        return ""
+                    readable, _, _ = select.select([self.connection], [], [], left)
+                    if readable and self._client_gone():
+                        return "client hung up"
+                return "server closed"
+
+            def _client_gone(self) -> bool:
+                try:
+                    return self.connection.recv(1, socket.MSG_PEEK) == b""
+                except OSError:
+                    return True
 
             def log_message(self, *args: object) -> None:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self.server.daemon_threads = True  # never hold up the interpreter; close() joins them
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
@@ -138,6 +223,37 @@ class FakeGemini:
         host, port = self.server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def close(self) -> None:
+    def wait_for_outcomes(self, count: int, timeout_s: float = 5.0) -> list[str]:
+        """The outcomes once *count* handlers have ended (or whatever there is by then)."""
+        end = time.monotonic() + timeout_s
+        while len(self.outcomes) < count and time.monotonic() < end:
+            time.sleep(0.02)
+        return list(self.outcomes)
+
+    def close(self) -> list[threading.Thread]:
+        """Stop serving and end every handler; returns the handler threads still alive
+        (none, unless a handler is stuck)."""
+        self.stopping.set()
         self.server.shutdown()
         self.server.server_close()
+        with self._lock:
+            handlers = list(self.handlers)
+        for thread in handlers:
+            thread.join(timeout=5)
+        self.thread.join(timeout=5)
+        return [t for t in handlers if t.is_alive()]
+
+
+@contextmanager
+def serving(monkeypatch: pytest.MonkeyPatch, key: str) -> Iterator[FakeGemini]:
+    """A fake server the engine finds through the SDK's own GOOGLE_GEMINI_BASE_URL, with
+    *key* as the only API key; afterwards no handler thread may be left running."""
+    server = FakeGemini()
+    monkeypatch.setenv("GEMINI_API_KEY", key)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
+    try:
+        yield server
+    finally:
+        stuck = server.close()
+    assert not stuck, f"fake Gemini handler threads still running: {stuck}"

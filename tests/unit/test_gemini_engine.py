@@ -7,6 +7,7 @@ import io
 import logging
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from fakes.gemini_server import (
     error_reply,
     finish_reply,
     image_reply,
+    serving,
     text_reply,
 )
 from PIL import Image
@@ -31,15 +33,11 @@ BOX = (0.4, 0.4, 0.6, 0.6)
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGemini]:
-    server = FakeGemini()
-    monkeypatch.setenv("GEMINI_API_KEY", KEY)
-    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
-    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)  # the SDK's own variable
-    yield server
-    server.close()
+    with serving(monkeypatch, KEY) as server:
+        yield server
 
 
-def engine(**kw: object) -> GeminiEngine:
+def engine(**kw: Any) -> GeminiEngine:
     return GeminiEngine(model="gemini-3.1-flash-image", initial_delay_s=0.05, **kw)
 
 
@@ -81,7 +79,7 @@ def test_a_server_error_after_retries_is_reported(fake: FakeGemini) -> None:
 def test_a_timeout_is_reported_with_the_limit(fake: FakeGemini) -> None:
     fake.script = [image_reply()]
     fake.script[0].delay_s = 3.0
-    with pytest.raises(RepairError, match=r"did not answer within 1 s"):
+    with pytest.raises(RepairError, match=r"did not finish answering within 1 s.*\(1 attempt\)"):
         run_repair(rgb_array(200, 200), BOX, engine(timeout_s=1.0, attempts=1), "remove", "x")
 
 
@@ -143,3 +141,28 @@ def test_the_marker_left_in_a_reply_is_flagged(fake: FakeGemini) -> None:
     fake.script[0].body["candidates"][0]["content"]["parts"][1]["inlineData"]["data"] = marked
     outcome = run_repair(image, BOX, engine(), "remove", "x")
     assert any("red marker" in w for w in outcome.warnings), json.dumps(outcome.warnings)
+
+
+def test_a_reply_quoting_the_key_does_not_show_it_in_the_notes(fake: FakeGemini) -> None:
+    """The model's words become notes the CLI prints; a model can repeat anything."""
+    reply = image_reply()
+    assert reply.body is not None
+    reply.body["candidates"][0]["content"]["parts"][0]["text"] = f"Done with {KEY}."
+    fake.script = [reply]
+    outcome = run_repair(rgb_array(200, 200), BOX, engine(), "remove", "x")
+    assert "Done with ***." in outcome.notes
+    assert not any(KEY in note for note in outcome.notes)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [f"my key is {KEY}", "y" * 180 + " " + KEY],  # the second is cut to 200 mid-key
+    ids=["whole", "cut"],
+)
+def test_a_text_only_reply_quoting_the_key_does_not_show_it_in_the_error(
+    fake: FakeGemini, said: str
+) -> None:
+    fake.script = [text_reply(said)]
+    with pytest.raises(RepairError, match="no image came back") as info:
+        run_repair(rgb_array(200, 200), BOX, engine(), "remove", "x")
+    assert KEY[:8] not in info.value.message  # not the key, nor what is left of it after a cut

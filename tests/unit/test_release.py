@@ -17,7 +17,7 @@ from PIL import Image
 from sabre_desk.core.errors import ProjectError
 from sabre_desk.core.export import export
 from sabre_desk.core.project import Project
-from sabre_desk.core.release import verify
+from sabre_desk.core.release import self_hash, verify
 
 csv.field_size_limit(sys.maxsize)
 KEPT = [
@@ -91,6 +91,7 @@ def test_export_writes_every_format_field_by_field(reviewed: Path, tmp_path: Pat
     release = json.loads((out / "release.json").read_text())
     assert release["cases"] == 6 and release["questions"] == len(rows)
     assert release["root_sha256"] == summary.root_hash
+    assert release["release_sha256"] == self_hash(release)  # release.json seals itself
 
 
 def test_vlmevalkit_tsvs_follow_its_conventions(reviewed: Path, tmp_path: Path) -> None:

@@ -159,7 +159,7 @@ def test_reading_bad_json_names_the_file_and_the_reason(
     path = tmp_path / "x.json"
     path.write_bytes(raw)
     with pytest.raises(ProjectError) as info:
-        read_json(path)
+        read_json(path, "spec")
     assert reason in info.value.reason
     assert info.value.path == path
 

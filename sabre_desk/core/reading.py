@@ -1,0 +1,212 @@
+"""Bounded reading: only regular files, only up to a size, JSON only up to a depth.
+
+A project folder comes from other people and other programs (a synced drive, a zip, a
+generation pipeline). Whatever lies in it, a read must end quickly with the file's content
+or one clear reason: a FIFO named ``spec.json`` must not block a command forever, a link to
+``/dev/zero`` must not fill the memory, JSON nested 100,000 deep must not blow the stack.
+Every read of a project file goes through here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import stat
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from sabre_desk.core.errors import ProjectError
+
+KB, MB = 1 << 10, 1 << 20
+
+#: Largest file of each kind read whole into memory. Generous for real files (a spec is a
+#: few KB, a review with many repairs a few hundred KB), small enough for a laptop.
+LIMITS: dict[str, int] = {
+    "manifest": 1 * MB,
+    "spec": 1 * MB,
+    "review": 8 * MB,
+    "screening": 16 * MB,
+    "settings": 1 * MB,
+    "primer": 1 * MB,
+    "release": 64 * MB,
+    "manifest.sha256": 256 * MB,
+}
+#: Deepest JSON nesting accepted: the formats nest four or five levels.
+MAX_JSON_DEPTH = 64
+
+_KIND_NAMES = {
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFDIR: "a folder",
+}
+
+
+def describe_kind(mode: int) -> str:
+    return _KIND_NAMES.get(stat.S_IFMT(mode), "not a regular file")
+
+
+def human_size(size: int) -> str:
+    if size >= MB:
+        return f"{size / MB:,.1f} MB"
+    if size >= KB:
+        return f"{size / KB:,.1f} KB"
+    return f"{size} bytes"
+
+
+@contextlib.contextmanager
+def open_regular(
+    path: Path | str,
+    error: type[ProjectError] = ProjectError,
+    follow_links: bool = True,
+    missing: str = "file is missing",
+) -> Iterator[tuple[IO[bytes], int]]:
+    """Open *path* for reading only if it is a regular file; yields (file, size).
+
+    Opened non-blocking so that a FIFO cannot stall the open itself, then checked with
+    ``fstat`` on the open descriptor (no gap between the check and the read). A symbolic
+    link is followed only when *follow_links*; either way what it leads to must be a
+    regular file.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError as exc:
+        raise error(missing, path) from exc
+    except OSError as exc:
+        if not follow_links and Path(path).is_symlink():
+            raise error("is a symbolic link; links are not followed here", path) from exc
+        raise error(f"cannot read ({exc.strerror or exc})", path) from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"is {describe_kind(info.st_mode)}, not a regular file; not read", path)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        handle = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with handle:
+        yield handle, info.st_size
+
+
+def read_limited(
+    path: Path | str,
+    limit: int,
+    error: type[ProjectError] = ProjectError,
+    follow_links: bool = True,
+) -> bytes:
+    """The whole content of a regular file of at most *limit* bytes, or *error*.
+
+    The size is checked before reading and again while reading (a file that grows, or a
+    filesystem that reports 0 for everything, cannot make us read more than *limit*).
+    """
+    with open_regular(path, error, follow_links) as (handle, size):
+        if size > limit:
+            raise error(
+                f"file is too large ({human_size(size)}; the limit is {human_size(limit)})",
+                path,
+            )
+        try:
+            data = read_upto(handle.read, size, limit)
+        except OSError as exc:
+            raise error(f"cannot read ({exc.strerror or exc})", path) from exc
+    if len(data) > limit:
+        raise error(f"file is too large (over {human_size(limit)})", path)
+    return data
+
+
+def read_upto(read: Callable[[int], bytes], size: int, limit: int) -> bytes:
+    """Up to limit + 1 bytes from *read*, asking for what ``fstat`` said is there (a buffer
+    of the limit's size for every small file would cost a large allocation each time)."""
+    chunks = [read(min(size, limit) + 1)]
+    total = len(chunks[0])
+    while chunks[-1] and total <= limit and total > size:
+        # The file grew since fstat (or its size is not reported): keep reading, bounded.
+        chunks.append(read(min(limit + 1 - total, MB)))
+        total += len(chunks[-1])
+    return b"".join(chunks)
+
+
+def json_depth_problem(value: Any, limit: int = MAX_JSON_DEPTH) -> str | None:
+    """Why *value* nests too deeply, or None. Iterative, so it cannot overflow itself."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return f"JSON is nested more than {limit} levels deep"
+        stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+def parse_json(raw: bytes, path: Path | str, error: type[ProjectError] = ProjectError) -> Any:
+    """Parse JSON bytes, raising *error* that names the file, the line and the reason."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"not UTF-8 text (bad byte at offset {exc.start})", path) from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(
+            f"corrupt JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path
+        ) from exc
+    except RecursionError as exc:
+        raise error(f"JSON is nested more than {MAX_JSON_DEPTH} levels deep", path) from exc
+    problem = json_depth_problem(data)
+    if problem:
+        raise error(problem, path)
+    return data
+
+
+def read_json_file(
+    path: Path | str,
+    kind: str,
+    error: type[ProjectError] = ProjectError,
+    follow_links: bool = True,
+) -> tuple[Any, bytes]:
+    """Read and parse one JSON file of a known *kind* (see LIMITS); returns (data, raw)."""
+    raw = read_limited(path, LIMITS[kind], error, follow_links)
+    return parse_json(raw, path, error), raw
+
+
+def iter_lines(
+    path: Path | str, max_line: int, error: type[ProjectError] = ProjectError
+) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, line) for each non-empty line of a regular file, in bounded memory.
+
+    A line longer than *max_line* is yielded as None (its content is never held whole),
+    so a garbage file of any size is skimmed with constant memory.
+    """
+    with open_regular(path, error) as (handle, _):
+        number = 0
+        while True:
+            try:
+                line = handle.readline(max_line + 1)
+            except OSError as exc:
+                raise error(f"cannot read ({exc.strerror or exc})", path) from exc
+            if not line:
+                return
+            number += 1
+            if len(line) > max_line and not line.endswith(b"\n"):
+                # Skip the rest of an over-long line without keeping it.
+                while True:
+                    rest = handle.readline(MB)
+                    if not rest or rest.endswith(b"\n"):
+                        break
+                yield number, None
+                continue
+            if line.strip():
+                yield number, line.rstrip(b"\r\n")
