@@ -372,7 +372,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and not argv[0].startswith("-") and argv[0] not in HANDLERS:
         argv.insert(0, "open")
     args = _parser().parse_args(argv)
-    handler = HANDLERS.get(args.command or "open")
+    handler = HANDLERS[args.command or "open"]
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from sabre_desk import __version__
-from sabre_desk.core.errors import CaseLoadError, ProjectError
+from sabre_desk.core.errors import CaseLoadError, ProjectError, ReviewError
 from sabre_desk.core.export_formats import card, naming, write_bytes, write_jsonl, write_vlmevalkit
 from sabre_desk.core.final import all_reviews, final_decision, merged_question_edits
 from sabre_desk.core.project import Case, Project
@@ -291,6 +291,12 @@ def _export_into(
             case = project.load_case(entry.case_id)
         except CaseLoadError as exc:
             summary.skipped.append(f"{entry.case_id}: {exc.reason}")
+            continue
+        unreadable = [w for w in case.warnings if isinstance(w, ReviewError)]
+        if unreadable:
+            # An ignored review could hide a reviewer's rejection: the case waits until the
+            # file is fixed, rather than being released on the others' word.
+            summary.skipped.append(f"{entry.case_id}: {unreadable[0].message}")
             continue
         reviews = all_reviews(case)
         decision, why = final_decision(reviews)

@@ -347,14 +347,14 @@ def recover(project: Project, case: Case) -> list[str]:
                 record.status, record.backup = "preview", None
                 done.append(f"repair {record.id}: the interrupted accept was rolled back")
         elif record.status == "reverting":
-            backup = _stored_or_none(case, record.backup)
-            target = case.folder / f"{role.value}{backup.suffix}" if backup else None
+            original = _stored_or_none(case, record.backup)
+            restored = case.folder / f"{role.value}{original.suffix}" if original else None
             if (
-                target is not None
-                and _digest(target) is not None
-                and _digest(target) == _digest(backup)
+                restored is not None
+                and _digest(restored) is not None
+                and _digest(restored) == _digest(original)
             ):
-                _set_aside_other_extensions(case, role, target)
+                _set_aside_other_extensions(case, role, restored)
                 record.status, record.decided_at = "reverted", utc_now()
                 done.append(f"repair {record.id}: the interrupted revert was completed")
             else:

@@ -78,7 +78,11 @@ def case_summary_html(case: Case, index_problem: str | None = None) -> str:
     if index_problem:
         rows.append(f"<p style='color:#c62828'>⚠ {escape(index_problem)}</p>")
     for warning in case.warnings:
-        rows.append(f"<p style='color:#c62828'>⚠ {escape(warning.message)}</p>")
+        where = warning.path
+        if where is not None and where.is_relative_to(case.folder):
+            where = where.relative_to(case.folder)  # "reviews/bob.json", not a long path
+        text = f"{where}: {warning.reason}" if where is not None else warning.message
+        rows.append(f"<p style='color:#c62828'>⚠ {escape(text)}</p>")
     return "\n".join(rows)
 
 
