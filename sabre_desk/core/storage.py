@@ -48,6 +48,28 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def current_umask() -> int:
+    """The process umask, read without changing it where the OS tells it (Linux ≥ 4.7);
+    elsewhere set and restored at once (a file created in between gets 0o077 at worst)."""
+    try:
+        with Path("/proc/self/status").open(encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
+def _share_as_umask_allows(fd: int) -> None:
+    """mkstemp makes files 0600; a project folder is shared by a team, so a file we write
+    gets the permissions a plain ``open`` would give it (0666 less the umask)."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.fchmod(fd, 0o666 & ~current_umask())
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Replace *path* with *data* so that a crash leaves the old or the new file, never half."""
     path = Path(path)
@@ -59,6 +81,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     tmp = Path(tmp_name)
     try:
         try:
+            _share_as_umask_allows(fd)
             view = memoryview(data)
             while view:
                 written = os.write(fd, view)

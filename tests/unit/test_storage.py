@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -187,3 +188,15 @@ def test_appending_after_a_torn_line_keeps_the_new_entry_intact(tmp_path: Path) 
 def test_a_missing_history_is_empty_not_an_error(tmp_path: Path) -> None:
     history = read_history(tmp_path / "history.jsonl")
     assert history.entries == [] and history.problems == []
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_written_files_get_the_permissions_the_umask_allows(tmp_path: Path, umask: int) -> None:
+    """A project on a shared folder: the others must be able to read what one writes."""
+    old = os.umask(umask)
+    try:
+        path = tmp_path / "review.json"
+        atomic_write_bytes(path, b"{}")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask
