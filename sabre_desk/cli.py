@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sabre_desk import __version__
-from sabre_desk.core.errors import NotAProjectError, ProjectError
 from sabre_desk.core.project import MANIFEST_NAME, Project
 from sabre_desk.core.stats import compute_stats
 from sabre_desk.core.validate import validate_project
+from sabre_desk.ground.errors import NotAProjectError, ProjectError
 from sabre_desk.settings import load_settings, resolve_reviewer, write_crash_log
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2

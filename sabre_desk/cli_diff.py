@@ -9,9 +9,9 @@ from pathlib import Path
 from PIL import Image
 
 from sabre_desk.core.changes import case_change_map
-from sabre_desk.core.errors import ProjectError
 from sabre_desk.core.project import Project
 from sabre_desk.core.spec import ImageRole
+from sabre_desk.ground.errors import ProjectError
 from sabre_desk.imaging.diff import overlay
 from sabre_desk.imaging.io import load_image
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from sabre_desk.core.primers import PrimerLibrary, load_primer, scaffold
+from sabre_desk.core.primers import Primer, PrimerLibrary, load_primer, scaffold
 from sabre_desk.core.project import MANIFEST_NAME
 
 
@@ -28,20 +28,20 @@ def run_primer_command(args: argparse.Namespace) -> int:
         return 1 if library.problems else 0
     if args.action == "show":
         library = _library(args.project)
-        primer = library.primers.get(args.name) or library.by_type(args.name)
-        if primer is None:
+        found: Primer | None = library.primers.get(args.name) or library.by_type(args.name)
+        if found is None:
             names = ", ".join(sorted(library.primers))
             print(f"sabre-desk: error: no primer {args.name!r}; known: {names}", file=sys.stderr)
             return 2
-        h = primer.header
-        print(f"{h.title}\n{primer.path}\npressure_test_type: {h.pressure_test_type}")
+        h = found.header
+        print(f"{h.title}\n{found.path}\npressure_test_type: {h.pressure_test_type}")
         if h.probes:
             print("probes: " + ", ".join(f"{p.probe_id}={p.answer}" for p in h.probes))
         print("checklist:")
         for item in h.checklist:
             print(f"  [ ] {item.text}")
         print()
-        print(primer.design)
+        print(found.design)
         return 0
     if args.action == "check":
         primer = load_primer(args.file)  # a PrimerError is printed by main() as one line

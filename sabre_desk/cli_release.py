@@ -9,13 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sabre_desk.core.errors import ProjectError
 from sabre_desk.core.export import export
 from sabre_desk.core.project import Project
-from sabre_desk.core.reading import MB, human_size, iter_lines
 from sabre_desk.core.release import BENCHMARK, MAX_ROW, verify
 from sabre_desk.core.review import Decision
 from sabre_desk.core.scoring import Sample, score
+from sabre_desk.ground.errors import ProjectError
+from sabre_desk.ground.reading import MB, human_size, iter_lines
 
 #: Longest prediction line accepted: a model's response can be long, not unbounded.
 MAX_PREDICTION = 16 * MB

@@ -6,13 +6,13 @@ import argparse
 import sys
 
 from sabre_desk.core import repairs
-from sabre_desk.core.boxes import parse_box
-from sabre_desk.core.errors import ReadOnlyProjectError, RepairError
 from sabre_desk.core.instructions import entities, instruction
 from sabre_desk.core.project import Project
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.engines.registry import make_engine
+from sabre_desk.ground.errors import ReadOnlyProjectError, RepairError
 from sabre_desk.imaging.blend import BlendParams
+from sabre_desk.imaging.geometry import parse_box
 from sabre_desk.settings import load_settings
 
 

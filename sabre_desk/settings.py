@@ -13,9 +13,9 @@ from pathlib import Path
 from platformdirs import user_config_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from sabre_desk.core.errors import ProjectError
-from sabre_desk.core.ids import id_problem, reviewer_from_login
-from sabre_desk.core.storage import atomic_write_json, read_json
+from sabre_desk.ground.errors import ProjectError
+from sabre_desk.ground.ids import id_problem, reviewer_from_login
+from sabre_desk.ground.storage import atomic_write_json, read_json
 
 SETTINGS_VERSION = 1
 CONFIG_ENV = "SABRE_DESK_CONFIG_DIR"

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from sabre_desk.core.boxes import parse_box
-from sabre_desk.core.errors import ImageError
 from sabre_desk.core.project import Case
 from sabre_desk.core.spec import ImageRole
+from sabre_desk.ground.errors import ImageError
 from sabre_desk.imaging.diff import ChangeMap, change_map, score_outside
+from sabre_desk.imaging.geometry import parse_box
 from sabre_desk.imaging.io import load_image
 
 Box = tuple[float, float, float, float]

@@ -28,18 +28,18 @@ from pathlib import Path
 from typing import Any
 
 from sabre_desk import __version__
-from sabre_desk.core.errors import CaseLoadError, ProjectError, ReviewError
 from sabre_desk.core.export_formats import card, naming, write_bytes, write_jsonl, write_vlmevalkit
 from sabre_desk.core.final import all_reviews, final_decision, merged_question_edits
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.question_edits import effective
-from sabre_desk.core.reading import open_regular
 from sabre_desk.core.release import RELEASE, RELEASE_FORMAT, RELEASE_VERSION, seal, write_manifest
 from sabre_desk.core.repairs import encode_png
-from sabre_desk.core.review import Decision
+from sabre_desk.core.review import Decision, Review
 from sabre_desk.core.spec import OPTION_LETTERS, ImageRole
 from sabre_desk.core.staging import partial_folder, remove_abandoned
-from sabre_desk.core.storage import dumps_json
+from sabre_desk.ground.errors import CaseLoadError, ProjectError, ReviewError
+from sabre_desk.ground.reading import open_regular
+from sabre_desk.ground.storage import dumps_json
 from sabre_desk.imaging.io import load_image
 
 try:
@@ -156,7 +156,7 @@ def _copy_image(case: Case, role: ImageRole, folder: Path, link: bool) -> str:
 
 
 def _rows(
-    case: Case, decision: Decision, why: str, reviews: dict, files: dict[str, str]
+    case: Case, decision: Decision, why: str, reviews: dict[str, Review], files: dict[str, str]
 ) -> list[dict[str, Any]]:
     edits = merged_question_edits(reviews, decision)
     accepted = [

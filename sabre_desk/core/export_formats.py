@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sabre_desk.core.spec import OPTION_LETTERS
-from sabre_desk.core.storage import dumps_json
+from sabre_desk.ground.storage import dumps_json
 
 VLM_FILES = {"yes_no": "YN", "multiple_choice": "MCQ", "open": "OPEN"}
 VLM_CLASSES = {"YN": "ImageYORNDataset", "MCQ": "ImageMCQDataset", "OPEN": "ImageVQADataset"}

@@ -16,11 +16,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from sabre_desk.core.errors import ProjectError
-from sabre_desk.core.reading import LIMITS, read_limited
 from sabre_desk.core.review import Decision
 from sabre_desk.core.spec import GenerationMode, ImageRole, QuestionType, SampleSpec
-from sabre_desk.core.validation_messages import describe_validation_error
+from sabre_desk.ground.errors import ProjectError
+from sabre_desk.ground.reading import LIMITS, read_limited
+from sabre_desk.ground.validation_messages import describe_validation_error
 
 FRONT = "+++"
 NAME = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
@@ -211,7 +211,7 @@ class PrimerLibrary:
 
     @classmethod
     def for_project(cls, project_root: Path | None) -> PrimerLibrary:
-        from sabre_desk.paths import primers_dir
+        from sabre_desk.ground.paths import primers_dir
 
         folders = [project_root / "primers"] if project_root else []
         return cls([*folders, primers_dir()])

@@ -18,7 +18,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from sabre_desk.core.errors import (
+from sabre_desk.core.question_edits import edit_problems
+from sabre_desk.core.review import Decision, Review, utc_now
+from sabre_desk.core.screening import ScreeningRecord
+from sabre_desk.core.spec import ImageRole, SampleSpec
+from sabre_desk.ground.errors import (
     CaseLoadError,
     ImageError,
     NotAProjectError,
@@ -29,19 +33,15 @@ from sabre_desk.core.errors import (
     SpecError,
     StorageError,
 )
-from sabre_desk.core.ids import id_problem
-from sabre_desk.core.question_edits import edit_problems
-from sabre_desk.core.reading import (
+from sabre_desk.ground.ids import id_problem
+from sabre_desk.ground.reading import (
     LIMITS,
     MAX_JSON_DEPTH,
     describe_kind,
     human_size,
     read_upto,
 )
-from sabre_desk.core.review import Decision, Review, utc_now
-from sabre_desk.core.screening import ScreeningRecord
-from sabre_desk.core.spec import ImageRole, SampleSpec
-from sabre_desk.core.storage import (
+from sabre_desk.ground.storage import (
     append_history,
     atomic_write_bytes,
     dumps_json,
@@ -52,7 +52,7 @@ from sabre_desk.core.storage import (
     read_json,
     remove_orphan_temps,
 )
-from sabre_desk.core.validation_messages import describe_validation_error
+from sabre_desk.ground.validation_messages import describe_validation_error
 from sabre_desk.imaging.io import ImageInfo, find_image, probe_image
 
 MANIFEST_NAME = "sabre-project.json"

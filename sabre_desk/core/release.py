@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PureWindowsPath
 from typing import IO, Any
 
-from sabre_desk.core.errors import ProjectError
 from sabre_desk.core.export_formats import naming
-from sabre_desk.core.reading import (
+from sabre_desk.ground.errors import ProjectError
+from sabre_desk.ground.reading import (
     LIMITS,
     MB,
     describe_kind,

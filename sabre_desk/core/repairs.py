@@ -18,20 +18,21 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
 
-from sabre_desk.core.errors import RepairError
 from sabre_desk.core.project import Case, Project
-from sabre_desk.core.reading import MB, read_limited
 from sabre_desk.core.review import Decision, RepairRecord, utc_now
 from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.storage import atomic_write_bytes
 from sabre_desk.engines.base import RepairEngine
+from sabre_desk.engines.pipeline import DEFAULT_PARAMS, RepairOutcome, run_repair
+from sabre_desk.ground.errors import RepairError
+from sabre_desk.ground.reading import MB, read_limited
+from sabre_desk.ground.storage import atomic_write_bytes
 from sabre_desk.imaging.blend import BlendParams
 from sabre_desk.imaging.io import IMAGE_EXTENSIONS, find_image, load_image, probe_image
-from sabre_desk.imaging.repair import DEFAULT_PARAMS, RepairOutcome, run_repair
 
 REPAIRS_DIR = "repairs"
 BACKUPS_DIR = "backups"
@@ -121,7 +122,7 @@ def find_repair(case: Case, repair_id: str) -> RepairRecord:
 
 
 def save_preview(
-    case: Case, role: ImageRole, pixels: np.ndarray, engine: str, record: dict
+    case: Case, role: ImageRole, pixels: np.ndarray, engine: str, record: dict[str, Any]
 ) -> tuple[RepairRecord, Path]:
     """Write a repaired image into ``repairs/`` and describe it (no id yet and not in the
     review: ``add_preview`` does both, on the thread that owns the review)."""

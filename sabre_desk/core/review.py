@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import (
     BaseModel,
@@ -21,7 +21,6 @@ from pydantic import (
     model_validator,
 )
 
-from sabre_desk.core.ids import id_problem
 from sabre_desk.core.spec import (
     MAX_ANSWER_CHARS,
     MAX_NAME_CHARS,
@@ -29,8 +28,10 @@ from sabre_desk.core.spec import (
     ImageRole,
     LongText,
 )
+from sabre_desk.ground.ids import id_problem
+from sabre_desk.imaging.geometry import BOX_RULE, is_unit_box
 
-REVIEW_FORMAT = "sabre-desk-review"
+REVIEW_FORMAT: Final = "sabre-desk-review"
 REVIEW_VERSION = 1
 
 
@@ -78,9 +79,8 @@ class Box(BaseModel):
     def _inside_unit_square(
         cls, v: tuple[float, float, float, float]
     ) -> tuple[float, float, float, float]:
-        x0, y0, x1, y1 = v
-        if not (0.0 <= x0 < x1 <= 1.0 and 0.0 <= y0 < y1 <= 1.0):
-            raise ValueError(f"box {list(v)} must satisfy 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1")
+        if not is_unit_box(v):
+            raise ValueError(f"box {list(v)} must satisfy {BOX_RULE}")
         return v
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -130,7 +131,7 @@ class Report:
     missing: int
     unparseable: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "macro": round(self.macro, 4),
             "macro_ci95": [round(v, 4) for v in self.macro_ci],

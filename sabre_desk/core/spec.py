@@ -11,6 +11,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from sabre_desk.imaging.geometry import parse_box
+
 #: Text limits, in characters. Real fields are far shorter; the limits keep a hostile or
 #: broken file (a 5 MB "question") from freezing the window that has to lay it out.
 MAX_NAME_CHARS = 200
@@ -156,8 +158,6 @@ class SampleSpec(BaseModel):
             raise ValueError("image_prompt: required when generation_mode is single_image")
         review_box = self.attribute("review_box")
         if review_box:
-            from sabre_desk.core.boxes import parse_box  # boxes → review → spec: import late
-
             try:
                 parse_box(review_box)
             except ValueError as exc:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from sabre_desk.core.errors import ProjectError
+from sabre_desk.ground.errors import ProjectError
 
 PARTIAL = ".partial-"
 LOCK_SUFFIX = ".lock"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from sabre_desk.core.project import CaseEntry
 
@@ -21,7 +22,7 @@ class ProjectStats:
     def unreviewed(self) -> int:
         return self.total - self.reviewed
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "total": self.total,
             "reviewed": self.reviewed,

@@ -10,12 +10,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from sabre_desk.core.errors import CaseLoadError, ImageError, ProjectError
 from sabre_desk.core.primers import PrimerLibrary
 from sabre_desk.core.primers import check_case as check_case_primer
 from sabre_desk.core.project import Project
-from sabre_desk.core.storage import read_history
+from sabre_desk.ground.errors import CaseLoadError, ImageError, ProjectError
+from sabre_desk.ground.storage import read_history
 from sabre_desk.imaging.io import load_image
 
 
@@ -56,7 +57,7 @@ class ProjectReport:
     def invalid_cases(self) -> list[CaseReport]:
         return [c for c in self.cases if not c.valid]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "project": str(self.root),
             "valid": self.valid,

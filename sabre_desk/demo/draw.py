@@ -61,7 +61,7 @@ def shadow(
     img: np.ndarray, center: tuple[int, int], axes: tuple[int, int], strength: float = 0.35
 ) -> None:
     """A soft contact shadow under an object."""
-    mask = np.zeros(img.shape[:2], np.float32)
+    mask: np.ndarray = np.zeros(img.shape[:2], np.float32)
     cv2.ellipse(mask, center, axes, 0, 0, 360, 1.0, -1, AA)
     k = max(3, (max(axes) // 2) | 1)
     mask = cv2.GaussianBlur(mask, (k, k), 0)
@@ -165,7 +165,7 @@ def fill_holes_from(img: np.ndarray, background: np.ndarray) -> None:
 
 def banana(img: np.ndarray, cx: int, cy: int, size: int = 80) -> None:
     shadow(img, (cx, cy + size // 3), (size + 10, size // 4))
-    outer = cv2.ellipse2Poly((cx, cy - size // 2), (size, size), 0, 25, 155, 4)
+    outer = np.asarray(cv2.ellipse2Poly((cx, cy - size // 2), (size, size), 0, 25, 155, 4))
     inner = cv2.ellipse2Poly(
         (cx, cy - size // 2 - 26), (int(size * 0.92), size - 6), 0, 30, 150, 4
     )[::-1]
@@ -275,7 +275,7 @@ def marble_texture(width: int, height: int, rng: np.random.Generator) -> np.ndar
     turb = cv2.GaussianBlur(rng.normal(0, 1, (height, width)).astype(np.float32), (0, 0), 9) * 40
     veins = np.abs(np.sin((xx * 0.6 + yy * 0.9) * 0.05 + turb))
     v = (0.78 + 0.22 * veins**0.25)[:, :, None]
-    return np.clip(np.array([236, 236, 240], np.float32) * v, 0, 255).astype(np.uint8)
+    return np.asarray(np.clip(np.array([236, 236, 240], np.float32) * v, 0, 255), np.uint8)
 
 
 def cardboard_box(
@@ -345,7 +345,7 @@ def smear(img: np.ndarray, rect: tuple[int, int, int, int], rng: np.random.Gener
     region = img[y0:y1, x0:x1].astype(np.float32)
     streak = cv2.GaussianBlur(region, (0, 0), sigmaX=14, sigmaY=2)
     h, w = region.shape[:2]
-    mask = np.zeros((h, w), np.float32)
+    mask: np.ndarray = np.zeros((h, w), np.float32)
     cv2.ellipse(mask, (w // 2, h // 2), (w // 2 - 2, h // 2 - 2), -12, 0, 360, 1.0, -1, AA)
     mask = cv2.GaussianBlur(mask, (0, 0), 4)[:, :, None]
     tint = np.array([150, 110, 170], np.float32) + rng.normal(0, 6, (h, w, 3))

@@ -5,14 +5,16 @@ from __future__ import annotations
 import io
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
 
-from sabre_desk.core.errors import ProjectError
 from sabre_desk.core.project import CASES_DIR, MANIFEST_NAME, PROJECT_FORMAT, PROJECT_VERSION
-from sabre_desk.core.storage import atomic_write_bytes, atomic_write_json
-from sabre_desk.demo.cases import CASE_BUILDERS, DemoCase
+from sabre_desk.demo.builders import DemoCase
+from sabre_desk.demo.cases import CASE_BUILDERS
+from sabre_desk.ground.errors import ProjectError
+from sabre_desk.ground.storage import atomic_write_bytes, atomic_write_json
 
 DEMO_SCREENING_MODEL = "demo-filter (synthetic)"
 DEMO_NOTE = "DEMO DATA: synthetic screening answers written by `sabre-desk demo`; no model was run."
@@ -57,7 +59,7 @@ def _first_token(text: str) -> str:
     return words.get(tokens[0], tokens[0]) if tokens else ""
 
 
-def _screening(case: DemoCase) -> dict:
+def _screening(case: DemoCase) -> dict[str, Any]:
     results = {}
     for question in case.spec["questions"]:
         response = case.responses[question["probe_id"]]

@@ -12,7 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
-from sabre_desk.core.errors import RepairError
+from sabre_desk.ground.errors import RepairError
 from sabre_desk.imaging.patch import PixelRect
 
 ALL_OPS: frozenset[str] = frozenset({"remove", "swap", "clean", "restore"})

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sabre_desk.core.errors import RepairError
 from sabre_desk.engines.base import ALL_OPS, EngineReply, EngineRequest, check_cancelled
+from sabre_desk.ground.errors import RepairError
 from sabre_desk.imaging.io import load_image
 from sabre_desk.imaging.patch import crop
 

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
-from sabre_desk.core.errors import EngineUnavailableError, RepairError
 from sabre_desk.engines.base import (
     ALL_OPS,
     EngineReply,
@@ -39,6 +38,7 @@ from sabre_desk.engines.deadline_http import (
     RequestCancelledError,
     budget_transport_class,
 )
+from sabre_desk.ground.errors import EngineUnavailableError, RepairError
 from sabre_desk.imaging.patch import as_rgb8
 
 if TYPE_CHECKING:
@@ -233,7 +233,7 @@ class GeminiEngine:
 
     def _backoff(self, attempt: int) -> float:
         """Exponential backoff with jitter, as the SDK's own retry would wait."""
-        base = min(MAX_BACKOFF_S, self.initial_delay_s * 2 ** (attempt - 1))
+        base = min(MAX_BACKOFF_S, self.initial_delay_s * 2.0 ** (attempt - 1))
         return base + random.uniform(0, self.initial_delay_s)
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from sabre_desk.core.errors import EngineUnavailableError
 from sabre_desk.engines.base import EngineReply, EngineRequest, check_cancelled
+from sabre_desk.ground.errors import EngineUnavailableError
 
 METHODS = {"opencv-telea": cv2.INPAINT_TELEA, "opencv-ns": cv2.INPAINT_NS}
 #: Inpainting costs (pixels in the box) × radius²; past this radius a large box takes

@@ -9,8 +9,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from sabre_desk.ground.paths import resource_path
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.paths import resource_path
 from sabre_desk.settings import load_settings
 
 SCREENSHOT_TIMEOUT_MS = 15000

@@ -18,9 +18,9 @@ from PySide6.QtGui import QAction, QColor, QImage, QKeySequence
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from sabre_desk.core.changes import case_change_map, edit_box
-from sabre_desk.core.errors import ProjectError
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.spec import ImageRole
+from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.image_loader import image_key
 from sabre_desk.gui.workers import Worker
 from sabre_desk.imaging.diff import ChangeMap, score_outside

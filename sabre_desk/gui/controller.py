@@ -16,17 +16,17 @@ from PySide6.QtGui import QUndoGroup, QUndoStack
 
 from sabre_desk.core import repairs
 from sabre_desk.core.boxes import mirrored
-from sabre_desk.core.errors import (
+from sabre_desk.core.project import Case, Project
+from sabre_desk.core.question_edits import make_edit
+from sabre_desk.core.review import Box, Decision, QuestionEdit, RepairRecord, Review
+from sabre_desk.core.spec import ImageRole
+from sabre_desk.ground.errors import (
     CaseLoadError,
     ProjectError,
     ReadOnlyProjectError,
     ReviewConflictError,
     StorageError,
 )
-from sabre_desk.core.project import Case, Project
-from sabre_desk.core.question_edits import make_edit
-from sabre_desk.core.review import Box, Decision, QuestionEdit, RepairRecord, Review
-from sabre_desk.core.spec import ImageRole
 from sabre_desk.gui.commands import (
     ChangeBoxes,
     EditQuestion,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
-from sabre_desk.core.errors import ProjectError
+from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.qimage import DisplayImage, decode_for_display
 from sabre_desk.gui.workers import Worker
 

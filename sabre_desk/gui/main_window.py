@@ -24,11 +24,11 @@ from PySide6.QtWidgets import (
 
 from sabre_desk.core import navigation
 from sabre_desk.core.boxes import DEFAULT_LABELS, LABEL_CHOICES
-from sabre_desk.core.errors import ProjectError
 from sabre_desk.core.primers import PrimerLibrary
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.review import Box
 from sabre_desk.core.spec import ImageRole
+from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.changes_ui import ChangesUi

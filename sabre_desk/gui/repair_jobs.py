@@ -14,10 +14,10 @@ from dataclasses import dataclass, field, replace
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from sabre_desk.core import repairs
-from sabre_desk.core.errors import ProjectError
 from sabre_desk.core.project import Case
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.engines.base import RepairCancelledError, RepairEngine
+from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.workers import Worker
 from sabre_desk.imaging.blend import BlendParams
 

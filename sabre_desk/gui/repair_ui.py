@@ -14,13 +14,12 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget
 
 from sabre_desk.core import repairs
-from sabre_desk.core.errors import RepairError
 from sabre_desk.core.review import Box, RepairRecord
 from sabre_desk.core.spec import ImageRole
+from sabre_desk.ground.errors import RepairError
 from sabre_desk.gui.controller import CaseController
 from sabre_desk.gui.repair_jobs import RepairJob, RepairJobs
 from sabre_desk.gui.widgets.repair_panel import RepairPanel
-from sabre_desk.imaging.outcome_text import outcome_summary
 
 if TYPE_CHECKING:
     from sabre_desk.gui.main_window import MainWindow
@@ -80,7 +79,7 @@ class RepairUi(QObject):
         if controller is None or not controller.land_preview(job.case_id, record):
             return
         self.w.statusBar().showMessage(
-            f"Repair {record.id} of {job.case_id} is ready: {outcome_summary(outcome)}", 10000
+            f"Repair {record.id} of {job.case_id} is ready: {outcome.summary()}", 10000
         )
         if controller.case is not None and controller.case.case_id == job.case_id and self.panel:
             self.dock.raise_()

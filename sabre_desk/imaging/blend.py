@@ -8,6 +8,7 @@ no visible seam and every pixel outside the patch rectangle is untouched.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -66,13 +67,13 @@ def soft_mask(
     gx0, gy0 = max(0, box.x0 - grow_px), max(0, box.y0 - grow_px)
     gx1, gy1 = min(w, box.x1 + grow_px), min(h, box.y1 + grow_px)
     core[gy0:gy1, gx0:gx1] = 0
-    t = cv2.distanceTransform(core, cv2.DIST_L2, 3)  # distance from the grown box
+    t: np.ndarray = cv2.distanceTransform(core, cv2.DIST_L2, 3).astype(np.float32, copy=False)
     t *= -1.0 / float(feather_px)
     t += 1.0
     np.clip(t, 0.0, 1.0, out=t)
-    mask = t * t
+    mask: np.ndarray = t * t
     mask *= 3.0 - 2.0 * t  # smoothstep: no visible kink where the fall-off starts
-    sides = (
+    sides: tuple[tuple[bool, int, _Slicer, _Slicer, tuple[int, int]], ...] = (
         (open_sides.left, gx0, lambda band: mask[:, :band], np.arange, (1, -1)),
         (open_sides.right, w - gx1, lambda band: mask[:, w - band :], _desc, (1, -1)),
         (open_sides.top, gy0, lambda band: mask[:band, :], np.arange, (-1, 1)),
@@ -85,6 +86,9 @@ def soft_mask(
         ramp = (order(band).astype(np.float32) / float(band)).reshape(layout)
         region(band)[...] *= ramp  # only the band next to the border is touched
     return mask
+
+
+_Slicer = Callable[[int], np.ndarray]
 
 
 def _desc(n: int) -> np.ndarray:

@@ -11,6 +11,7 @@ normalized, like boxes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -33,7 +34,7 @@ class Region:
     mean_change: float  # mean ΔE inside the region
     outside: bool = False  # lies outside the edit
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "box": [round(v, 4) for v in self.box],
             "area": round(self.area, 5),
@@ -64,7 +65,7 @@ class ChangeMap:
         outside_area = sum(r.area for r in self.outside_regions)
         return bool(self.outside_share > 0.2 and outside_area > 0.001)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "size": list(self.size),
             "threshold": round(self.threshold, 2),
@@ -103,7 +104,7 @@ def _aligned_delta(
     delta = np.sqrt(np.einsum("ijk,ijk->ij", d, d)).astype(np.float32)
     ys, xs = np.nonzero(delta > threshold)
     if ys.size == 0:
-        return delta
+        return np.asarray(delta, np.float32)
     padded = cv2.copyMakeBorder(lab_b, reach, reach, reach, reach, cv2.BORDER_REPLICATE)
     target = lab_e[ys, xs]
     best = delta[ys, xs] ** 2
@@ -112,7 +113,7 @@ def _aligned_delta(
             diff = target - padded[ys + dy, xs + dx]
             np.minimum(best, np.einsum("ij,ij->i", diff, diff), out=best)
     delta[ys, xs] = np.sqrt(best)
-    return delta
+    return np.asarray(delta, np.float32)
 
 
 def change_map(base: np.ndarray, edited: np.ndarray) -> ChangeMap:
@@ -204,7 +205,7 @@ def overlay(edited: np.ndarray, result: ChangeMap, alpha: float = 0.55) -> np.nd
     """A picture for people: the Edited image with the change heat and region boxes."""
     edited = as_rgb8(edited)
     h, w = edited.shape[:2]
-    heat = np.clip(result.delta / (2.0 * result.threshold), 0.0, 1.0)
+    heat: np.ndarray = np.clip(result.delta / (2.0 * result.threshold), 0.0, 1.0)
     heat = cv2.resize(heat, (w, h), interpolation=cv2.INTER_LINEAR)
     changed = cv2.resize(
         result.changed.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
-from sabre_desk.core.errors import ImageError
-from sabre_desk.core.reading import open_regular
+from sabre_desk.ground.errors import ImageError
+from sabre_desk.ground.reading import open_regular
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp")
 #: Largest image accepted, in pixels (≈ 10,000 × 10,000). Larger files are refused before

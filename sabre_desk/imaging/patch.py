@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from sabre_desk.core.errors import RepairError
+from sabre_desk.ground.errors import RepairError
 
 MARKER_COLOR = (255, 0, 0)  # pure red: rare in scenes, easy to detect if left in a reply
 
@@ -122,7 +122,7 @@ def as_rgb8(image: np.ndarray) -> np.ndarray:
     if arr.ndim == 3 and arr.shape[2] == 4:
         alpha = arr[:, :, 3:4].astype(np.float32) / 255.0
         rgb = arr[:, :, :3].astype(np.float32) * alpha + 255.0 * (1.0 - alpha)
-        return (rgb + 0.5).astype(np.uint8)
+        return np.asarray(rgb + 0.5).astype(np.uint8)
     if arr.ndim == 3 and arr.shape[2] == 1:
         return np.repeat(arr, 3, axis=2)
     raise RepairError(f"unsupported image layout {arr.shape}; expected H×W, H×W×3 or H×W×4")

@@ -155,7 +155,7 @@ def test_a_read_only_project_opens_read_only_and_says_so(demo_project: Path) -> 
         assert project.read_only
         assert len(project.entries) == 13
         case = project.load_case("ctx01_tape_bagel")
-        from sabre_desk.core.errors import ReadOnlyProjectError
+        from sabre_desk.ground.errors import ReadOnlyProjectError
 
         with pytest.raises(ReadOnlyProjectError, match="read-only"):
             project.save_review(case)

@@ -144,7 +144,7 @@ def test_the_phone_photo_case_is_shown_upright(demo_master: Path) -> None:
 
 def test_writing_the_demo_into_a_non_empty_folder_is_refused(tmp_path: Path) -> None:
     (tmp_path / "keep.txt").write_text("mine")
-    from sabre_desk.core.errors import ProjectError
+    from sabre_desk.ground.errors import ProjectError
 
     with pytest.raises(ProjectError, match="not empty"):
         write_demo_project(tmp_path)

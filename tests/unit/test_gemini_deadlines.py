@@ -26,10 +26,10 @@ from fakes.gemini_server import (
     trickle_reply,
 )
 
-from sabre_desk.core.errors import RepairError
 from sabre_desk.engines.base import RepairCancelledError
 from sabre_desk.engines.gemini import GeminiEngine
-from sabre_desk.imaging.repair import run_repair
+from sabre_desk.engines.pipeline import run_repair
+from sabre_desk.ground.errors import RepairError
 
 KEY = "deadline-key-" + "q" * 24
 BOX = (0.4, 0.4, 0.6, 0.6)

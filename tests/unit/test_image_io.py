@@ -12,7 +12,7 @@ import pytest
 from factories import png_bytes, rgb_array
 from PIL import Image
 
-from sabre_desk.core.errors import ImageError
+from sabre_desk.ground.errors import ImageError
 from sabre_desk.imaging.io import load_image, probe_image
 
 

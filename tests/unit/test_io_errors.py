@@ -12,9 +12,9 @@ from factories import fill_disk, read_only, small_disk, tree_snapshot
 
 import sabre_desk.cli as cli
 from sabre_desk.cli import EXIT_INTERNAL, EXIT_PROBLEMS, main
-from sabre_desk.core.errors import StorageError
 from sabre_desk.core.project import Project
-from sabre_desk.core.storage import append_history, read_history
+from sabre_desk.ground.errors import StorageError
+from sabre_desk.ground.storage import append_history, read_history
 
 
 def _one_error_line(err: str) -> str:

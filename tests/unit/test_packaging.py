@@ -52,7 +52,7 @@ def test_the_wheel_carries_resources_primers_and_the_entry_point(tmp_path: Path)
 
 
 def test_resources_are_found_from_a_checkout() -> None:
-    from sabre_desk.paths import primers_dir, resource_path
+    from sabre_desk.ground.paths import primers_dir, resource_path
 
     assert resource_path("icons", "sabre-desk.svg").is_file()
     assert (primers_dir() / "context.md").is_file()

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from factories import png_bytes, tree_snapshot, yes_no_spec
 
-from sabre_desk.core.errors import (
+from sabre_desk.core.project import Project
+from sabre_desk.core.review import Box, Decision
+from sabre_desk.ground.errors import (
     CaseLoadError,
     NotAProjectError,
     ReadOnlyProjectError,
@@ -18,9 +20,7 @@ from sabre_desk.core.errors import (
     ReviewError,
     SpecError,
 )
-from sabre_desk.core.project import Project
-from sabre_desk.core.review import Box, Decision
-from sabre_desk.core.storage import read_history
+from sabre_desk.ground.storage import read_history
 from sabre_desk.settings import Settings, load_settings, resolve_reviewer, save_settings
 
 

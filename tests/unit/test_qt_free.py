@@ -12,7 +12,7 @@ QT_FREE = ("core", "imaging", "engines", "demo")
 
 
 def _modules() -> list[str]:
-    names = ["sabre_desk.settings", "sabre_desk.cli", "sabre_desk.paths"]
+    names = ["sabre_desk.settings", "sabre_desk.cli", "sabre_desk.ground.paths"]
     for pkg in QT_FREE:
         path = [str(sabre_desk.__path__[0] + "/" + pkg)]
         names.append(f"sabre_desk.{pkg}")

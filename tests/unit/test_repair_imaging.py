@@ -8,12 +8,12 @@ from factories import rgb_array
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sabre_desk.core.errors import EngineUnavailableError, RepairError
 from sabre_desk.engines.base import EngineReply, EngineRequest
 from sabre_desk.engines.opencv import OpenCVEngine
+from sabre_desk.engines.pipeline import plan_repair, run_repair
+from sabre_desk.ground.errors import EngineUnavailableError, RepairError
 from sabre_desk.imaging.blend import BlendParams, OpenSides, blend, hard_paste_mask, soft_mask
 from sabre_desk.imaging.patch import PixelRect, as_rgb8, box_to_pixels
-from sabre_desk.imaging.repair import plan_repair, run_repair
 
 
 class SolidEngine:

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from sabre_desk.core import repairs
-from sabre_desk.core.errors import RepairError
 from sabre_desk.core.project import Project
 from sabre_desk.core.review import Decision
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.engines.file import FileEngine
 from sabre_desk.engines.opencv import OpenCVEngine
+from sabre_desk.ground.errors import RepairError
 
 CASE = "ctx03_wrench_banana"
 FRAGMENT = (0.345, 0.595, 0.41, 0.69)

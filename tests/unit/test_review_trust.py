@@ -13,12 +13,12 @@ from factories import png_bytes
 
 from sabre_desk.cli import main
 from sabre_desk.core import repairs
-from sabre_desk.core.errors import RepairError, ReviewError
 from sabre_desk.core.final import all_reviews, final_decision
 from sabre_desk.core.project import Project
 from sabre_desk.core.review import Decision
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.core.validate import validate_project
+from sabre_desk.ground.errors import RepairError, ReviewError
 
 
 def _review(case_id: str, reviewer: str, **fields: object) -> dict:

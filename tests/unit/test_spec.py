@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from sabre_desk.core.spec import SampleSpec
-from sabre_desk.core.validation_messages import describe_validation_error
+from sabre_desk.ground.validation_messages import describe_validation_error
 
 
 def _mc(**kw: Any) -> dict[str, Any]:

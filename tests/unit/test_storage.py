@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sabre_desk.core import storage
-from sabre_desk.core.errors import ProjectError, StorageError
-from sabre_desk.core.storage import (
+from sabre_desk.ground import storage
+from sabre_desk.ground.errors import ProjectError, StorageError
+from sabre_desk.ground.storage import (
     TEMP_SUFFIX,
     append_history,
     atomic_write_bytes,
@@ -92,7 +92,7 @@ KILL_WRITER = """
 import sys, itertools
 from collections.abc import Callable
 from pathlib import Path
-from sabre_desk.core.storage import atomic_write_bytes
+from sabre_desk.ground.storage import atomic_write_bytes
 target = Path(sys.argv[1])
 payloads = [bytes([65 + i]) * (200_000 + i * 5_000) for i in range(4)]
 print("ready", flush=True)

@@ -25,12 +25,12 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
 
-from sabre_desk.core import boxes as box_geometry
 from sabre_desk.core.review import Box
 from sabre_desk.gui.canvas.box_item import HANDLE_CURSORS, BoxItem
 from sabre_desk.gui.canvas.overlay_items import heat_item, region_item
 from sabre_desk.gui.canvas.pixmap_item import LeveledPixmapItem
 from sabre_desk.gui.qimage import DisplayImage
+from sabre_desk.imaging import geometry as box_geometry
 
 ZOOM_STEP = 1.25
 MIN_ZOOM, MAX_ZOOM = 0.02, 40.0

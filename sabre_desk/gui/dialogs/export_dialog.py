@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
 
-from sabre_desk.core.errors import ProjectError
 from sabre_desk.core.export import ExportCancelledError, ExportSummary, export
 from sabre_desk.core.review import Decision
+from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.workers import Worker
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from sabre_desk.core.errors import ProjectError
+from sabre_desk.ground.errors import ProjectError
 
 KB, MB = 1 << 10, 1 << 20
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from sabre_desk.core.errors import RepairError
 from sabre_desk.engines.base import EngineRequest, RepairEngine, check_cancelled
+from sabre_desk.ground.errors import RepairError
 from sabre_desk.imaging.blend import (
     BlendParams,
     OpenSides,
@@ -80,6 +80,12 @@ class RepairOutcome:
     seam: float
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line for status bars and the command line."""
+        return ", ".join(
+            [f"seam score {self.seam:.2f}", *(["; ".join(self.warnings)] if self.warnings else [])]
+        )
 
 
 def _engine_view(patch: np.ndarray, box: PixelRect) -> tuple[np.ndarray, PixelRect, float]:

@@ -21,8 +21,8 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from sabre_desk.core.errors import ProjectError, StorageError
-from sabre_desk.core.reading import (
+from sabre_desk.ground.errors import ProjectError, StorageError
+from sabre_desk.ground.reading import (
     LIMITS,
     describe_kind,
     iter_lines,
