@@ -20,6 +20,8 @@ import threading
 import time
 from pathlib import Path
 
+from sabre_desk.engines.pipeline import RepairOrder
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np
@@ -132,7 +134,10 @@ def gui_stall(jobs: int = 8) -> tuple[float, float, int]:
             case = window.project.load_case(ids[i % len(ids)])
             role = case.spec.image_roles[-1]
             window.repair_ui.jobs.submit(
-                case, role, (0.3, 0.4, 0.5, 0.6), "remove", SlowEngine(), "x", BlendParams()
+                case,
+                role,
+                RepairOrder((0.3, 0.4, 0.5, 0.6), "remove", "x", BlendParams()),
+                SlowEngine(),
             )
         t0 = time.perf_counter()
         while not landed.is_set() and time.perf_counter() - t0 < 60:

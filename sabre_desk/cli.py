@@ -20,6 +20,8 @@ from sabre_desk import __version__
 from sabre_desk.core.project import MANIFEST_NAME, Project
 from sabre_desk.core.stats import compute_stats
 from sabre_desk.core.validate import validate_project
+from sabre_desk.engines.base import RepairOp
+from sabre_desk.engines.registry import ENGINE_NAMES
 from sabre_desk.ground.errors import NotAProjectError, ProjectError
 from sabre_desk.settings import load_settings, resolve_reviewer, write_crash_log
 
@@ -88,10 +90,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="x0,y0,x1,y1",
         help="normalized box, e.g. 0.4,0.55,0.52,0.63",
     )
-    p.add_argument("--op", default="remove", choices=["remove", "swap", "clean", "restore"])
-    p.add_argument(
-        "--engine", default="opencv-telea", choices=["opencv-telea", "opencv-ns", "gemini", "file"]
-    )
+    p.add_argument("--op", default="remove", choices=[op.value for op in RepairOp])
+    p.add_argument("--engine", default="opencv-telea", choices=ENGINE_NAMES)
     p.add_argument(
         "--instruction",
         metavar="TEXT",

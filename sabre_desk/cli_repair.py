@@ -9,6 +9,8 @@ from sabre_desk.core import repairs
 from sabre_desk.core.instructions import entities, instruction
 from sabre_desk.core.project import Project
 from sabre_desk.core.spec import ImageRole
+from sabre_desk.engines.base import RepairOp
+from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.engines.registry import make_engine
 from sabre_desk.ground.errors import ReadOnlyProjectError, RepairError
 from sabre_desk.imaging.blend import BlendParams
@@ -44,13 +46,15 @@ def run_repair_command(project: Project, args: argparse.Namespace) -> int:
     if reason:
         raise RepairError(f"{args.engine}: {reason}")
     source, target = entities(case.spec)
-    text = args.instruction or instruction(args.op, source, target, args.refine)
+    op = RepairOp(args.op)
+    text = args.instruction or instruction(op, source, target, args.refine)
     params = BlendParams(
         margin_fraction=args.margin if args.margin is not None else 0.5,
         grow_px=args.grow,
         feather_px=args.feather,
     )
-    record, outcome = repairs.compute_preview(case, role, box, args.op, engine, text, params)
+    order = RepairOrder(box, op, text, params)
+    record, outcome = repairs.compute_preview(case, role, order, engine)
     repairs.add_preview(project, case, record)
     print(f"preview {record.id}: {case.folder / record.preview}")
     print(

@@ -15,7 +15,7 @@ Box = tuple[float, float, float, float]
 def edit_box(case: Case) -> tuple[Box | None, str]:
     """Where the edit is: the reviewer's target box on Edited, else any of their Edited
     boxes, else the spec's ``review_box`` task attribute ("x0,y0,x1,y1")."""
-    edited = [b for b in case.review.boxes if b.image_role is ImageRole.EDITED]
+    edited = case.review.boxes_on(ImageRole.EDITED)
     for box in edited:
         if box.label == "target":
             return box.box, "your target box"

@@ -7,13 +7,13 @@ reviewer can add free text to refine it.
 from __future__ import annotations
 
 from sabre_desk.core.spec import SampleSpec
+from sabre_desk.engines.base import RepairOp
 
-OPS = ("remove", "swap", "clean", "restore")
-OP_LABELS = {
-    "remove": "Remove an object",
-    "swap": "Swap an object for another",
-    "clean": "Clean up artifacts",
-    "restore": "Restore the background",
+OP_LABELS: dict[RepairOp, str] = {
+    RepairOp.REMOVE: "Remove an object",
+    RepairOp.SWAP: "Swap an object for another",
+    RepairOp.CLEAN: "Clean up artifacts",
+    RepairOp.RESTORE: "Restore the background",
 }
 
 _KEEP = (
@@ -22,15 +22,15 @@ _KEEP = (
     "in your answer."
 )
 
-TEMPLATES = {
-    "remove": "Inside the red rectangle, remove the {source}. Fill the area it covered with "
+TEMPLATES: dict[RepairOp, str] = {
+    RepairOp.REMOVE: "Inside the red rectangle, remove the {source}. Fill the area it covered with "
     "what would naturally be behind it, continuing the surrounding surfaces. {keep}",
-    "swap": "Inside the red rectangle, replace the {source} with a {target} of a similar size, "
-    "sitting in the same place and lit like the rest of the scene. {keep}",
-    "clean": "Inside the red rectangle, clean up the visual artifacts (smears, leftover "
+    RepairOp.SWAP: "Inside the red rectangle, replace the {source} with a {target} of a similar "
+    "size, sitting in the same place and lit like the rest of the scene. {keep}",
+    RepairOp.CLEAN: "Inside the red rectangle, clean up the visual artifacts (smears, leftover "
     "fragments, blotches) so the area looks like an ordinary, undamaged part of the "
     "scene. Keep the {target} if it is there. {keep}",
-    "restore": "Inside the red rectangle, restore the plain background so that it continues "
+    RepairOp.RESTORE: "Inside the red rectangle, restore the plain background so that it continues "
     "the surrounding surfaces seamlessly. {keep}",
 }
 
@@ -45,11 +45,9 @@ def entities(spec: SampleSpec | None) -> tuple[str, str]:
 
 
 def instruction(
-    op: str, source: str = "object", target: str = "object", refinement: str = ""
+    op: RepairOp, source: str = "object", target: str = "object", refinement: str = ""
 ) -> str:
-    if op not in TEMPLATES:
-        raise ValueError(f"unknown operation {op!r}; choose one of {', '.join(OPS)}")
-    text = TEMPLATES[op].format(
+    text = TEMPLATES[RepairOp(op)].format(
         source=source.strip() or "object", target=target.strip() or "object", keep=_KEEP
     )
     refinement = refinement.strip()

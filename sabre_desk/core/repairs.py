@@ -27,11 +27,10 @@ from sabre_desk.core.project import Case, Project
 from sabre_desk.core.review import Decision, RepairRecord, utc_now
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.engines.base import RepairEngine
-from sabre_desk.engines.pipeline import DEFAULT_PARAMS, RepairOutcome, run_repair
+from sabre_desk.engines.pipeline import RepairOrder, RepairOutcome, run_repair
 from sabre_desk.ground.errors import RepairError
 from sabre_desk.ground.reading import MB, read_limited
 from sabre_desk.ground.storage import atomic_write_bytes
-from sabre_desk.imaging.blend import BlendParams
 from sabre_desk.imaging.io import IMAGE_EXTENSIONS, find_image, load_image, probe_image
 
 REPAIRS_DIR = "repairs"
@@ -374,11 +373,8 @@ def recover(project: Project, case: Case) -> list[str]:
 def compute_preview(
     case: Case,
     role: ImageRole,
-    box: tuple[float, float, float, float],
-    op: str,
+    order: RepairOrder,
     engine: RepairEngine,
-    instruction: str,
-    params: BlendParams = DEFAULT_PARAMS,
     cancel: threading.Event | None = None,
 ) -> tuple[RepairRecord, RepairOutcome]:
     """Repair one box of one image and write the preview file (the slow part: runs on a
@@ -391,17 +387,17 @@ def compute_preview(
             problem.path if problem else case.folder,
             case.case_id,
         )
-    outcome = run_repair(load_image(path), box, engine, op, instruction, params, cancel)
+    outcome = run_repair(load_image(path), order, engine, cancel)
     record, _ = save_preview(
         case,
         role,
         outcome.image,
         engine.name,
         {
-            "op": op,
+            "op": order.op,
             "model": outcome.model,
-            "instruction": instruction,
-            "box": box,
+            "instruction": order.instruction,
+            "box": order.box,
             "warnings": outcome.warnings,
             "seam": round(outcome.seam, 3),
         },

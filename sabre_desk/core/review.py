@@ -28,6 +28,7 @@ from sabre_desk.core.spec import (
     ImageRole,
     LongText,
 )
+from sabre_desk.engines.base import RepairOp
 from sabre_desk.ground.ids import id_problem
 from sabre_desk.imaging.geometry import BOX_RULE, is_unit_box
 
@@ -109,7 +110,7 @@ class RepairRecord(BaseModel):
 
     id: str
     image_role: ImageRole
-    op: Literal["remove", "swap", "clean", "restore"]
+    op: RepairOp
     engine: str
     model: str | None = None
     instruction: LongText = ""
@@ -176,6 +177,10 @@ class Review(BaseModel):
             if problem:
                 raise ValueError(problem)
         return self
+
+    def boxes_on(self, role: ImageRole) -> list[Box]:
+        """The boxes drawn on one image, in drawing order."""
+        return [b for b in self.boxes if b.image_role is role]
 
     @classmethod
     def empty(cls, case_id: str, reviewer: str) -> Review:

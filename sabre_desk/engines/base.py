@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Protocol
 
 import numpy as np
@@ -15,12 +16,22 @@ import numpy as np
 from sabre_desk.ground.errors import RepairError
 from sabre_desk.imaging.patch import PixelRect
 
-ALL_OPS: frozenset[str] = frozenset({"remove", "swap", "clean", "restore"})
+
+class RepairOp(StrEnum):
+    """What a repair does to the box: the one list of operations, everywhere."""
+
+    REMOVE = "remove"
+    SWAP = "swap"
+    CLEAN = "clean"
+    RESTORE = "restore"
+
+
+ALL_OPS: frozenset[RepairOp] = frozenset(RepairOp)
 
 
 @dataclass
 class EngineRequest:
-    op: str
+    op: RepairOp
     instruction: str
     patch: np.ndarray  # RGB uint8, the clean crop
     marked: np.ndarray  # the same crop with the red marker around the box
@@ -39,7 +50,7 @@ class EngineReply:
 
 class RepairEngine(Protocol):
     name: str
-    ops: frozenset[str]
+    ops: frozenset[RepairOp]
 
     def unavailable_reason(self) -> str | None:
         """Why this engine cannot run here (shown in the GUI), or None when it can."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from sabre_desk.engines.base import EngineReply, EngineRequest, check_cancelled
+from sabre_desk.engines.base import EngineReply, EngineRequest, RepairOp, check_cancelled
 from sabre_desk.ground.errors import EngineUnavailableError
 
 METHODS = {"opencv-telea": cv2.INPAINT_TELEA, "opencv-ns": cv2.INPAINT_NS}
@@ -19,7 +19,7 @@ MAX_RADIUS = 12
 
 
 class OpenCVEngine:
-    ops = frozenset({"remove", "clean", "restore"})
+    ops = frozenset({RepairOp.REMOVE, RepairOp.CLEAN, RepairOp.RESTORE})
 
     def __init__(self, name: str = "opencv-telea", radius: int | None = None):
         if name not in METHODS:
@@ -34,7 +34,7 @@ class OpenCVEngine:
         check_cancelled(request)
         if request.op not in self.ops:
             raise EngineUnavailableError(
-                f"{request.op} needs a generative engine (gemini, or a file made in an "
+                f"{request.op.value} needs a generative engine (gemini, or a file made in an "
                 f"editor): {self.name} can only fill the box from its surroundings"
             )
         h, w = request.patch.shape[:2]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from sabre_desk.engines.base import EngineRequest, RepairEngine, check_cancelled
+from sabre_desk.engines.base import EngineRequest, RepairEngine, RepairOp, check_cancelled
 from sabre_desk.ground.errors import RepairError
 from sabre_desk.imaging.blend import (
     BlendParams,
@@ -19,6 +19,7 @@ from sabre_desk.imaging.blend import (
     seam_score,
     soft_mask,
 )
+from sabre_desk.imaging.geometry import Rect
 from sabre_desk.imaging.patch import (
     PixelRect,
     as_rgb8,
@@ -106,19 +107,32 @@ def _engine_view(patch: np.ndarray, box: PixelRect) -> tuple[np.ndarray, PixelRe
     return np.ascontiguousarray(small), scaled, scale
 
 
+@dataclass(frozen=True)
+class RepairOrder:
+    """What the reviewer asked for, passed whole from the window or the command line down
+    to the pipeline: one box (normalized, on the image as displayed), one operation, the
+    instruction for a generative engine, and the blend's parameters."""
+
+    box: Rect
+    op: RepairOp
+    instruction: str
+    params: BlendParams = DEFAULT_PARAMS
+
+    def __post_init__(self) -> None:
+        # "remove" from a command line or a saved record becomes the enum (ValueError if bad)
+        object.__setattr__(self, "op", RepairOp(self.op))
+
+
 def run_repair(
     image: np.ndarray,
-    box: tuple[float, float, float, float],
+    order: RepairOrder,
     engine: RepairEngine,
-    op: str,
-    instruction: str,
-    params: BlendParams = DEFAULT_PARAMS,
     cancel: threading.Event | None = None,
 ) -> RepairOutcome:
-    """Repair *box* of *image* with *engine*. Pixels outside the patch are bit-identical."""
+    """Carry out *order* on *image* with *engine*. Pixels outside the patch are bit-identical."""
     image = as_rgb8(image)
     height, width = image.shape[:2]
-    plan = plan_repair(width, height, box, params)
+    plan = plan_repair(width, height, order.box, order.params)
     patch_pixels = plan.rect.width * plan.rect.height
     if patch_pixels > MAX_PATCH_PIXELS:
         raise RepairError(
@@ -129,8 +143,8 @@ def run_repair(
     patch = crop(image, plan.rect)
     sent, sent_box, scale = _engine_view(patch, plan.box)
     request = EngineRequest(
-        op=op,
-        instruction=instruction,
+        op=order.op,
+        instruction=order.instruction,
         patch=sent,
         marked=draw_marker(sent, sent_box),
         box=sent_box,

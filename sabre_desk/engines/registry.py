@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sabre_desk.engines.base import RepairEngine
+from sabre_desk.engines.base import RepairEngine, RepairOp
 from sabre_desk.engines.file import FileEngine
 from sabre_desk.engines.gemini import DEFAULT_MODEL, DEFAULT_TIMEOUT_S, GeminiEngine
-from sabre_desk.engines.opencv import OpenCVEngine
+from sabre_desk.engines.opencv import METHODS, OpenCVEngine
 
-ENGINE_NAMES = ("opencv-telea", "opencv-ns", "gemini", "file")
+#: Every engine by name with the operations it can do: the one list the CLI, the window
+#: and the settings read.
+ENGINE_OPS: dict[str, frozenset[RepairOp]] = {
+    **{name: OpenCVEngine.ops for name in METHODS},
+    "gemini": GeminiEngine.ops,
+    "file": FileEngine.ops,
+}
+ENGINE_NAMES = tuple(ENGINE_OPS)
 ENGINE_LABELS = {
     "opencv-telea": "OpenCV inpainting (Telea), offline",
     "opencv-ns": "OpenCV inpainting (Navier-Stokes), offline",
@@ -25,7 +32,7 @@ def make_engine(
     base_url: str | None = None,
     timeout_s: float | None = None,
 ) -> RepairEngine:
-    if name in ("opencv-telea", "opencv-ns"):
+    if name in METHODS:
         return OpenCVEngine(name)
     if name == "gemini":
         timeout = timeout_s or DEFAULT_TIMEOUT_S

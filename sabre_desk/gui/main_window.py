@@ -344,7 +344,7 @@ class MainWindow(QMainWindow):
         if self._overlay is not None:
             canvas.set_boxes(self._overlay.get(role, []), -1)
             return
-        boxes = [b for b in case.review.boxes if b.image_role is role]
+        boxes = case.review.boxes_on(role)
         selected = -1 if fresh else canvas.selected_box
         if not fresh and len(boxes) > canvas.box_count:
             selected = len(boxes) - 1

@@ -17,9 +17,9 @@ from sabre_desk.core import repairs
 from sabre_desk.core.project import Case
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.engines.base import RepairCancelledError, RepairEngine
+from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.workers import Worker
-from sabre_desk.imaging.blend import BlendParams
 
 
 @dataclass
@@ -50,11 +50,8 @@ class RepairJobs(QObject):
         self,
         case: Case,
         role: ImageRole,
-        box: tuple[float, float, float, float],
-        op: str,
+        order: RepairOrder,
         engine: RepairEngine,
-        instruction: str,
-        params: BlendParams,
     ) -> RepairJob:
         job = RepairJob(next(self._ids), case.case_id, role, engine.name)
         # The worker gets its own copy: the reviewer keeps editing the live case meanwhile.
@@ -68,11 +65,8 @@ class RepairJobs(QObject):
             repairs.compute_preview,
             snapshot,
             role,
-            box,
-            op,
+            order,
             engine,
-            instruction,
-            params,
             job.cancel,
         )
         worker.signals.returned.connect(lambda result, j=job: self._on_returned(j, result))

@@ -64,7 +64,7 @@ class RepairUi(QObject):
         if controller is None or controller.case is None or self.previewing is not None:
             return None
         index = self.w.compare.canvases[role].selected_box
-        boxes = [b for b in controller.case.review.boxes if b.image_role is role]
+        boxes = controller.case.review.boxes_on(role)
         return boxes[index].box if 0 <= index < len(boxes) else None
 
     def run(self) -> None:

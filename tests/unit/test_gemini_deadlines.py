@@ -28,7 +28,7 @@ from fakes.gemini_server import (
 
 from sabre_desk.engines.base import RepairCancelledError
 from sabre_desk.engines.gemini import GeminiEngine
-from sabre_desk.engines.pipeline import run_repair
+from sabre_desk.engines.pipeline import RepairOrder, run_repair
 from sabre_desk.ground.errors import RepairError
 
 KEY = "deadline-key-" + "q" * 24
@@ -50,7 +50,7 @@ def repair(gemini: GeminiEngine, cancel: threading.Event | None = None) -> tuple
     """The failure message of a repair that must fail, and how long it took."""
     began = time.monotonic()
     with pytest.raises(RepairError) as info:
-        run_repair(rgb_array(200, 200), BOX, gemini, "remove", "x", cancel=cancel)
+        run_repair(rgb_array(200, 200), RepairOrder(BOX, "remove", "x"), gemini, cancel=cancel)
     return info.value.message, time.monotonic() - began
 
 
@@ -111,9 +111,11 @@ def test_a_cancel_stops_a_request_that_is_waiting(fake: FakeGemini) -> None:
         began = time.monotonic()
         with pytest.raises(RepairCancelledError):
             run_repair(
-                rgb_array(200, 200), BOX, engine(timeout_s=20.0, attempts=1), "remove", "x",
+                rgb_array(200, 200),
+                RepairOrder(BOX, "remove", "x"),
+                engine(timeout_s=20.0, attempts=1),
                 cancel=cancel,
-            )  # fmt: skip
+            )
         assert time.monotonic() - began < 10
     finally:
         timer.cancel()
@@ -129,9 +131,11 @@ def test_a_cancel_during_the_pause_before_a_retry_is_prompt(fake: FakeGemini) ->
         began = time.monotonic()
         with pytest.raises(RepairCancelledError):
             run_repair(
-                rgb_array(200, 200), BOX, engine(initial_delay_s=20.0), "remove", "x",
+                rgb_array(200, 200),
+                RepairOrder(BOX, "remove", "x"),
+                engine(initial_delay_s=20.0),
                 cancel=cancel,
-            )  # fmt: skip
+            )
         assert time.monotonic() - began < 10
     finally:
         timer.cancel()
@@ -157,7 +161,9 @@ def test_an_environment_proxy_is_still_used(
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HTTP_PROXY", fake.url)
     outcome = run_repair(
-        rgb_array(200, 200), BOX, GeminiEngine(base_url="http://gemini.invalid"), "remove", "x"
+        rgb_array(200, 200),
+        RepairOrder(BOX, "remove", "x"),
+        GeminiEngine(base_url="http://gemini.invalid"),
     )
     assert outcome.model == "gemini-3.1-flash-image"
     assert fake.requests[0]["path"].startswith("http://gemini.invalid/")

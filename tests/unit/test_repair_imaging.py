@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from sabre_desk.engines.base import EngineReply, EngineRequest
 from sabre_desk.engines.opencv import OpenCVEngine
-from sabre_desk.engines.pipeline import plan_repair, run_repair
+from sabre_desk.engines.pipeline import RepairOrder, plan_repair, run_repair
 from sabre_desk.ground.errors import EngineUnavailableError, RepairError
 from sabre_desk.imaging.blend import BlendParams, OpenSides, blend, hard_paste_mask, soft_mask
 from sabre_desk.imaging.patch import PixelRect, as_rgb8, box_to_pixels
@@ -44,7 +44,7 @@ boxes = st.tuples(
 @given(box=boxes, w=st.integers(7, 301), h=st.integers(7, 301))
 def test_pixels_outside_the_patch_are_bit_identical(box: tuple, w: int, h: int) -> None:
     image = rgb_array(w, h, seed=w * h)
-    outcome = run_repair(image, box, SolidEngine(size=(37, 53)), "remove", "x")
+    outcome = run_repair(image, RepairOrder(box, "remove", "x"), SolidEngine(size=(37, 53)))
     r = outcome.plan.rect
     outside = np.ones((h, w), bool)
     outside[r.slices] = False
@@ -84,7 +84,9 @@ def test_mask_is_one_at_the_box_centre_and_zero_on_interior_patch_borders(
 
 def test_a_box_at_the_image_edge_is_repaired_up_to_the_edge() -> None:
     image = rgb_array(120, 80)
-    outcome = run_repair(image, (0.0, 0.0, 0.25, 0.25), SolidEngine((0, 255, 0)), "remove", "x")
+    outcome = run_repair(
+        image, RepairOrder((0.0, 0.0, 0.25, 0.25), "remove", "x"), SolidEngine((0, 255, 0))
+    )
     assert tuple(outcome.image[0, 0]) == (0, 255, 0)
 
 
@@ -106,7 +108,9 @@ def test_blend_is_exact_where_the_mask_is_zero_or_one() -> None:
 
 def test_a_reply_of_another_size_is_fitted_and_said_so() -> None:
     outcome = run_repair(
-        rgb_array(300, 200), (0.4, 0.4, 0.6, 0.6), SolidEngine(size=(64, 128)), "remove", "x"
+        rgb_array(300, 200),
+        RepairOrder((0.4, 0.4, 0.6, 0.6), "remove", "x"),
+        SolidEngine(size=(64, 128)),
     )
     assert outcome.reply.shape[:2] == (outcome.plan.rect.height, outcome.plan.rect.width)
     assert any("fitted" in n for n in outcome.notes)
@@ -117,13 +121,19 @@ def test_a_reply_that_kept_the_red_marker_is_flagged() -> None:
         def repair(self, request: EngineRequest) -> EngineReply:
             return EngineReply(request.marked.copy())
 
-    outcome = run_repair(rgb_array(300, 200), (0.4, 0.4, 0.6, 0.6), Copier(), "remove", "x")
+    outcome = run_repair(
+        rgb_array(300, 200), RepairOrder((0.4, 0.4, 0.6, 0.6), "remove", "x"), Copier()
+    )
     assert any("red marker" in w for w in outcome.warnings)
 
 
 def test_an_empty_reply_is_an_error() -> None:
     with pytest.raises(RepairError, match="empty"):
-        run_repair(rgb_array(50, 50), (0.4, 0.4, 0.6, 0.6), SolidEngine(size=(0, 0)), "remove", "x")
+        run_repair(
+            rgb_array(50, 50),
+            RepairOrder((0.4, 0.4, 0.6, 0.6), "remove", "x"),
+            SolidEngine(size=(0, 0)),
+        )
 
 
 @pytest.mark.parametrize("engine", ["opencv-telea", "opencv-ns"])
@@ -132,10 +142,8 @@ def test_opencv_removes_an_object_from_a_flat_background(engine: str) -> None:
     image[50:70, 70:90] = (20, 20, 200)  # a blue square to remove
     outcome = run_repair(
         image,
-        (70 / 160, 50 / 120, 90 / 160, 70 / 120),
+        RepairOrder((70 / 160, 50 / 120, 90 / 160, 70 / 120), "remove", "remove the square"),
         OpenCVEngine(engine),
-        "remove",
-        "remove the square",
     )
     patch = outcome.image[50:70, 70:90].astype(int)
     assert np.abs(patch - 180).max() < 12
@@ -143,7 +151,9 @@ def test_opencv_removes_an_object_from_a_flat_background(engine: str) -> None:
 
 def test_opencv_refuses_swap_with_a_clear_reason() -> None:
     with pytest.raises(EngineUnavailableError, match="generative engine"):
-        run_repair(rgb_array(100, 100), (0.4, 0.4, 0.6, 0.6), OpenCVEngine(), "swap", "x")
+        run_repair(
+            rgb_array(100, 100), RepairOrder((0.4, 0.4, 0.6, 0.6), "swap", "x"), OpenCVEngine()
+        )
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from sabre_desk.core.review import Decision
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.engines.file import FileEngine
 from sabre_desk.engines.opencv import OpenCVEngine
+from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.ground.errors import RepairError
 
 CASE = "ctx03_wrench_banana"
@@ -35,7 +36,7 @@ def all_hashes(folder: Path) -> set[str]:
 def make_preview(project: Project, case_id: str = CASE) -> tuple:
     case = project.load_case(case_id)
     record, outcome = repairs.compute_preview(
-        case, EDITED, FRAGMENT, "remove", OpenCVEngine(), "remove the jaw"
+        case, EDITED, RepairOrder(FRAGMENT, "remove", "remove the jaw"), OpenCVEngine()
     )
     repairs.add_preview(project, case, record)
     return case, record, outcome
@@ -92,7 +93,10 @@ def test_a_jpeg_image_is_backed_up_as_jpeg_and_restored(demo_project: Path) -> N
     case = project.load_case("count01_apples")
     original = sha(case.folder / "image.jpg")
     record, _ = repairs.compute_preview(
-        case, ImageRole.IMAGE, (0.1, 0.5, 0.2, 0.7), "remove", OpenCVEngine(), "remove an apple"
+        case,
+        ImageRole.IMAGE,
+        RepairOrder((0.1, 0.5, 0.2, 0.7), "remove", "remove an apple"),
+        OpenCVEngine(),
     )
     repairs.add_preview(project, case, record)
     repairs.accept(project, case, record.id)
@@ -112,7 +116,7 @@ def test_the_file_engine_takes_a_full_image_or_a_patch(demo_project: Path, tmp_p
     full = tmp_path / "fixed.png"
     full.write_bytes((case.folder / "base.png").read_bytes())  # the artist's full image
     record, outcome = repairs.compute_preview(
-        case, EDITED, FRAGMENT, "clean", FileEngine(full), "x"
+        case, EDITED, RepairOrder(FRAGMENT, "clean", "x"), FileEngine(full)
     )
     assert any("cut from the full image" in n for n in outcome.notes)
     assert record.engine == "file"

@@ -27,11 +27,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sabre_desk.core.instructions import OP_LABELS, OPS, entities, instruction
+from sabre_desk.core.instructions import OP_LABELS, entities, instruction
 from sabre_desk.core.project import Case
 from sabre_desk.core.review import RepairRecord
 from sabre_desk.core.spec import ImageRole
-from sabre_desk.engines.registry import ENGINE_LABELS, ENGINE_NAMES, make_engine
+from sabre_desk.engines.base import RepairOp
+from sabre_desk.engines.pipeline import RepairOrder
+from sabre_desk.engines.registry import ENGINE_LABELS, ENGINE_NAMES, ENGINE_OPS, make_engine
 from sabre_desk.gui.controller import CaseController
 from sabre_desk.gui.repair_jobs import RepairJobs
 from sabre_desk.imaging.blend import BlendParams
@@ -68,7 +70,7 @@ class RepairPanel(QWidget):
         self.box_label = QLabel()
         self.box_label.setWordWrap(True)
         self.op = QComboBox()
-        for op in OPS:
+        for op in RepairOp:
             self.op.addItem(OP_LABELS[op], op)
         self.source = QLineEdit()
         self.target = QLineEdit()
@@ -225,15 +227,16 @@ class RepairPanel(QWidget):
         if box is None:
             return "select or draw a box first"
         engine = self.engine.currentData()
-        if engine in ("opencv-telea", "opencv-ns") and self.op.currentData() == "swap":
-            return "swap needs a generative engine (Gemini, or a file from an editor)"
+        op = RepairOp(self.op.currentData())
+        if op not in ENGINE_OPS[engine]:
+            return f"{op.value} needs a generative engine (Gemini, or a file from an editor)"
         if engine == "file" and self.file_path is None:
             return "choose the image file first"
         return None
 
     def _update_instruction(self) -> None:
         text = instruction(
-            self.op.currentData() or "remove",
+            RepairOp(self.op.currentData() or RepairOp.REMOVE),
             self.source.text(),
             self.target.text(),
             self.refine.text(),
@@ -273,15 +276,10 @@ class RepairPanel(QWidget):
         if reason:
             self.status.setText(reason)
             return False
-        self.jobs.submit(
-            self.case,
-            self.role.currentData(),
-            box,
-            self.op.currentData(),
-            engine,
-            self.instruction.toPlainText(),
-            self.params(),
+        order = RepairOrder(
+            box, RepairOp(self.op.currentData()), self.instruction.toPlainText(), self.params()
         )
+        self.jobs.submit(self.case, ImageRole(self.role.currentData()), order, engine)
         self._update_running()
         return True
 
@@ -369,13 +367,6 @@ class RepairPanel(QWidget):
         if reason:
             self.status.setText(reason)
             return
-        self.jobs.submit(
-            self.case,
-            ImageRole(record.image_role),
-            record.box,
-            record.op,
-            engine,
-            record.instruction,
-            self.params(),
-        )
+        order = RepairOrder(record.box, record.op, record.instruction, self.params())
+        self.jobs.submit(self.case, ImageRole(record.image_role), order, engine)
         self._update_running()
