@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from sabre_desk.core.workbench import Go
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import cv2
@@ -163,7 +165,7 @@ def main() -> None:
             cold.append(switch(Qt.Key.Key_N))
 
         # Flip through every case as fast as the keys come; a 1 ms timer measures stalls.
-        window.go("first")
+        window.go(Go.FIRST)
         window.pool.waitForDone()
         app.processEvents()
         meter = StallMeter()

@@ -20,6 +20,7 @@ import threading
 import time
 from pathlib import Path
 
+from sabre_desk.core.workbench import Go
 from sabre_desk.engines.pipeline import RepairOrder
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -143,7 +144,7 @@ def gui_stall(jobs: int = 8) -> tuple[float, float, int]:
         while not landed.is_set() and time.perf_counter() - t0 < 60:
             app.processEvents()
             if int((time.perf_counter() - t0) * 4) % 2 == 0:
-                window.go("next")
+                window.go(Go.NEXT)
         elapsed = time.perf_counter() - t0
         meter.stop()
         gaps = meter.gaps

@@ -459,6 +459,12 @@ class Project:
         entry = {"at": utc_now(), "reviewer": self.reviewer, "event": event, "data": data}
         append_history(case.history_path, entry)
 
+    def replace_entry(self, entry: CaseEntry) -> None:
+        """Put a changed index entry in place (a change-map flag found in the background)."""
+        position = self._position.get(entry.case_id)
+        if position is not None:
+            self.entries[position] = entry
+
     def update_entry(self, case: Case) -> None:
         """Keep the index in step with a review changed in memory (the case list's icon)."""
         position = self._position.get(case.case_id)

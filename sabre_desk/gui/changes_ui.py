@@ -205,9 +205,10 @@ class ChangesUi(QObject):
         self.flags[case_id] = outside
         project = self.w.project
         entry = project.entry(case_id) if project else None
-        if entry is not None and entry.changes_outside != outside:
-            project.entries[project.entries.index(entry)] = replace(entry, changes_outside=outside)
-            self.w.case_list.update_entry(project.entry(case_id))
+        if project is not None and entry is not None and entry.changes_outside != outside:
+            entry = replace(entry, changes_outside=outside)
+            project.replace_entry(entry)
+            self.w.workbench.update_entry(entry)
 
     def sweep(self, project: Project) -> None:
         """Compare every paired case in the background so the case list can flag them.

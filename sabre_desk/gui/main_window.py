@@ -22,12 +22,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sabre_desk.core import navigation
 from sabre_desk.core.boxes import DEFAULT_LABELS, LABEL_CHOICES
 from sabre_desk.core.primers import PrimerLibrary
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.review import Box
 from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.workbench import Go, Workbench
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
@@ -79,7 +79,8 @@ class MainWindow(QMainWindow):
         self.compare.sync = settings.sync_views
         self.compare.all_painted.connect(self._on_all_painted)
         self.setCentralWidget(self.compare)
-        self.case_list = CaseList()
+        self.workbench = Workbench()
+        self.case_list = CaseList(self.workbench)
         self.case_list.case_selected.connect(self.show_case)
         self.case_panel_dock = self._dock(
             "Case", "dock_case", Qt.DockWidgetArea.RightDockWidgetArea
@@ -142,7 +143,8 @@ class MainWindow(QMainWindow):
         self.actions_.fill_recent()
         mode = " [read-only]" if project.read_only else ""
         self.setWindowTitle(f"{project.name}{mode} — sabre-desk")
-        self.case_list.set_entries(project.entries)
+        self.workbench.set_entries(project.entries)
+        self.case_list.show_project()
         self.changes_ui.sweep(project)
         status = f"{project.root} · reviewer {self.reviewer} · {len(project.entries)} cases"
         if project.read_only:
@@ -151,7 +153,7 @@ class MainWindow(QMainWindow):
         canvas = self.active_canvas()
         if canvas is not None:  # keys decide and navigate from the first moment
             canvas.setFocus()
-        first = case_id or navigation.first(project.entries)
+        first = case_id or self.workbench.first()
         if first and not self.case_list.select(first):
             self.report_error("No such case", f"{case_id!r} is not a case of {project.root}")
             if project.entries:
@@ -200,21 +202,12 @@ class MainWindow(QMainWindow):
             self.case_list.select(controller.case.case_id)
             self.case_list.blockSignals(False)
 
-    def go(self, where: str) -> None:
-        entries = self.case_list.visible_entries()
-        current = self.case_list.current_case()
-        target = {
-            "next": lambda: navigation.step(entries, current, 1),
-            "previous": lambda: navigation.step(entries, current, -1),
-            "first": lambda: navigation.first(entries),
-            "last": lambda: navigation.last(entries),
-            "unreviewed": lambda: navigation.next_unreviewed(entries, current),
-        }[where]()
-        if target is None:
-            if where == "unreviewed":
-                self.statusBar().showMessage("Every case in the list has a decision.", 5000)
-            return
-        self.case_list.select(target)
+    def go(self, where: Go) -> None:
+        target = self.workbench.target(where)
+        if target is not None:
+            self.case_list.select(target)
+        elif where is Go.UNREVIEWED:
+            self.statusBar().showMessage("Every case in the list has a decision.", 5000)
 
     def go_to_case(self) -> None:
         if self.project is None:
@@ -252,6 +245,7 @@ class MainWindow(QMainWindow):
                 canvas.show_message("Loading…")
 
     def _on_case_loaded(self, case: Case) -> None:
+        self.workbench.set_current(case.case_id)
         self.changes_ui.note_activity()
         self._overlay = None
         for canvas in self.compare.canvases.values():
@@ -312,16 +306,10 @@ class MainWindow(QMainWindow):
             self._prefetch(self._shown_case)
 
     def _prefetch(self, case_id: str) -> None:
-        entries = self.case_list.visible_entries()
-        ids = [e.case_id for e in entries]
-        if case_id not in ids:
-            return
-        pos = ids.index(case_id)
-        for offset in (1, -1, 2, -2)[: 2 * PREFETCH_NEIGHBOURS]:
-            if 0 <= pos + offset < len(entries) and entries[pos + offset].is_valid:
-                folder = entries[pos + offset].folder
+        for entry in self.workbench.neighbours(case_id, PREFETCH_NEIGHBOURS):
+            if entry.is_valid:
                 for role in ImageRole:
-                    path = find_image(folder, role.value)
+                    path = find_image(entry.folder, role.value)
                     if path is not None:
                         self.loader.request(path)
 
@@ -363,11 +351,11 @@ class MainWindow(QMainWindow):
     def _on_entry_changed(self, case_id: str) -> None:
         entry = self.project.entry(case_id) if self.project else None
         if entry is not None:
-            self.case_list.update_entry(entry)
+            self.workbench.update_entry(entry)
 
     def _on_decision_made(self, decision: object) -> None:
         if self.settings.auto_advance and decision is not None:
-            QTimer.singleShot(0, lambda: self.go("unreviewed"))
+            QTimer.singleShot(0, lambda: self.go(Go.UNREVIEWED))
 
     def _box_menu(self, role: ImageRole, index: int, pos: QPoint) -> None:
         menu = QMenu(self)

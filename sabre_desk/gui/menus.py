@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox
 
 from sabre_desk import __version__
 from sabre_desk.core.review import Decision
+from sabre_desk.core.workbench import Go
 from sabre_desk.gui.dialogs.shortcuts import ShortcutsDialog
 from sabre_desk.gui.models.probe_model import ANSWER
 
@@ -82,11 +83,11 @@ class WindowActions:
         self.auto_advance.setChecked(window.settings.auto_advance)
 
         go = bar.addMenu("&Go")
-        self._add(go, "Go", "&Next Case", ["N", "PgDown"], lambda: window.go("next"))
-        self._add(go, "Go", "&Previous Case", ["P", "PgUp"], lambda: window.go("previous"))
-        self._add(go, "Go", "Next &Unreviewed", "Shift+N", lambda: window.go("unreviewed"))
-        self._add(go, "Go", "&First Case", "Home", lambda: window.go("first"))
-        self._add(go, "Go", "&Last Case", "End", lambda: window.go("last"))
+        self._add(go, "Go", "&Next Case", ["N", "PgDown"], lambda: window.go(Go.NEXT))
+        self._add(go, "Go", "&Previous Case", ["P", "PgUp"], lambda: window.go(Go.PREVIOUS))
+        self._add(go, "Go", "Next &Unreviewed", "Shift+N", lambda: window.go(Go.UNREVIEWED))
+        self._add(go, "Go", "&First Case", "Home", lambda: window.go(Go.FIRST))
+        self._add(go, "Go", "&Last Case", "End", lambda: window.go(Go.LAST))
         self._add(go, "Go", "&Go to Case…", "Ctrl+G", window.go_to_case)
         self._add(go, "Go", "Focus Case &List", "Ctrl+L", lambda: window.case_list.view.setFocus())
         self._add(go, "Go", "&Filter Cases", QKeySequence.StandardKey.Find, self._focus_filter)

@@ -62,8 +62,8 @@ def test_the_case_list_flags_cases_with_changes_outside_the_edit(
     )
     combo = window.case_list.decision_filter
     combo.setCurrentIndex(combo.findData("outside"))
-    assert [e.case_id for e in window.case_list.visible_entries()] == [CASE]
-    row = window.case_list.model.row_of(CASE)
+    assert window.workbench.visible_ids() == [CASE]
+    row = window.workbench.row_of(CASE)
     assert "changes outside the edit" in window.case_list.model.index(row).data(
         Qt.ItemDataRole.ToolTipRole
     )

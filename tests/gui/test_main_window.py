@@ -27,7 +27,7 @@ def test_opening_the_demo_shows_cases_images_and_probes(
     window: MainWindow, open_case: Callable, demo_project: Path
 ) -> None:
     open_case(window, demo_project, "ctx01_tape_bagel")
-    assert window.case_list.proxy.rowCount() == 13
+    assert window.case_list.model.rowCount() == 13
     assert window.case_list.progress.text() == "reviewed 0 / 13"
     assert window.compare.canvases[BASE].image_size == (768, 512)
     assert window.compare.canvases[EDITED].image_size == (768, 512)
@@ -83,7 +83,7 @@ def test_broken_cases_show_their_reason_and_the_rest_keeps_working(
     open_case(window, root, "b_bad_spec")
     assert "cannot be opened" in window.case_panel.summary.toPlainText()
     assert "spec.json" in window.case_panel.summary.toPlainText()
-    row = window.case_list.model.row_of("b_bad_spec")
+    row = window.workbench.row_of("b_bad_spec")
     tooltip = window.case_list.model.index(row).data(Qt.ItemDataRole.ToolTipRole)
     assert tooltip.startswith("Invalid — spec.json")
     assert window.case_list.progress.text() == "reviewed 0 / 2 · 1 invalid"
@@ -116,11 +116,11 @@ def test_filters_hide_cases_that_do_not_match(
 ) -> None:
     open_case(window, demo_project)
     qtbot.keyClicks(window.case_list.filter, "brick")
-    assert [e.case_id for e in window.case_list.visible_entries()] == ["tex01_mug_brick"]
+    assert window.workbench.visible_ids() == ["tex01_mug_brick"]
     window.case_list.filter.clear()
     combo = window.case_list.subset_filter
     combo.setCurrentIndex(combo.findData("counting"))
-    assert [e.case_id for e in window.case_list.visible_entries()] == [
+    assert window.workbench.visible_ids() == [
         "count01_apples",
         "count02_bottles",
     ]
@@ -201,7 +201,7 @@ def test_the_entry_role_gives_the_index_row(
     window: MainWindow, open_case: Callable, demo_project: Path
 ) -> None:
     open_case(window, demo_project)
-    index = window.case_list.proxy.index(0, 0)
+    index = window.case_list.model.index(0)
     assert index.data(ENTRY_ROLE).case_id == "attr01_red_triangles"
 
 
@@ -234,8 +234,8 @@ def test_cases_with_a_repair_waiting_are_marked_and_filterable(
     open_case(window, demo_project)
     combo = window.case_list.decision_filter
     combo.setCurrentIndex(combo.findData("repair"))
-    assert [e.case_id for e in window.case_list.visible_entries()] == ["ctx03_wrench_banana"]
-    index = window.case_list.proxy.index(0, 0)
+    assert window.workbench.visible_ids() == ["ctx03_wrench_banana"]
+    index = window.case_list.model.index(0)
     assert "repair preview is waiting" in index.data(Qt.ItemDataRole.ToolTipRole)
 
 

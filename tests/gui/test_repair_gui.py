@@ -116,7 +116,7 @@ def test_a_repair_lands_in_its_case_after_the_reviewer_moved_on(
     qtbot.waitUntil(lambda: "repairs" in review(demo_project), timeout=3000)
     assert review(demo_project)["repairs"][0]["status"] == "preview"
     assert window.project.entry(CASE).pending_repair
-    row = window.case_list.model.row_of(CASE)
+    row = window.workbench.row_of(CASE)
     assert "repair preview is waiting" in window.case_list.model.index(row).data(
         Qt.ItemDataRole.ToolTipRole
     )

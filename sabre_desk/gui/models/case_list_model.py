@@ -1,4 +1,4 @@
-"""The case list as a Qt model over the project's index (a plain Python list)."""
+"""The case list as a Qt model over the workbench's filtered order."""
 
 from __future__ import annotations
 
@@ -10,13 +10,12 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     QPoint,
-    QSortFilterProxyModel,
     Qt,
 )
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 
-from sabre_desk.core.project import CaseEntry
 from sabre_desk.core.review import Decision
+from sabre_desk.core.workbench import Workbench
 
 ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1
 STATE_COLORS: dict[Decision | None, str] = {
@@ -29,15 +28,6 @@ STATE_COLORS: dict[Decision | None, str] = {
     Decision.SCENE_CHANGED: "#d9534f",
 }
 INVALID_COLOR = "#b00020"
-#: Filter choices for the decision combo: (label, key); key "" = all.
-DECISION_FILTERS = [
-    ("All decisions", ""),
-    ("Not reviewed", "unreviewed"),
-    *[(d.label, d.value) for d in Decision],
-    ("Invalid", "invalid"),
-    ("Repair pending", "repair"),
-    ("Changes outside the edit", "outside"),
-]
 REPAIR_BADGE = "#d81b60"
 OUTSIDE_BADGE = "#e53935"
 
@@ -76,10 +66,16 @@ def state_icon(color: str, kind: str, badge: bool = False, outside: bool = False
 
 
 class CaseListModel(QAbstractListModel):
-    def __init__(self, parent: QObject | None = None):
+    """The workbench's filtered order as rows: a thin adapter, it holds no list of its own.
+
+    Rows come and go as the workbench announces them (a decision taking a case out of the
+    "Not reviewed" list removes one row), so nothing is refiltered on a key press.
+    """
+
+    def __init__(self, workbench: Workbench, parent: QObject | None = None):
         super().__init__(parent)
-        self._entries: list[CaseEntry] = []
-        self._rows: dict[str, int] = {}
+        self.workbench = workbench
+        self._count = workbench.visible_count
         self._icons = {
             (d, badge, out): state_icon(c, "todo" if d is None else "done", badge, out)
             for d, c in STATE_COLORS.items()
@@ -87,37 +83,37 @@ class CaseListModel(QAbstractListModel):
             for out in (False, True)
         }
         self._invalid = state_icon(INVALID_COLOR, "invalid")
+        workbench.visible_reset.connect(self._on_reset)
+        workbench.row_changed.connect(self._on_row_changed)
+        workbench.row_inserted.connect(self._on_row_inserted)
+        workbench.row_removed.connect(self._on_row_removed)
 
-    def set_entries(self, entries: list[CaseEntry]) -> None:
+    def _on_reset(self) -> None:
         self.beginResetModel()
-        self._entries = list(entries)
-        self._rows = {e.case_id: i for i, e in enumerate(self._entries)}
+        self._count = self.workbench.visible_count
         self.endResetModel()
 
-    def update_entry(self, entry: CaseEntry) -> None:
-        row = self._rows.get(entry.case_id)
-        if row is not None:
-            self._entries[row] = entry
-            index = self.index(row)
-            self.dataChanged.emit(index, index)
+    def _on_row_changed(self, row: int) -> None:
+        index = self.index(row)
+        self.dataChanged.emit(index, index)
 
-    def entry(self, row: int) -> CaseEntry:
-        return self._entries[row]
+    def _on_row_inserted(self, row: int) -> None:
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._count += 1
+        self.endInsertRows()
 
-    def row_of(self, case_id: str) -> int | None:
-        return self._rows.get(case_id)
-
-    @property
-    def entries(self) -> list[CaseEntry]:
-        return self._entries
+    def _on_row_removed(self, row: int) -> None:
+        self.beginRemoveRows(QModelIndex(), row, row)
+        self._count -= 1
+        self.endRemoveRows()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's idiom
-        return 0 if parent.isValid() else len(self._entries)
+        return 0 if parent.isValid() else self._count
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        if not index.isValid() or index.row() >= self._count:
             return None
-        e = self._entries[index.row()]
+        e = self.workbench.visible_at(index.row())
         if role == Qt.ItemDataRole.DisplayRole:
             return e.case_id
         if role == Qt.ItemDataRole.DecorationRole:
@@ -135,48 +131,3 @@ class CaseListModel(QAbstractListModel):
         if role == ENTRY_ROLE:
             return e
         return None
-
-
-class CaseFilterModel(QSortFilterProxyModel):
-    """Filter by decision, subset and text (id, subset or concept)."""
-
-    def __init__(self, parent: QObject | None = None):
-        super().__init__(parent)
-        self.decision = ""
-        self.subset = ""
-        self.text = ""
-
-    def set_filters(
-        self, decision: str | None = None, subset: str | None = None, text: str | None = None
-    ) -> None:
-        if decision is not None:
-            self.decision = decision
-        if subset is not None:
-            self.subset = subset
-        if text is not None:
-            self.text = text.strip().lower()
-        self.endFilterChange()
-
-    def filterAcceptsRow(self, row: int, parent: Index) -> bool:
-        e: CaseEntry = self.sourceModel().index(row, 0, parent).data(ENTRY_ROLE)
-        if self.decision == "unreviewed" and (e.decision is not None or e.problem):
-            return False
-        if self.decision == "invalid" and not e.problem:
-            return False
-        if self.decision == "repair" and not e.pending_repair:
-            return False
-        if self.decision == "outside" and not e.changes_outside:
-            return False
-        if self.decision not in ("", "unreviewed", "invalid", "repair", "outside") and (
-            e.decision is None or e.decision.value != self.decision
-        ):
-            return False
-        if self.subset and e.subset != self.subset:
-            return False
-        if self.text:
-            hay = f"{e.case_id} {e.subset or ''} {e.concept_id or ''}".lower()
-            return self.text in hay
-        return True
-
-    def visible_entries(self) -> list[CaseEntry]:
-        return [self.index(r, 0).data(ENTRY_ROLE) for r in range(self.rowCount())]

@@ -14,35 +14,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sabre_desk.core.project import CaseEntry
-from sabre_desk.core.stats import compute_stats
-from sabre_desk.gui.models.case_list_model import (
-    DECISION_FILTERS,
-    ENTRY_ROLE,
-    CaseFilterModel,
-    CaseListModel,
-)
+from sabre_desk.core.workbench import SHOW_CHOICES, Counts, Workbench
+from sabre_desk.gui.models.case_list_model import ENTRY_ROLE, CaseListModel
 
 
 class CaseList(QWidget):
+    """A view of the workbench: it shows the filtered order and the counts, and turns the
+    filter widgets and a click into workbench changes; it keeps no state of its own."""
+
     case_selected = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, workbench: Workbench, parent: QWidget | None = None):
         super().__init__(parent)
-        self.model = CaseListModel(self)
-        self.proxy = CaseFilterModel(self)
-        self.proxy.setSourceModel(self.model)
+        self.workbench = workbench
+        self.model = CaseListModel(workbench, self)
         self.filter = QLineEdit(placeholderText="Filter: id, subset or concept…")
         self.filter.setClearButtonEnabled(True)
         # Never the keyboard's first stop: a reviewer's first "1" or "N" would be typed here
         # and filter the list away. Reached by a click or Ctrl+F.
         self.filter.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.decision_filter = QComboBox()
-        for label, key in DECISION_FILTERS:
+        for label, key in SHOW_CHOICES:
             self.decision_filter.addItem(label, key)
         self.subset_filter = QComboBox()
         self.view = QListView()
-        self.view.setModel(self.proxy)
+        self.view.setModel(self.model)
         self.view.setUniformItemSizes(True)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -57,62 +53,71 @@ class CaseList(QWidget):
         layout.addLayout(combos)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.progress)
-        self.filter.textChanged.connect(lambda text: self.proxy.set_filters(text=text))
+        self.filter.textChanged.connect(lambda text: workbench.set_filter(text=text))
         self.decision_filter.currentIndexChanged.connect(
-            lambda _: self.proxy.set_filters(decision=self.decision_filter.currentData())
+            lambda _: workbench.set_filter(show=self.decision_filter.currentData())
         )
         self.subset_filter.currentIndexChanged.connect(
-            lambda _: self.proxy.set_filters(subset=self.subset_filter.currentData())
+            lambda _: workbench.set_filter(subset=self.subset_filter.currentData())
         )
         self.view.selectionModel().currentChanged.connect(self._on_current_changed)
+        workbench.counts_changed.connect(self._show_counts)
+        workbench.visible_reset.connect(self._reselect)
 
-    def set_entries(self, entries: list[CaseEntry]) -> None:
-        self.model.set_entries(entries)
-        subsets = sorted({e.subset for e in entries if e.subset})
+    def show_project(self) -> None:
+        """Fill the subset choices from the workbench's entries (after a project opened)."""
         self.subset_filter.blockSignals(True)
         self.subset_filter.clear()
         self.subset_filter.addItem("All subsets", "")
-        for subset in subsets:
+        for subset in self.workbench.subsets:
             self.subset_filter.addItem(subset, subset)
         self.subset_filter.blockSignals(False)
-        self.proxy.set_filters(subset="")
-        self._update_progress()
+        self._show_counts(self.workbench.counts)
 
-    def update_entry(self, entry: CaseEntry) -> None:
-        self.model.update_entry(entry)
-        self._update_progress()
-
-    def _update_progress(self) -> None:
-        stats = compute_stats(self.model.entries)
-        valid = stats.total - stats.invalid
-        text = f"reviewed {stats.reviewed} / {valid}"
-        if stats.invalid:
-            text += f" · {stats.invalid} invalid"
+    def _show_counts(self, counts: Counts) -> None:
+        text = f"reviewed {counts.reviewed} / {counts.valid}"
+        if counts.invalid:
+            text += f" · {counts.invalid} invalid"
         self.progress.setText(text)
 
-    def visible_entries(self) -> list[CaseEntry]:
-        return self.proxy.visible_entries()
-
     def current_case(self) -> str | None:
-        index = self.view.currentIndex()
-        return index.data(ENTRY_ROLE).case_id if index.isValid() else None
+        return self.workbench.current
 
     def select(self, case_id: str) -> bool:
         """Make *case_id* current (clearing filters that hide it)."""
-        row = self.model.row_of(case_id)
-        if row is None:
+        if self.workbench.entry(case_id) is None:
             return False
-        proxy_index = self.proxy.mapFromSource(self.model.index(row))
-        if not proxy_index.isValid():
+        if self.workbench.row_of(case_id) is None:
+            for widget in (self.filter, self.decision_filter, self.subset_filter):
+                widget.blockSignals(True)
             self.filter.clear()
             self.decision_filter.setCurrentIndex(0)
             self.subset_filter.setCurrentIndex(0)
-            proxy_index = self.proxy.mapFromSource(self.model.index(row))
+            for widget in (self.filter, self.decision_filter, self.subset_filter):
+                widget.blockSignals(False)
+            self.workbench.clear_filter()
+        row = self.workbench.row_of(case_id)
+        if row is None:
+            return False
+        index = self.model.index(row)
         self.view.selectionModel().setCurrentIndex(
-            proxy_index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect
         )
-        self.view.scrollTo(proxy_index)
+        self.view.scrollTo(index)
         return True
+
+    def _reselect(self) -> None:
+        """After a new filter, keep the current case selected where it is still listed."""
+        current = self.workbench.current
+        row = self.workbench.row_of(current) if current is not None else None
+        if row is not None:
+            index = self.model.index(row)
+            self.view.selectionModel().blockSignals(True)
+            self.view.selectionModel().setCurrentIndex(
+                index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            )
+            self.view.selectionModel().blockSignals(False)
+            self.view.scrollTo(index)
 
     def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():

@@ -1,0 +1,116 @@
+"""The workbench state, with no window: filters, the order, counts, navigation, events."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from sabre_desk.core.project import CaseEntry
+from sabre_desk.core.review import Decision
+from sabre_desk.core.workbench import Counts, Show, ViewMode, Workbench
+
+CASES = Path("/p/cases")
+
+
+def entries(n: int = 6) -> list[CaseEntry]:
+    subsets = ["context_prior", "counting"]
+    return [CaseEntry(f"c{i}", CASES, subsets[i % 2], f"k{i}") for i in range(n)]
+
+
+def recorder(wb: Workbench) -> list[tuple[str, object]]:
+    seen: list[tuple[str, object]] = []
+    wb.row_changed.connect(lambda row: seen.append(("changed", row)))
+    wb.row_inserted.connect(lambda row: seen.append(("inserted", row)))
+    wb.row_removed.connect(lambda row: seen.append(("removed", row)))
+    wb.counts_changed.connect(lambda counts: seen.append(("counts", counts)))
+    wb.visible_reset.connect(lambda: seen.append(("reset", None)))
+    return seen
+
+
+def test_a_decision_updates_counts_and_leaves_the_not_reviewed_filter() -> None:
+    wb = Workbench()
+    wb.set_entries(entries())
+    wb.set_filter(show=Show.UNREVIEWED)
+    seen = recorder(wb)
+    wb.update_entry(replace(wb.entry("c2"), decision=Decision.KEEP))  # type: ignore[arg-type]
+    assert ("removed", 2) in seen
+    assert ("counts", Counts(total=6, reviewed=1, invalid=0)) in seen
+    assert wb.visible_ids() == ["c0", "c1", "c3", "c4", "c5"]
+    wb.update_entry(replace(wb.entry("c2"), decision=None))  # type: ignore[arg-type]
+    assert ("inserted", 2) in seen and wb.visible_count == 6
+
+
+def test_a_change_that_keeps_the_row_is_one_row_changed() -> None:
+    wb = Workbench()
+    wb.set_entries(entries())
+    seen = recorder(wb)
+    wb.update_entry(replace(wb.entry("c4"), pending_repair=True))  # type: ignore[arg-type]
+    assert seen == [("changed", 4)]
+
+
+def test_filters_combine_and_clear() -> None:
+    wb = Workbench()
+    wb.set_entries(entries(10))
+    wb.set_filter(subset="counting")
+    assert wb.visible_ids() == ["c1", "c3", "c5", "c7", "c9"]
+    wb.set_filter(text="C7")
+    assert wb.visible_ids() == ["c7"]
+    wb.set_filter(text="k")  # the concept id matches too
+    assert wb.visible_count == 5
+    wb.clear_filter()
+    assert wb.visible_count == 10
+
+
+def test_next_previous_stop_at_the_ends_and_next_unreviewed_wraps() -> None:
+    wb = Workbench()
+    wb.set_entries(entries(5))
+    assert wb.step(None, 1) == "c0" and wb.step("c4", 1) == "c4" and wb.step("c0", -1) == "c0"
+    assert wb.step("c2", 1) == "c3" and wb.first() == "c0" and wb.last() == "c4"
+    for case_id in ("c3", "c4", "c0"):
+        wb.update_entry(replace(wb.entry(case_id), decision=Decision.KEEP))  # type: ignore[arg-type]
+    assert wb.next_unreviewed("c2") == "c1"  # past the end, around to the start
+    assert wb.next_unreviewed("c1") == "c2"
+    wb.update_entry(replace(wb.entry("c1"), decision=Decision.KEEP))  # type: ignore[arg-type]
+    assert wb.next_unreviewed("c2") is None  # the only undecided case is the current one
+
+
+def test_an_invalid_case_is_never_next_unreviewed() -> None:
+    wb = Workbench()
+    es = entries(3)
+    es[1] = replace(es[1], problem="broken")
+    wb.set_entries(es)
+    assert wb.next_unreviewed("c0") == "c2"
+    assert wb.counts == Counts(total=3, reviewed=0, invalid=1)
+
+
+def test_a_filtered_out_current_case_navigates_from_the_list() -> None:
+    wb = Workbench()
+    wb.set_entries(entries(6))
+    wb.set_filter(subset="counting")
+    assert wb.row_of("c2") is None
+    assert wb.step("c2", 1) == "c1"
+    assert [e.case_id for e in wb.neighbours("c3", 2)] == ["c5", "c1"]
+
+
+def test_mode_and_current_are_announced_once() -> None:
+    wb = Workbench()
+    wb.set_entries(entries(2))
+    modes: list[ViewMode] = []
+    current: list[str] = []
+    wb.mode_changed.connect(modes.append)
+    wb.current_changed.connect(current.append)
+    wb.set_mode(ViewMode.REPAIR_COMPARISON)
+    wb.set_mode(ViewMode.REPAIR_COMPARISON)
+    wb.set_current("c1")
+    wb.set_current("c1")
+    assert modes == [ViewMode.REPAIR_COMPARISON] and current == ["c1"]
+
+
+def test_counts_at_scale_are_kept_not_recounted() -> None:
+    wb = Workbench()
+    wb.set_entries(entries(100_000))
+    wb.set_filter(show=Show.UNREVIEWED)
+    for i in range(0, 100_000, 1000):
+        wb.update_entry(replace(wb.entry(f"c{i}"), decision=Decision.KEEP))  # type: ignore[arg-type]
+    assert wb.counts.reviewed == 100 and wb.visible_count == 99_900
+    assert wb.next_unreviewed("c999") == "c1001"
