@@ -144,7 +144,7 @@ def gui_stall(jobs: int = 8) -> tuple[float, float, int]:
         while not landed.is_set() and time.perf_counter() - t0 < 60:
             app.processEvents()
             if int((time.perf_counter() - t0) * 4) % 2 == 0:
-                window.go(Go.NEXT)
+                window.case_list.go(Go.NEXT)
         elapsed = time.perf_counter() - t0
         meter.stop()
         gaps = meter.gaps

@@ -220,7 +220,8 @@ class Workbench:
         return len(self._visible)
 
     def visible_at(self, row: int) -> CaseEntry:
-        return self.entries[self._visible[row]]
+        position: int = self._visible[row]
+        return self.entries[position]
 
     def row_of(self, case_id: str) -> int | None:
         """The row of *case_id* in the filtered order; None when it is filtered out."""
@@ -258,7 +259,8 @@ class Workbench:
             return None
         i = self._index.get(current, -1) if current is not None else -1
         pos = self._todo.bisect_right(i)
-        for j in (*self._todo.islice(pos, pos + 1), *self._todo.islice(0, 1)):
+        candidates: list[int] = [*self._todo.islice(pos, pos + 1), *self._todo.islice(0, 1)]
+        for j in candidates:
             case_id = self.entries[j].case_id
             if case_id != current:
                 return case_id

@@ -17,14 +17,15 @@ SCREENSHOT_TIMEOUT_MS = 15000
 
 
 def make_app(argv: list[str] | None = None) -> QApplication:
-    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(argv or sys.argv[:1])
     app.setApplicationName("sabre-desk")
     app.setOrganizationName("sabre-desk")
     app.setWindowIcon(QIcon(str(resource_path("icons", "sabre-desk.svg"))))
     style = resource_path("style.qss")
     if style.is_file():
         app.setStyleSheet(style.read_text(encoding="utf-8"))
-    return app  # type: ignore[return-value]
+    return app
 
 
 def save_screenshot(window: MainWindow, out: Path) -> bool:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -20,13 +19,13 @@ from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout,
 from sabre_desk.core.changes import case_change_map, edit_box
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.workbench import ViewMode, Workbench
 from sabre_desk.ground.errors import ProjectError
+from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.image_loader import image_key
+from sabre_desk.gui.session import Session
 from sabre_desk.gui.workers import Worker
 from sabre_desk.imaging.diff import ChangeMap, score_outside
-
-if TYPE_CHECKING:
-    from sabre_desk.gui.main_window import MainWindow
 
 CACHE_SIZE = 24
 SWEEP_IDLE_MS = 800  # the sweep waits this long after the reviewer's last case switch
@@ -71,9 +70,11 @@ class ChangesSection(QWidget):
 class ChangesUi(QObject):
     shown = Signal(str)  # case id whose change map is on screen
 
-    def __init__(self, window: MainWindow):
-        super().__init__(window)
-        self.w = window
+    def __init__(
+        self, session: Session, compare: CompareView, workbench: Workbench, parent: QObject
+    ):
+        super().__init__(parent)
+        self.session, self.compare, self.workbench = session, compare, workbench
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
         self._cache: OrderedDict[tuple, tuple[ChangeMap, QImage]] = OrderedDict()
@@ -90,29 +91,28 @@ class ChangesUi(QObject):
         self.section.hide()
         self.section.regions.itemActivated.connect(self._zoom_to_item)
         self.section.regions.itemClicked.connect(self._zoom_to_item)
-        self.action = QAction("Show &Changes (Base → Edited)", window)
+        self.action = QAction("Show &Changes (Base → Edited)", parent)
         self.action.setShortcut(QKeySequence("D"))
         self.action.setCheckable(True)
         self.action.toggled.connect(self.set_visible)
-        window.images_shown.connect(lambda _case_id: self.refresh())
+        session.opened.connect(lambda controller: self.sweep(controller.project))
 
     # --- showing ----------------------------------------------------------------------------
 
     def set_visible(self, on: bool) -> None:
         self.visible = on
         if not on:
-            for canvas in self.w.compare.canvases.values():
+            for canvas in self.compare.canvases.values():
                 canvas.set_overlay(None, [])
             self.section.hide()
             return
         self.refresh()
 
     def _current(self) -> Case | None:
-        controller = self.w.controller
-        case = controller.case if controller else None
+        case = self.session.case
         if case is None or ImageRole.BASE not in case.spec.image_roles:
             return None
-        if self.w.repair_ui.previewing is not None:
+        if self.workbench.mode is not ViewMode.REVIEWING:
             return None  # a repair comparison is on screen, not Base and Edited
         return case
 
@@ -143,8 +143,8 @@ class ChangesUi(QObject):
 
     def _show(self, case: Case, result: ChangeMap, heat: QImage) -> None:
         regions = [(r.box, r.outside) for r in result.regions]
-        self.w.compare.canvases[ImageRole.EDITED].set_overlay(heat, regions)
-        self.w.compare.canvases[ImageRole.BASE].set_overlay(None, regions)
+        self.compare.canvases[ImageRole.EDITED].set_overlay(heat, regions)
+        self.compare.canvases[ImageRole.BASE].set_overlay(None, regions)
         lines = [f"{len(result.regions)} changed region(s)"]
         if result.edit_box is not None:
             lines.append(
@@ -170,8 +170,8 @@ class ChangesUi(QObject):
     def _zoom_to_item(self, item: QListWidgetItem) -> None:
         box = item.data(Qt.ItemDataRole.UserRole)
         if box:
-            self.w.compare.sync = True  # side by side, like DLEBench's crops
-            self.w.compare.canvases[ImageRole.EDITED].zoom_to(tuple(box), context=1.0)
+            self.compare.sync = True  # side by side, like DLEBench's crops
+            self.compare.canvases[ImageRole.EDITED].zoom_to(tuple(box), context=1.0)
 
     # --- computing --------------------------------------------------------------------------
 
@@ -203,12 +203,12 @@ class ChangesUi(QObject):
 
     def _flag(self, case_id: str, outside: bool) -> None:
         self.flags[case_id] = outside
-        project = self.w.project
+        project = self.session.project
         entry = project.entry(case_id) if project else None
         if project is not None and entry is not None and entry.changes_outside != outside:
             entry = replace(entry, changes_outside=outside)
             project.replace_entry(entry)
-            self.w.workbench.update_entry(entry)
+            self.workbench.update_entry(entry)
 
     def sweep(self, project: Project) -> None:
         """Compare every paired case in the background so the case list can flag them.

@@ -95,7 +95,7 @@ class CaseController(QObject):
             case = self.project.load_case(case_id)
         except CaseLoadError as exc:
             self.case = None
-            self.undo_group.setActiveStack(None)
+            self.undo_group.setActiveStack(None)  # type: ignore[arg-type]  # Qt takes None
             self.case_failed.emit(case_id, exc.message)
             return False
         self.case = case
@@ -145,7 +145,7 @@ class CaseController(QObject):
 
     def _role_index(self, role: ImageRole, index: int) -> int:
         """Position in review.boxes of the *index*-th box on image *role*."""
-        positions = [i for i, b in enumerate(self.case.review.boxes) if b.image_role is role]
+        positions = [i for i, b in enumerate(self._review().boxes) if b.image_role is role]
         return positions[index]
 
     def _update_box(
@@ -312,8 +312,9 @@ class CaseController(QObject):
         review = self._review()
         old, review.decision = review.decision, decision
         self._changed("decision", "decision", {"from": _v(old), "to": _v(decision)}, undo)
-        self.project.update_entry(self.case)
-        self.entry_changed.emit(self.case.case_id)
+        case = self._case()
+        self.project.update_entry(case)
+        self.entry_changed.emit(case.case_id)
 
     def apply_notes(self, notes: str, undo: bool) -> None:
         review = self._review()
@@ -341,9 +342,12 @@ class CaseController(QObject):
             checklist.pop(key, None)
         self._changed("checklist", "checklist", {"item": key, "to": ticked}, undo)
 
-    def _review(self) -> Review:
+    def _case(self) -> Case:
         assert self.case is not None, "a command ran with no case open"
-        return self.case.review
+        return self.case
+
+    def _review(self) -> Review:
+        return self._case().review
 
     def _changed(self, aspect: str, event: str, data: dict[str, Any], undo: bool) -> None:
         if undo:

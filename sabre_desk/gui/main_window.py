@@ -14,7 +14,6 @@ from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
-    QInputDialog,
     QLabel,
     QMainWindow,
     QMenu,
@@ -27,18 +26,21 @@ from sabre_desk.core.primers import PrimerLibrary
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.review import Box
 from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.workbench import Go, Workbench
+from sabre_desk.core.workbench import Go, ViewMode, Workbench
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.changes_ui import ChangesUi
 from sabre_desk.gui.controller import CaseController, SaveState
+from sabre_desk.gui.dialogs.export_dialog import export_release
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
-from sabre_desk.gui.menus import WindowActions
+from sabre_desk.gui.menus import WindowActions, WindowParts
 from sabre_desk.gui.qimage import DisplayImage
 from sabre_desk.gui.repair_ui import RepairUi
+from sabre_desk.gui.session import Session
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
+from sabre_desk.imaging.geometry import Rect
 from sabre_desk.imaging.io import find_image
 from sabre_desk.settings import Settings, save_settings
 
@@ -59,8 +61,9 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.reviewer = reviewer
         self.settings = settings
-        self.project: Project | None = None
-        self.controller: CaseController | None = None
+        self.session = Session(self)
+        self.session.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
+        self.session.error.connect(self.report_error)
         self.pool = QThreadPool(self)
         # Decoding is CPU-bound: one core is left to the window, or decoding threads and
         # the GUI thread fight over it and the reviewer sees late frames.
@@ -82,6 +85,8 @@ class MainWindow(QMainWindow):
         self.workbench = Workbench()
         self.case_list = CaseList(self.workbench)
         self.case_list.case_selected.connect(self.show_case)
+        self.case_list.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
+        self.workbench.mode_changed.connect(self._on_mode_changed)
         self.case_panel_dock = self._dock(
             "Case", "dock_case", Qt.DockWidgetArea.RightDockWidgetArea
         )
@@ -93,15 +98,9 @@ class MainWindow(QMainWindow):
         )
         for role, canvas in self.compare.canvases.items():
             canvas.box_created.connect(lambda box, r=role: self._on_box_created(r, box))
-            canvas.box_edited.connect(
-                lambda i, box, r=role: self._controller_call("change_box", r, i, box)
-            )
-            canvas.box_nudged.connect(
-                lambda i, box, r=role: self._controller_call("change_box", r, i, box, True)
-            )
-            canvas.box_delete_requested.connect(
-                lambda i, r=role: self._controller_call("remove_box", r, i)
-            )
+            canvas.box_edited.connect(lambda i, box, r=role: self._on_box_changed(r, i, box, False))
+            canvas.box_nudged.connect(lambda i, box, r=role: self._on_box_changed(r, i, box, True))
+            canvas.box_delete_requested.connect(lambda i, r=role: self._on_box_deleted(r, i))
             canvas.box_menu_requested.connect(lambda i, pos, r=role: self._box_menu(r, i, pos))
             canvas.cursor_moved.connect(lambda xy, r=role: self._on_cursor(r, xy))
             canvas.view_changed.connect(lambda r=role: self._on_cursor(r, None))
@@ -110,11 +109,33 @@ class MainWindow(QMainWindow):
         self.save_label = QLabel()
         self.statusBar().addPermanentWidget(self.position_label)
         self.statusBar().addPermanentWidget(self.save_label)
-        self.actions_ = WindowActions(self)
         self._overlay: dict[ImageRole, list[Box]] | None = None  # boxes shown instead of review's
-        self.repair_ui = RepairUi(self)
+        self.repair_ui = RepairUi(self.session, self.compare, self.workbench, settings, self)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.repair_ui.dock)
+        self.tabifyDockWidget(self.case_panel_dock, self.repair_ui.dock)
+        self.case_panel_dock.raise_()
+        self.repair_ui.show_files_requested.connect(self.show_files)
+        self.repair_ui.redisplay_requested.connect(self.redisplay_case)
+        self.changes_ui = ChangesUi(self.session, self.compare, self.workbench, self)
+        self.images_shown.connect(lambda _case_id: self.changes_ui.refresh())
+        self.actions_ = WindowActions(
+            self.menuBar(),
+            WindowParts(
+                parent=self,
+                session=self.session,
+                compare=self.compare,
+                case_list=self.case_list,
+                settings=settings,
+                docks=[self.cases_dock, self.case_panel_dock],
+                panel=lambda: self.case_panel,
+                choose_project=self._choose_project,
+                open_project=self.open_project,
+                export_release=lambda: export_release(self.session, self.pool, self),
+                save_settings=self._save_settings,
+                quit=self.close,
+            ),
+        )
         self.actions_.add_to_edit(self.repair_ui.run_action)
-        self.changes_ui = ChangesUi(self)
         self.actions_.add_to_view(self.changes_ui.action)
         self._restore_layout()
         self.statusBar().showMessage("Open a project folder (File > Open, or drop it here).")
@@ -124,6 +145,14 @@ class MainWindow(QMainWindow):
         dock.setObjectName(name)
         self.addDockWidget(area, dock)
         return dock
+
+    @property
+    def controller(self) -> CaseController | None:
+        return self.session.controller
+
+    @property
+    def project(self) -> Project | None:
+        return self.session.project
 
     # --- project --------------------------------------------------------------------------
 
@@ -135,17 +164,15 @@ class MainWindow(QMainWindow):
         except (ProjectError, ValueError) as exc:
             self.report_error("Cannot open project", str(exc))
             return False
-        self.project = project
         self.loader.clear()
+        self.workbench.set_entries(project.entries)
         self._attach_controller(CaseController(project, self))
         self.settings.add_recent(project.root)
         self._save_settings()
         self.actions_.fill_recent()
         mode = " [read-only]" if project.read_only else ""
         self.setWindowTitle(f"{project.name}{mode} — sabre-desk")
-        self.workbench.set_entries(project.entries)
         self.case_list.show_project()
-        self.changes_ui.sweep(project)
         status = f"{project.root} · reviewer {self.reviewer} · {len(project.entries)} cases"
         if project.read_only:
             status += " · read-only: this folder cannot be written, nothing will be saved"
@@ -161,8 +188,6 @@ class MainWindow(QMainWindow):
         return True
 
     def _attach_controller(self, controller: CaseController) -> None:
-        old = self.controller
-        self.controller = controller
         controller.case_loaded.connect(self._on_case_loaded)
         controller.case_failed.connect(self._on_case_failed)
         controller.review_changed.connect(self._on_review_changed)
@@ -173,17 +198,11 @@ class MainWindow(QMainWindow):
         controller.decision_made.connect(self._on_decision_made)
         self.case_panel = CasePanel(controller)
         self.case_panel_dock.setWidget(self.case_panel)
-        self.actions_.bind_undo(controller.undo_group)
-        self.repair_ui.attach(controller)
         self.case_panel.add_section(self.changes_ui.section)
         primers = PrimerLibrary.for_project(controller.project.root)
         default = controller.project.manifest.primer
         self.case_panel.primer_for = lambda case: primers.for_spec(case.spec, default)[0]
-        controller.review_changed.connect(
-            lambda aspect: aspect in ("boxes", "all") and self.changes_ui.refresh()
-        )
-        if old is not None:
-            old.deleteLater()
+        self.session.open(controller)
 
     def _choose_project(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Open sabre-desk project")
@@ -202,21 +221,6 @@ class MainWindow(QMainWindow):
             self.case_list.select(controller.case.case_id)
             self.case_list.blockSignals(False)
 
-    def go(self, where: Go) -> None:
-        target = self.workbench.target(where)
-        if target is not None:
-            self.case_list.select(target)
-        elif where is Go.UNREVIEWED:
-            self.statusBar().showMessage("Every case in the list has a decision.", 5000)
-
-    def go_to_case(self) -> None:
-        if self.project is None:
-            return
-        ids = [e.case_id for e in self.project.entries]
-        case_id, ok = QInputDialog.getItem(self, "Go to case", "Case id:", ids, 0, True)
-        if ok and case_id and not self.case_list.select(case_id.strip()):
-            self.report_error("No such case", f"{case_id!r} is not a case of this project")
-
     # --- the open case ----------------------------------------------------------------------
 
     def redisplay_case(self) -> None:
@@ -228,8 +232,6 @@ class MainWindow(QMainWindow):
         """Show arbitrary image files on the canvases (a repair comparison), with *boxes*."""
         self._waiting.clear()
         self._overlay = {role: [b for b in boxes if b.image_role is role] for role in files}
-        for canvas in self.compare.canvases.values():
-            canvas.boxes_editable = False
         for role, path in files.items():
             canvas = self.compare.canvases[role]
             if path is None:
@@ -246,10 +248,9 @@ class MainWindow(QMainWindow):
 
     def _on_case_loaded(self, case: Case) -> None:
         self.workbench.set_current(case.case_id)
-        self.changes_ui.note_activity()
+        self.workbench.set_mode(ViewMode.REVIEWING)  # a case opens to be reviewed
         self._overlay = None
-        for canvas in self.compare.canvases.values():
-            canvas.boxes_editable = True
+        self.changes_ui.note_activity()
         self._waiting.clear()
         self._shown_case = case.case_id
         roles = case.spec.image_roles
@@ -315,12 +316,25 @@ class MainWindow(QMainWindow):
 
     # --- review changes -------------------------------------------------------------------
 
-    def _controller_call(self, method: str, *args: object) -> None:
-        if self.controller is not None:
-            getattr(self.controller, method)(*args)
+    def _on_mode_changed(self, mode: ViewMode) -> None:
+        """Boxes can be drawn and edited only while reviewing, never on a comparison."""
+        reviewing = mode is ViewMode.REVIEWING
+        for canvas in self.compare.canvases.values():
+            canvas.boxes_editable = reviewing
+        if reviewing:
+            self._overlay = None
 
-    def _on_box_created(self, role: ImageRole, box: tuple) -> None:
-        self._controller_call("add_box", role, box, DEFAULT_LABELS[role])
+    def _on_box_created(self, role: ImageRole, box: Rect) -> None:
+        if self.controller is not None:
+            self.controller.add_box(role, box, DEFAULT_LABELS[role])
+
+    def _on_box_changed(self, role: ImageRole, index: int, box: Rect, nudge: bool) -> None:
+        if self.controller is not None:
+            self.controller.change_box(role, index, box, nudge)
+
+    def _on_box_deleted(self, role: ImageRole, index: int) -> None:
+        if self.controller is not None:
+            self.controller.remove_box(role, index)
 
     def _refresh_boxes(self, role: ImageRole, fresh: bool = False) -> None:
         """Redraw the boxes of *role*; a box just added is selected, ready to adjust.
@@ -355,38 +369,28 @@ class MainWindow(QMainWindow):
 
     def _on_decision_made(self, decision: object) -> None:
         if self.settings.auto_advance and decision is not None:
-            QTimer.singleShot(0, lambda: self.go(Go.UNREVIEWED))
+            QTimer.singleShot(0, lambda: self.case_list.go(Go.UNREVIEWED))
 
     def _box_menu(self, role: ImageRole, index: int, pos: QPoint) -> None:
+        controller = self.controller
+        if controller is None:
+            return
         menu = QMenu(self)
         for label in LABEL_CHOICES:
             action = menu.addAction(f"Label: {label}")
             action.triggered.connect(
-                lambda _=False, lb=label: self._controller_call("relabel_box", role, index, lb)
+                lambda _=False, lb=label: controller.relabel_box(role, index, lb)
             )
         menu.addSeparator()
         if role is not ImageRole.IMAGE:
             menu.addAction("Mirror to the other image").triggered.connect(
-                lambda: self._controller_call("mirror_box", role, index)
+                lambda: controller.mirror_box(role, index)
             )
-        menu.addAction("Delete box").triggered.connect(
-            lambda: self._controller_call("remove_box", role, index)
-        )
+        menu.addAction("Delete box").triggered.connect(lambda: controller.remove_box(role, index))
         menu.popup(pos)
 
     def active_canvas(self) -> ImageCanvas | None:
-        """The canvas with keyboard focus, else the last one shown (Edited of a pair)."""
-        visible = [self.compare.canvases[r] for r in self.compare.visible_roles]
-        focused = [c for c in visible if c.hasFocus()]
-        return (focused or visible or [None])[-1]
-
-    def focused_box(self) -> tuple[ImageRole, int] | None:
-        """The selected box of the canvas with focus, else of any canvas."""
-        canvases = sorted(self.compare.canvases.items(), key=lambda rc: not rc[1].hasFocus())
-        for role, canvas in canvases:
-            if canvas.isVisible() and canvas.selected_box >= 0:
-                return role, canvas.selected_box
-        return None
+        return self.compare.active_canvas()
 
     # --- status, errors, conflicts --------------------------------------------------------
 
@@ -465,8 +469,8 @@ class MainWindow(QMainWindow):
         if not self._leave_current():
             event.ignore()
             return
-        self.settings.window_geometry = base64.b64encode(bytes(self.saveGeometry())).decode()
-        self.settings.window_state = base64.b64encode(bytes(self.saveState())).decode()
+        self.settings.window_geometry = base64.b64encode(self.saveGeometry().data()).decode()
+        self.settings.window_state = base64.b64encode(self.saveState().data()).decode()
         self.settings.sync_views = self.compare.sync
         self._save_settings()
         self._waiting.clear()

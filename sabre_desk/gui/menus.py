@@ -1,50 +1,69 @@
 """The window's actions and menus: every command has a menu entry and a key.
 
-The shortcuts sheet (F1) is generated from these actions, so it is always complete.
+The shortcuts sheet (F1) is generated from these actions, so it is always complete. The
+actions act on the parts they are given (the session's controller, the canvases, the case
+list, the settings); what only the window can do (open a project, quit) comes in as a
+callback, so nothing here holds the window.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex
 from PySide6.QtGui import QAction, QKeySequence, QUndoGroup
-from PySide6.QtWidgets import QMenu, QMessageBox
+from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar, QMessageBox, QWidget
 
 from sabre_desk import __version__
 from sabre_desk.core.review import Decision
 from sabre_desk.core.workbench import Go
+from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.dialogs.shortcuts import ShortcutsDialog
 from sabre_desk.gui.models.probe_model import ANSWER
-
-if TYPE_CHECKING:
-    from sabre_desk.gui.main_window import MainWindow
+from sabre_desk.gui.session import Session
+from sabre_desk.gui.widgets.case_list import CaseList
+from sabre_desk.gui.widgets.case_panel import CasePanel
+from sabre_desk.settings import Settings
 
 Keys = str | QKeySequence.StandardKey | list[str]
 
 
+@dataclass
+class WindowParts:
+    """What the menus act on. ``panel`` is the case panel of the open project, if any."""
+
+    parent: QWidget  # owner of the actions and of the dialogs they open
+    session: Session
+    compare: CompareView
+    case_list: CaseList
+    settings: Settings
+    docks: list[QDockWidget]
+    panel: Callable[[], CasePanel | None]
+    choose_project: Callable[[], None]
+    open_project: Callable[[Path], object]
+    export_release: Callable[[], object]
+    save_settings: Callable[[], None]
+    quit: Callable[[], object]
+
+
 class WindowActions:
-    def __init__(self, window: MainWindow):
-        self.w = window
+    def __init__(self, bar: QMenuBar, parts: WindowParts):
+        self.parts = parts
         self.groups: dict[str, list[QAction]] = {}
-        bar = window.menuBar()
+        session, compare, case_list = parts.session, parts.compare, parts.case_list
 
         file = bar.addMenu("&File")
         self._add(
-            file, "File", "&Open Project…", QKeySequence.StandardKey.Open, window._choose_project
+            file, "File", "&Open Project…", QKeySequence.StandardKey.Open, parts.choose_project
         )
         self.recent_menu = file.addMenu("Open &Recent")
         self.fill_recent()
-        self._add(
-            file,
-            "File",
-            "&Save Now",
-            QKeySequence.StandardKey.Save,
-            lambda: window._controller_call("save_now"),
-        )
+        self._add(file, "File", "&Save Now", QKeySequence.StandardKey.Save, self._save_now)
+        self._add(file, "File", "&Export Release…", "Ctrl+Shift+E", parts.export_release)
         file.addSeparator()
-        self._add(file, "File", "&Quit", QKeySequence.StandardKey.Quit, window.close)
+        self._add(file, "File", "&Quit", QKeySequence.StandardKey.Quit, parts.quit)
 
         self.edit = bar.addMenu("&Edit")
         self._undo_actions: list[QAction] = []
@@ -62,15 +81,9 @@ class WindowActions:
                 "Decide",
                 decision.label,
                 str(i + 1),
-                lambda _=False, d=decision: window._controller_call("set_decision", d),
+                lambda _=False, d=decision: self._decide(d),
             )
-        self._add(
-            review,
-            "Decide",
-            "Clear Decision",
-            "0",
-            lambda: window._controller_call("set_decision", None),
-        )
+        self._add(review, "Decide", "Clear Decision", "0", lambda: self._decide(None))
         review.addSeparator()
         self.auto_advance = self._add(
             review,
@@ -80,38 +93,37 @@ class WindowActions:
             self._toggle_auto_advance,
         )
         self.auto_advance.setCheckable(True)
-        self.auto_advance.setChecked(window.settings.auto_advance)
+        self.auto_advance.setChecked(parts.settings.auto_advance)
 
         go = bar.addMenu("&Go")
-        self._add(go, "Go", "&Next Case", ["N", "PgDown"], lambda: window.go(Go.NEXT))
-        self._add(go, "Go", "&Previous Case", ["P", "PgUp"], lambda: window.go(Go.PREVIOUS))
-        self._add(go, "Go", "Next &Unreviewed", "Shift+N", lambda: window.go(Go.UNREVIEWED))
-        self._add(go, "Go", "&First Case", "Home", lambda: window.go(Go.FIRST))
-        self._add(go, "Go", "&Last Case", "End", lambda: window.go(Go.LAST))
-        self._add(go, "Go", "&Go to Case…", "Ctrl+G", window.go_to_case)
-        self._add(go, "Go", "Focus Case &List", "Ctrl+L", lambda: window.case_list.view.setFocus())
-        self._add(go, "Go", "&Filter Cases", QKeySequence.StandardKey.Find, self._focus_filter)
+        self._add(go, "Go", "&Next Case", ["N", "PgDown"], lambda: case_list.go(Go.NEXT))
+        self._add(go, "Go", "&Previous Case", ["P", "PgUp"], lambda: case_list.go(Go.PREVIOUS))
+        self._add(go, "Go", "Next &Unreviewed", "Shift+N", lambda: case_list.go(Go.UNREVIEWED))
+        self._add(go, "Go", "&First Case", "Home", lambda: case_list.go(Go.FIRST))
+        self._add(go, "Go", "&Last Case", "End", lambda: case_list.go(Go.LAST))
+        self._add(go, "Go", "&Go to Case…", "Ctrl+G", case_list.go_to_case)
+        self._add(go, "Go", "Focus Case &List", "Ctrl+L", lambda: case_list.view.setFocus())
+        self._add(go, "Go", "&Filter Cases", QKeySequence.StandardKey.Find, case_list.focus_filter)
 
         self.view = view = bar.addMenu("&View")
-        self._add(view, "View", "&Fit to Window", ["F", "Ctrl+0"], window.compare.fit)
-        self._add(view, "View", "&Actual Size (100%)", "Ctrl+1", window.compare.actual_size)
-        self._add(
-            view, "View", "Zoom &In", ["+", "=", "Ctrl++"], lambda: window.compare.zoom_by(1.25)
-        )
-        self._add(view, "View", "Zoom &Out", ["-", "Ctrl+-"], lambda: window.compare.zoom_by(0.8))
+        self._add(view, "View", "&Fit to Window", ["F", "Ctrl+0"], compare.fit)
+        self._add(view, "View", "&Actual Size (100%)", "Ctrl+1", compare.actual_size)
+        self._add(view, "View", "Zoom &In", ["+", "=", "Ctrl++"], lambda: compare.zoom_by(1.25))
+        self._add(view, "View", "Zoom &Out", ["-", "Ctrl+-"], lambda: compare.zoom_by(0.8))
         self.sync = self._add(view, "View", "&Synchronize Zoom and Pan", "S", self._toggle_sync)
         self.sync.setCheckable(True)
-        self.sync.setChecked(window.compare.sync)
+        self.sync.setChecked(compare.sync)
         self._view_anchor = view.addSeparator()
-        view.addAction(window.cases_dock.toggleViewAction())
-        view.addAction(window.case_panel_dock.toggleViewAction())
+        for dock in parts.docks:
+            view.addAction(dock.toggleViewAction())
 
         help_menu = bar.addMenu("&Help")
         self._add(help_menu, "Help", "&Keyboard Shortcuts", "F1", self.show_shortcuts)
         self._add(help_menu, "Help", "&About sabre-desk", None, self._about)
+        session.opened.connect(lambda controller: self.bind_undo(controller.undo_group))
 
     def _add(self, menu: QMenu, group: str, text: str, keys: Keys | None, slot: object) -> QAction:
-        action = QAction(text, self.w)
+        action = QAction(text, self.parts.parent)
         if isinstance(keys, list):
             action.setShortcuts([QKeySequence(k) for k in keys])
         elif keys is not None:
@@ -125,9 +137,9 @@ class WindowActions:
         for action in self._undo_actions:
             self.edit.removeAction(action)
             self.groups["Edit"].remove(action)
-        undo = group.createUndoAction(self.w, "&Undo")
+        undo = group.createUndoAction(self.parts.parent, "&Undo")
         undo.setShortcut(QKeySequence.StandardKey.Undo)
-        redo = group.createRedoAction(self.w, "&Redo")
+        redo = group.createRedoAction(self.parts.parent, "&Redo")
         redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         self.edit.insertActions(self._undo_anchor, [undo, redo])
         self._undo_actions = [undo, redo]
@@ -143,31 +155,42 @@ class WindowActions:
 
     def fill_recent(self) -> None:
         self.recent_menu.clear()
-        for path in self.w.settings.recent_projects:
+        recent = self.parts.settings.recent_projects
+        for path in recent:
             action = self.recent_menu.addAction(path)
-            action.triggered.connect(lambda _=False, p=path: self.w.open_project(Path(p)))
-        self.recent_menu.setEnabled(bool(self.w.settings.recent_projects))
+            action.triggered.connect(lambda _=False, p=path: self.parts.open_project(Path(p)))
+        self.recent_menu.setEnabled(bool(recent))
 
     # --- slots ------------------------------------------------------------------------------
 
+    def _save_now(self) -> None:
+        if self.parts.session.controller is not None:
+            self.parts.session.controller.save_now()
+
+    def _decide(self, decision: Decision | None) -> None:
+        if self.parts.session.controller is not None:
+            self.parts.session.controller.set_decision(decision)
+
     def _drop_box(self) -> None:
-        canvas = self.w.active_canvas()
+        canvas = self.parts.compare.active_canvas()
         if canvas is not None:
             canvas.setFocus()
             canvas.drop_box_at_center()
 
     def _mirror(self) -> None:
-        target = self.w.focused_box()
-        if target:
-            self.w._controller_call("mirror_box", *target)
+        target = self.parts.compare.focused_box()
+        controller = self.parts.session.controller
+        if target and controller is not None:
+            controller.mirror_box(*target)
 
     def _delete_box(self) -> None:
-        target = self.w.focused_box()
-        if target:
-            self.w._controller_call("remove_box", *target)
+        target = self.parts.compare.focused_box()
+        controller = self.parts.session.controller
+        if target and controller is not None:
+            controller.remove_box(*target)
 
     def _edit_answers(self) -> None:
-        panel = self.w.case_panel
+        panel = self.parts.panel()
         if panel is None or panel.probe_model.rowCount() == 0:
             return
         index = panel.probe_model.index(max(0, panel.probes.currentIndex().row()), ANSWER)
@@ -176,28 +199,25 @@ class WindowActions:
         if index != QModelIndex():
             panel.probes.edit(index)
 
-    def _focus_filter(self) -> None:
-        self.w.case_list.filter.setFocus()
-        self.w.case_list.filter.selectAll()
-
     def _edit_notes(self) -> None:
-        if self.w.case_panel is not None:
-            self.w.case_panel.notes.setFocus()
+        panel = self.parts.panel()
+        if panel is not None:
+            panel.notes.setFocus()
 
     def _toggle_auto_advance(self) -> None:
-        self.w.settings.auto_advance = self.auto_advance.isChecked()
-        self.w._save_settings()
+        self.parts.settings.auto_advance = self.auto_advance.isChecked()
+        self.parts.save_settings()
 
     def _toggle_sync(self) -> None:
-        self.w.compare.sync = self.sync.isChecked()
-        self.w.settings.sync_views = self.w.compare.sync
+        self.parts.compare.sync = self.sync.isChecked()
+        self.parts.settings.sync_views = self.parts.compare.sync
 
     def show_shortcuts(self) -> None:
-        ShortcutsDialog(self.groups, self.w).exec()
+        ShortcutsDialog(self.groups, self.parts.parent).exec()
 
     def _about(self) -> None:
         QMessageBox.about(
-            self.w,
+            self.parts.parent,
             "About sabre-desk",
             f"sabre-desk {__version__}\nHuman verification of SABRE stress-test cases, offline.",
         )

@@ -1,69 +1,85 @@
-"""The window's repair wiring: the repair dock, the job pool, and the preview comparison.
+"""The repair tools: the repair dock, the job pool, and the preview comparison.
 
-While a repair is selected in the panel, the two canvases show the current image and the
-preview side by side (zoom and pan in step); choosing nothing returns to the case.
+While a repair is selected in the panel, the workbench is in repair-comparison mode and the
+two canvases show the current image and the preview side by side (zoom and pan in step);
+choosing nothing returns to reviewing. The window shows what this asks for
+(``show_files_requested``, ``redisplay_requested``); this holds no window.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget
+from PySide6.QtWidgets import QDockWidget, QWidget
 
 from sabre_desk.core import repairs
 from sabre_desk.core.review import Box, RepairRecord
 from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.workbench import ViewMode, Workbench
+from sabre_desk.engines.pipeline import RepairOutcome
 from sabre_desk.ground.errors import RepairError
+from sabre_desk.gui.canvas.compare_view import CAPTIONS, CompareView
 from sabre_desk.gui.controller import CaseController
 from sabre_desk.gui.repair_jobs import RepairJob, RepairJobs
+from sabre_desk.gui.session import Session
 from sabre_desk.gui.widgets.repair_panel import RepairPanel
-
-if TYPE_CHECKING:
-    from sabre_desk.gui.main_window import MainWindow
+from sabre_desk.settings import Settings
 
 LEFT, RIGHT = ImageRole.BASE, ImageRole.EDITED  # the two canvases used for a comparison
 
 
 class RepairUi(QObject):
-    def __init__(self, window: MainWindow):
-        super().__init__(window)
-        self.w = window
-        self.jobs = RepairJobs(window.settings.pool_size, self)
+    show_files_requested = Signal(object, object)  # {role: path or None}, [Box] to draw
+    redisplay_requested = Signal()  # show the open case's own images again
+
+    def __init__(
+        self,
+        session: Session,
+        compare: CompareView,
+        workbench: Workbench,
+        settings: Settings,
+        parent: QWidget,
+    ):
+        super().__init__(parent)
+        self.session, self.compare, self.workbench, self.settings = (
+            session,
+            compare,
+            workbench,
+            settings,
+        )
+        self.jobs = RepairJobs(settings.pool_size, self)
         self.jobs.landed.connect(self._on_landed)
         self.jobs.failed.connect(self._on_failed)
         self.jobs.cancelled.connect(
-            lambda job: window.statusBar().showMessage(f"Repair of {job.case_id} cancelled", 5000)
+            lambda job: session.say(f"Repair of {job.case_id} cancelled", 5000)
         )
-        self.dock = QDockWidget("Repair", window)
+        self.dock = QDockWidget("Repair", parent)
         self.dock.setObjectName("dock_repair")
-        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
-        window.tabifyDockWidget(window.case_panel_dock, self.dock)
-        window.case_panel_dock.raise_()
         self.panel: RepairPanel | None = None
         self.previewing: RepairRecord | None = None
         self._zoom_box: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)
-        self.run_action = QAction("&Repair the Selected Box", window)
+        self.run_action = QAction("&Repair the Selected Box", parent)
         self.run_action.setShortcut(QKeySequence("Ctrl+R"))
         self.run_action.triggered.connect(self.run)
-        for canvas in window.compare.canvases.values():
+        for canvas in compare.canvases.values():
             canvas.box_selected.connect(lambda _i: self.panel and self.panel.refresh())
+        session.opened.connect(self.attach)
+        workbench.mode_changed.connect(self._on_mode_changed)
 
     def attach(self, controller: CaseController) -> None:
         self.jobs.shutdown()
-        self.panel = RepairPanel(controller, self.jobs, self.w.settings, self.selected_box)
+        self.panel = RepairPanel(controller, self.jobs, self.settings, self.selected_box)
         self.panel.preview_selected.connect(self.show_preview)
         self.dock.setWidget(self.panel)
         controller.image_replaced.connect(self._on_image_replaced)
-        controller.case_loaded.connect(lambda _case: self._leave_preview())
 
     def selected_box(self, role: ImageRole) -> tuple[float, float, float, float] | None:
-        controller = self.w.controller
+        controller = self.session.controller
         if controller is None or controller.case is None or self.previewing is not None:
             return None
-        index = self.w.compare.canvases[role].selected_box
+        index = self.compare.canvases[role].selected_box
         boxes = controller.case.review.boxes_on(role)
         return boxes[index].box if 0 <= index < len(boxes) else None
 
@@ -74,11 +90,11 @@ class RepairUi(QObject):
 
     # --- jobs ---------------------------------------------------------------------------------
 
-    def _on_landed(self, job: RepairJob, record: RepairRecord, outcome: object) -> None:
-        controller = self.w.controller
+    def _on_landed(self, job: RepairJob, record: RepairRecord, outcome: RepairOutcome) -> None:
+        controller = self.session.controller
         if controller is None or not controller.land_preview(job.case_id, record):
             return
-        self.w.statusBar().showMessage(
+        self.session.say(
             f"Repair {record.id} of {job.case_id} is ready: {outcome.summary()}", 10000
         )
         if controller.case is not None and controller.case.case_id == job.case_id and self.panel:
@@ -86,26 +102,22 @@ class RepairUi(QObject):
             self.panel.select_repair(record.id)
 
     def _on_failed(self, job: RepairJob, message: str) -> None:
-        self.w.statusBar().showMessage(f"Repair of {job.case_id} failed: {message}", 15000)
-        if (
-            self.panel is not None
-            and self.w.controller
-            and self.w.controller.case
-            and (self.w.controller.case.case_id == job.case_id)
-        ):
+        self.session.say(f"Repair of {job.case_id} failed: {message}", 15000)
+        case = self.session.case
+        if self.panel is not None and case is not None and case.case_id == job.case_id:
             self.panel.status.setText(f"Failed: {message}")
 
     # --- preview comparison ------------------------------------------------------------------
 
     def show_preview(self, record: RepairRecord | None) -> None:
-        controller = self.w.controller
-        if record is None or controller is None or controller.case is None:
+        case = self.session.case
+        if record is None or case is None:
             self._leave_preview(redraw=True)
             return
-        case = controller.case
         role = ImageRole(record.image_role)
         self.previewing = record
-        compare = self.w.compare
+        self.workbench.set_mode(ViewMode.REPAIR_COMPARISON)
+        compare = self.compare
         compare.show_roles((LEFT, RIGHT))
         label = {"accepted": "now the image", "reverted": "reverted"}.get(record.status, "preview")
         compare.captions[LEFT].setText(f"{role.value.capitalize()} (current)")
@@ -114,13 +126,11 @@ class RepairUi(QObject):
         try:
             preview: Path | None = repairs.stored_file(case, record.preview)
         except RepairError as exc:
-            self.w.statusBar().showMessage(exc.message, 10_000)
+            self.session.say(exc.message, 10_000)
             preview = None
         self._zoom_box = record.box
-        self.w.compare.all_painted.connect(
-            self._zoom_to_repair, Qt.ConnectionType.SingleShotConnection
-        )
-        self.w.show_files(
+        compare.all_painted.connect(self._zoom_to_repair, Qt.ConnectionType.SingleShotConnection)
+        self.show_files_requested.emit(
             {LEFT: current, RIGHT: preview},
             [Box(image_role=r, label="repair", box=record.box) for r in (LEFT, RIGHT)],
         )
@@ -128,23 +138,25 @@ class RepairUi(QObject):
     def _zoom_to_repair(self) -> None:
         """Like DLEBench's crops: both sides zoomed in on the repaired region."""
         if self.previewing is not None:
-            self.w.compare.canvases[LEFT].zoom_to(self._zoom_box)
+            self.compare.canvases[LEFT].zoom_to(self._zoom_box)
 
     def _leave_preview(self, redraw: bool = False) -> None:
         if self.previewing is None:
             return
-        self.previewing = None
-        for role, caption in self.w.compare.captions.items():
-            caption.setText(
-                {ImageRole.BASE: "Base", ImageRole.EDITED: "Edited", ImageRole.IMAGE: "Image"}[role]
-            )
-        controller = self.w.controller
-        if redraw and controller is not None and controller.case is not None:
-            self.w.redisplay_case()
+        self.workbench.set_mode(ViewMode.REVIEWING)
+        if redraw and self.session.case is not None:
+            self.redisplay_requested.emit()
+
+    def _on_mode_changed(self, mode: ViewMode) -> None:
+        """Back to reviewing, for whatever reason (a case switch, a panel choice)."""
+        if mode is ViewMode.REVIEWING and self.previewing is not None:
+            self.previewing = None
+            for role, caption in self.compare.captions.items():
+                caption.setText(CAPTIONS[role])
 
     def _on_image_replaced(self, role: ImageRole) -> None:
         if self.previewing is not None and self.panel is not None:
             record = self.panel.selected_repair()
             self.show_preview(record)
         else:
-            self.w.redisplay_case()
+            self.redisplay_requested.emit()

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from sabre_desk.core.release import verify
 from sabre_desk.core.review import Decision
@@ -23,17 +23,25 @@ def test_export_from_the_window(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """File > Export Release…: the reviewer names a new folder; the export runs behind."""
     told: list[str] = []
     monkeypatch.setattr(QMessageBox, "information", lambda *a, **k: told.append(a[2]))
+    asked: list[str] = []
+
+    def choose(parent: object, title: str, suggested: str) -> tuple[str, str]:
+        asked.append(suggested)
+        return str(tmp_path / "release"), ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", choose)
     open_case(window, demo_project, "ctx01_tape_bagel")
     window.controller.set_decision(Decision.KEEP)  # not yet saved: the export saves first
-    run = export_release(window, tmp_path / "release")
-    assert run is not None
-    with qtbot.waitSignal(run.finished, timeout=30000) as done:
-        pass
-    summary = done.args[0]
-    assert summary is not None and summary.cases == 1
+    (action,) = [a for a in window.actions_.groups["File"] if a.text() == "&Export Release…"]
+    assert action.shortcut().toString() == "Ctrl+Shift+E"
+    action.trigger()
+    qtbot.waitUntil(lambda: bool(told), timeout=30000)
+    assert asked == [str(demo_project.parent / "demo-release")]
     assert verify(tmp_path / "release").ok
+    assert "Exported 1 cases" in window.statusBar().currentMessage()
     assert told and "1 cases" in told[0]
     rows = (tmp_path / "release" / "benchmark.jsonl").read_text().splitlines()
     assert [json.loads(r)["case_id"] for r in rows] == ["ctx01_tape_bagel"] * 4
@@ -47,7 +55,7 @@ def test_a_cancelled_export_writes_nothing(
     tmp_path: Path,
 ) -> None:
     open_case(window, demo_project)
-    run = export_release(window, tmp_path / "release")
+    run = export_release(window.session, window.pool, window, tmp_path / "release")
     assert run is not None
     run.cancel.set()  # as the Cancel button does
     with qtbot.waitSignal(run.finished, timeout=30000) as done:

@@ -16,6 +16,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QTextBrowser
 
 from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.workbench import Go
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.models.case_list_model import ENTRY_ROLE
 from sabre_desk.settings import load_settings
@@ -170,7 +171,7 @@ def test_browsing_writes_nothing(
     spec_path = demo_project / "cases" / "ctx01_tape_bagel" / "spec.json"
     before = spec_path.read_bytes()
     open_case(window, demo_project, "ctx01_tape_bagel")
-    window.go("next")
+    window.case_list.go(Go.NEXT)
     window.close()
     assert spec_path.read_bytes() == before
     assert not list(demo_project.glob("cases/*/reviews"))

@@ -14,6 +14,7 @@ from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QApplication
 
 from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.workbench import Go
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.main_window import MainWindow
 
@@ -111,7 +112,7 @@ def test_a_repair_lands_in_its_case_after_the_reviewer_moved_on(
     box_the_fragment(qtbot, window)
     window.repair_ui.panel.run_repair()
     with qtbot.waitSignal(window.images_shown, timeout=10000):
-        window.go("next")  # away before the job lands
+        window.case_list.go(Go.NEXT)  # away before the job lands
     qtbot.waitUntil(lambda: not window.repair_ui.jobs.jobs, timeout=10000)
     qtbot.waitUntil(lambda: "repairs" in review(demo_project), timeout=3000)
     assert review(demo_project)["repairs"][0]["status"] == "preview"

@@ -95,3 +95,18 @@ class CompareView(QWidget):
             self.canvases[role].zoom_by(factor)
             if self.sync:
                 break  # the others follow
+
+    def active_canvas(self) -> ImageCanvas | None:
+        """The canvas with keyboard focus, else the last one shown (Edited of a pair)."""
+        visible = [self.canvases[r] for r in self.visible_roles]
+        focused = [c for c in visible if c.hasFocus()]
+        shown = focused or visible
+        return shown[-1] if shown else None
+
+    def focused_box(self) -> tuple[ImageRole, int] | None:
+        """The selected box of the canvas with focus, else of any canvas."""
+        canvases = sorted(self.canvases.items(), key=lambda rc: not rc[1].hasFocus())
+        for role, canvas in canvases:
+            if canvas.isVisible() and canvas.selected_box >= 0:
+                return role, canvas.selected_box
+        return None

@@ -449,7 +449,7 @@ class ImageCanvas(QGraphicsView):
         if event.key() == Qt.Key.Key_Tab and self._boxes:
             self._select((self._selected + 1) % len(self._boxes))
             return
-        step = ARROW_STEPS.get(event.key())
+        step = ARROW_STEPS.get(Qt.Key(event.key()))
         if step is not None and 0 <= self._selected < len(self._boxes):
             self._nudge(step, event.modifiers())
             return

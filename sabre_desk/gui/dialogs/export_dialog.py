@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
+from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 from sabre_desk.core.export import ExportCancelledError, ExportSummary, export
 from sabre_desk.core.review import Decision
 from sabre_desk.ground.errors import ProjectError
+from sabre_desk.gui.session import Session
 from sabre_desk.gui.workers import Worker
-
-if TYPE_CHECKING:
-    from sabre_desk.gui.main_window import MainWindow
 
 
 class _Progress(QObject):
@@ -27,26 +24,33 @@ class ExportRun(QObject):
 
     finished = Signal(object)  # ExportSummary or None
 
-    def __init__(self, window: MainWindow, out: Path, decisions: set[Decision]):
-        super().__init__(window)
-        self.w, self.out = window, out
+    def __init__(
+        self,
+        session: Session,
+        pool: QThreadPool,
+        parent: QWidget,
+        out: Path,
+        decisions: set[Decision],
+    ):
+        super().__init__(parent)
+        self.session, self.pool, self.parent_widget, self.out = session, pool, parent, out
         self.cancel = threading.Event()
         self.progress = _Progress()
-        self.dialog = QProgressDialog("Exporting…", "Cancel", 0, 100, window)
+        self.dialog = QProgressDialog("Exporting…", "Cancel", 0, 100, parent)
         self.dialog.setWindowTitle("Export release")
         self.dialog.setWindowModality(Qt.WindowModality.WindowModal)
         self.dialog.setMinimumDuration(0)
         self.dialog.canceled.connect(self.cancel.set)
         self.progress.step.connect(self._on_step)
-        assert window.project is not None
+        assert session.project is not None
         self.worker = Worker(
-            export, window.project, out, decisions, None, self.progress.step.emit, self.cancel
+            export, session.project, out, decisions, None, self.progress.step.emit, self.cancel
         )
         self.worker.signals.returned.connect(self._on_done)
         self.worker.signals.errored.connect(self._on_error)
 
     def start(self) -> None:
-        self.worker.start(self.w.pool)
+        self.worker.start(self.pool)
         self.dialog.show()
 
     def _on_step(self, done: int, total: int, case_id: str) -> None:
@@ -61,13 +65,13 @@ class ExportRun(QObject):
             if (summary.skipped)
             else ""
         )
-        self.w.statusBar().showMessage(
+        self.session.say(
             f"Exported {summary.cases} cases to {summary.out} (root sha256 "
             f"{summary.root_hash[:12]}…)",
             15000,
         )
         QMessageBox.information(
-            self.w,
+            self.parent_widget,
             "Release exported",
             f"{summary.cases} cases, {summary.questions} questions, {summary.images} images"
             f"\n{summary.out}\nroot sha256 {summary.root_hash}{left_out}",
@@ -77,28 +81,34 @@ class ExportRun(QObject):
     def _on_error(self, exc: Exception) -> None:
         self.dialog.reset()
         if isinstance(exc, ExportCancelledError):
-            self.w.statusBar().showMessage("Export cancelled; nothing was written", 8000)
+            self.session.say("Export cancelled; nothing was written", 8000)
         else:
             message = exc.message if isinstance(exc, ProjectError) else str(exc)
-            self.w.report_error("Export failed", f"{message}\nNothing was written.")
+            self.session.error.emit("Export failed", f"{message}\nNothing was written.")
         self.finished.emit(None)
 
 
-def export_release(window: MainWindow, out: Path | None = None) -> ExportRun | None:
-    if window.project is None:
+def export_release(
+    session: Session, pool: QThreadPool, parent: QWidget, out: Path | None = None
+) -> ExportRun | None:
+    """File > Export Release: save the open case, ask for a new folder, export in the
+    background (the window stays usable; Cancel leaves nothing behind)."""
+    project = session.project
+    if project is None:
+        session.say("Open a project first.", 5000)
         return None
-    if window.controller is not None and not window.controller.flush():
-        window.report_error("Export", "The open case could not be saved; fix that first.")
+    if session.controller is not None and not session.controller.flush():
+        session.error.emit("Export", "The open case could not be saved; fix that first.")
         return None
     if out is None:
         chosen, _ = QFileDialog.getSaveFileName(
-            window,
+            parent,
             "Export release to a new folder",
-            str(window.project.root.parent / f"{window.project.root.name}-release"),
+            str(project.root.parent / f"{project.root.name}-release"),
         )
         if not chosen:
             return None
         out = Path(chosen)
-    run = ExportRun(window, out, {Decision.KEEP})
+    run = ExportRun(session, pool, parent, out, {Decision.KEEP})
     run.start()
     return run

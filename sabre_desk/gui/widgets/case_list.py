@@ -7,14 +7,16 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QListView,
+    QMessageBox,
     QVBoxLayout,
     QWidget,
 )
 
-from sabre_desk.core.workbench import SHOW_CHOICES, Counts, Workbench
+from sabre_desk.core.workbench import SHOW_CHOICES, Counts, Go, Workbench
 from sabre_desk.gui.models.case_list_model import ENTRY_ROLE, CaseListModel
 
 
@@ -23,6 +25,7 @@ class CaseList(QWidget):
     filter widgets and a click into workbench changes; it keeps no state of its own."""
 
     case_selected = Signal(str)
+    message = Signal(str, int)  # for the status bar
 
     def __init__(self, workbench: Workbench, parent: QWidget | None = None):
         super().__init__(parent)
@@ -105,6 +108,27 @@ class CaseList(QWidget):
         )
         self.view.scrollTo(index)
         return True
+
+    def go(self, where: Go) -> None:
+        """Move through the list: next, previous, first, last, next unreviewed."""
+        target = self.workbench.target(where)
+        if target is not None:
+            self.select(target)
+        elif Go(where) is Go.UNREVIEWED:
+            self.message.emit("Every case in the list has a decision.", 5000)
+
+    def go_to_case(self) -> None:
+        """Ctrl+G: type (or pick) a case id."""
+        ids = [e.case_id for e in self.workbench.entries]
+        if not ids:
+            return
+        case_id, ok = QInputDialog.getItem(self, "Go to case", "Case id:", ids, 0, True)
+        if ok and case_id and not self.select(case_id.strip()):
+            QMessageBox.warning(self, "No such case", f"{case_id!r} is not a case of this project")
+
+    def focus_filter(self) -> None:
+        self.filter.setFocus()
+        self.filter.selectAll()
 
     def _reselect(self) -> None:
         """After a new filter, keep the current case selected where it is still listed."""

@@ -83,8 +83,10 @@ class RepairPanel(QWidget):
             self.engine.addItem(ENGINE_LABELS[name], name)
         self.choose_file = QPushButton("Choose image…")
         self.margin = QDoubleSpinBox(minimum=0.1, maximum=3.0, singleStep=0.1, value=0.5)
-        self.grow = QSpinBox(minimum=-1, maximum=200, value=-1, specialValueText="auto")
-        self.feather = QSpinBox(minimum=-1, maximum=400, value=-1, specialValueText="auto")
+        self.grow = QSpinBox(minimum=-1, maximum=200, value=-1)
+        self.feather = QSpinBox(minimum=-1, maximum=400, value=-1)
+        for spin in (self.grow, self.feather):
+            spin.setSpecialValueText("auto")  # -1: the pipeline chooses from the box size
         self.run = QPushButton("Repair  (Ctrl+R)")
         self.run.setObjectName("runRepair")
         self.progress = QProgressBar()
