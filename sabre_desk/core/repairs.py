@@ -17,6 +17,7 @@ import os
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -319,6 +320,38 @@ def _stored_or_none(case: Case, relative: str | None) -> Path | None:
         return stored_file(case, relative)
     except RepairError:
         return None
+
+
+class RepairStep(StrEnum):
+    """What the reviewer does with a repair; each has an opposite, which is its undo."""
+
+    ACCEPT = "accept"
+    REVERT = "revert"
+    DISCARD = "discard"
+    RESTORE = "restore"
+
+    @property
+    def opposite(self) -> RepairStep:
+        return _OPPOSITES[self]
+
+
+_OPPOSITES = {
+    RepairStep.ACCEPT: RepairStep.REVERT,
+    RepairStep.REVERT: RepairStep.ACCEPT,
+    RepairStep.DISCARD: RepairStep.RESTORE,
+    RepairStep.RESTORE: RepairStep.DISCARD,
+}
+
+
+def take_step(project: Project, case: Case, step: RepairStep, repair_id: str) -> RepairRecord:
+    """Accept, revert, discard or restore a repair on disk."""
+    if step is RepairStep.ACCEPT:
+        return accept(project, case, repair_id)
+    if step is RepairStep.REVERT:
+        return revert(project, case, repair_id)
+    if step is RepairStep.DISCARD:
+        return discard(project, case, repair_id)
+    return restore_preview(project, case, repair_id)
 
 
 def needs_recovery(case: Case) -> bool:

@@ -6,11 +6,16 @@ after the case was reloaded from disk, and calls the controller to apply one sid
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QUndoCommand
 
+from sabre_desk.core.repairs import RepairStep
 from sabre_desk.core.review import Box, Decision, QuestionEdit
+from sabre_desk.core.spec import ImageRole
+
+#: The box to select afterwards: the image and the index on it (-1: none); None: as it was.
+BoxFocus = tuple[ImageRole, int] | None
 
 if TYPE_CHECKING:
     from sabre_desk.gui.controller import CaseController
@@ -71,11 +76,15 @@ class ChangeBoxes(ReviewCommand):
         after: list[Box],
         text: str,
         detail: dict[str, Any],
+        focus_after: BoxFocus = None,
+        focus_before: BoxFocus = None,
     ):
         super().__init__(controller, text)
         self.before = [b.model_copy() for b in before]
         self.after = [b.model_copy() for b in after]
         self.detail = detail
+        # Said, not guessed: undoing a Delete selects the box that comes back.
+        self.focus_after, self.focus_before = focus_after, focus_before
 
     def id(self) -> int:
         # Consecutive keyboard nudges of one box are one undo step, like one mouse drag.
@@ -94,10 +103,10 @@ class ChangeBoxes(ReviewCommand):
         return True
 
     def redo(self) -> None:
-        self.controller.apply_boxes(self.after, self.detail, undo=False)
+        self.controller.apply_boxes(self.after, self.detail, False, self.focus_after)
 
     def undo(self) -> None:
-        self.controller.apply_boxes(self.before, self.detail, undo=True)
+        self.controller.apply_boxes(self.before, self.detail, True, self.focus_before)
 
 
 class EditQuestion(ReviewCommand):
@@ -138,20 +147,14 @@ class RepairAction(ReviewCommand):
     command obsolete instead of leaving a step on the stack that did not happen.
     """
 
-    OPPOSITE: ClassVar[dict[str, str]] = {
-        "accept": "revert",
-        "revert": "accept",
-        "discard": "restore_preview",
-    }
-
-    def __init__(self, controller: CaseController, action: str, repair_id: str, text: str):
+    def __init__(self, controller: CaseController, step: RepairStep, repair_id: str, text: str):
         super().__init__(controller, text)
-        self.action, self.repair_id = action, repair_id
+        self.step, self.repair_id = step, repair_id
 
     def redo(self) -> None:
-        if not self.controller.run_repair_action(self.action, self.repair_id):
+        if not self.controller.take_repair_step(self.step, self.repair_id):
             self.setObsolete(True)
 
     def undo(self) -> None:
-        if not self.controller.run_repair_action(self.OPPOSITE[self.action], self.repair_id):
+        if not self.controller.take_repair_step(self.step.opposite, self.repair_id):
             self.setObsolete(True)

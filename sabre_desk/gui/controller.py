@@ -18,6 +18,7 @@ from sabre_desk.core import repairs
 from sabre_desk.core.boxes import mirrored
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.question_edits import make_edit
+from sabre_desk.core.repairs import RepairStep
 from sabre_desk.core.review import Box, Decision, QuestionEdit, RepairRecord, Review
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.ground.errors import (
@@ -28,6 +29,7 @@ from sabre_desk.ground.errors import (
     StorageError,
 )
 from sabre_desk.gui.commands import (
+    BoxFocus,
     ChangeBoxes,
     EditQuestion,
     RepairAction,
@@ -57,6 +59,7 @@ class CaseController(QObject):
     job_failed = Signal(str)  # a message for the one error handler
     decision_made = Signal(object)  # the reviewer chose a decision (not an undo/redo)
     image_replaced = Signal(object)  # ImageRole of the open case whose file was replaced
+    box_focus = Signal(object, int)  # ImageRole, index on that image: select this box now
 
     def __init__(self, project: Project, parent: QObject | None = None):
         super().__init__(parent)
@@ -141,7 +144,10 @@ class CaseController(QObject):
         new = Box(image_role=role, label=label, box=box)
         before = self.case.review.boxes
         detail = {"action": "add", "image_role": role.value, "label": label, "box": list(box)}
-        return self._push(ChangeBoxes(self, before, [*before, new], f"Draw {label} box", detail))
+        focus = (role, len(self._review().boxes_on(role)))
+        return self._push(
+            ChangeBoxes(self, before, [*before, new], f"Draw {label} box", detail, focus)
+        )
 
     def _role_index(self, role: ImageRole, index: int) -> int:
         """Position in review.boxes of the *index*-th box on image *role*."""
@@ -168,7 +174,9 @@ class CaseController(QObject):
         else:
             after[pos] = before[pos].model_copy(update=changes)
         detail = {"image_role": role.value, **detail}
-        return self._push(ChangeBoxes(self, before, after, text, detail))
+        focus = (role, index)
+        after_focus = (role, -1) if changes is None else focus  # nothing selected after a delete
+        return self._push(ChangeBoxes(self, before, after, text, detail, after_focus, focus))
 
     def change_box(
         self,
@@ -221,9 +229,9 @@ class CaseController(QObject):
         before = self.case.review.boxes
         copy = mirrored(before[self._role_index(role, index)], target)
         detail = {"action": "mirror", "image_role": target.value, "box": list(copy.box)}
-        return self._push(
-            ChangeBoxes(self, before, [*before, copy], f"Mirror box to {target.value}", detail)
-        )
+        focus = (target, len(self._review().boxes_on(target)))
+        text = f"Mirror box to {target.value}"
+        return self._push(ChangeBoxes(self, before, [*before, copy], text, detail, focus))
 
     def edit_question(
         self, probe_id: str, prompt: str | None = None, answer: str | None = None
@@ -281,28 +289,31 @@ class CaseController(QObject):
         return True
 
     def accept_repair(self, repair_id: str) -> bool:
-        return self._push(RepairAction(self, "accept", repair_id, f"Accept repair {repair_id}"))
+        step = RepairStep.ACCEPT
+        return self._push(RepairAction(self, step, repair_id, f"Accept repair {repair_id}"))
 
     def revert_repair(self, repair_id: str) -> bool:
-        return self._push(RepairAction(self, "revert", repair_id, f"Revert repair {repair_id}"))
+        step = RepairStep.REVERT
+        return self._push(RepairAction(self, step, repair_id, f"Revert repair {repair_id}"))
 
     def discard_repair(self, repair_id: str) -> bool:
-        return self._push(RepairAction(self, "discard", repair_id, f"Discard repair {repair_id}"))
+        step = RepairStep.DISCARD
+        return self._push(RepairAction(self, step, repair_id, f"Discard repair {repair_id}"))
 
-    def run_repair_action(self, action: str, repair_id: str) -> bool:
-        """Called by RepairAction: accept / revert / discard / restore_preview on disk."""
+    def take_repair_step(self, step: RepairStep, repair_id: str) -> bool:
+        """Called by RepairAction (and its undo): the step on disk, then the news."""
         case = self.case
         if case is None or not self.flush():
             return False
         try:
-            record = getattr(repairs, action)(self.project, case, repair_id)
+            record = repairs.take_step(self.project, case, step, repair_id)
         except ProjectError as exc:
-            self.job_failed.emit(f"{action.replace('_', ' ').capitalize()} failed: {exc.message}")
+            self.job_failed.emit(f"{step.value.capitalize()} failed: {exc.message}")
             return False
         self.project.update_entry(case)
         self.review_changed.emit("all")
         self.entry_changed.emit(case.case_id)
-        if action in ("accept", "revert"):
+        if step in (RepairStep.ACCEPT, RepairStep.REVERT):
             self.image_replaced.emit(ImageRole(record.image_role))
         return True
 
@@ -321,9 +332,13 @@ class CaseController(QObject):
         old, review.notes = review.notes, notes
         self._changed("notes", "notes", {"from": old, "to": notes}, undo)
 
-    def apply_boxes(self, boxes: list[Box], detail: dict[str, Any], undo: bool) -> None:
+    def apply_boxes(
+        self, boxes: list[Box], detail: dict[str, Any], undo: bool, focus: BoxFocus
+    ) -> None:
         self._review().boxes = [b.model_copy() for b in boxes]
         self._changed("boxes", "box", dict(detail), undo)
+        if focus is not None:
+            self.box_focus.emit(*focus)
 
     def apply_question_edit(self, probe_id: str, edit: QuestionEdit | None, undo: bool) -> None:
         edits = self._review().question_edits

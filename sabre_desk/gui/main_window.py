@@ -196,6 +196,7 @@ class MainWindow(QMainWindow):
         controller.conflict.connect(self._on_conflict)
         controller.job_failed.connect(self._on_job_failed)
         controller.decision_made.connect(self._on_decision_made)
+        controller.box_focus.connect(self._on_box_focus)
         self.case_panel = CasePanel(controller)
         self.case_panel_dock.setWidget(self.case_panel)
         self.case_panel.add_section(self.changes_ui.section)
@@ -337,8 +338,8 @@ class MainWindow(QMainWindow):
             self.controller.remove_box(role, index)
 
     def _refresh_boxes(self, role: ImageRole, fresh: bool = False) -> None:
-        """Redraw the boxes of *role*; a box just added is selected, ready to adjust.
-        *fresh*: a newly shown image, nothing selected yet."""
+        """Redraw the boxes of *role*, keeping the selection; *fresh*: a newly shown image,
+        nothing selected yet."""
         case = self.controller.case if self.controller else None
         if case is None:
             return
@@ -347,10 +348,14 @@ class MainWindow(QMainWindow):
             canvas.set_boxes(self._overlay.get(role, []), -1)
             return
         boxes = case.review.boxes_on(role)
-        selected = -1 if fresh else canvas.selected_box
-        if not fresh and len(boxes) > canvas.box_count:
-            selected = len(boxes) - 1
+        selected = -1 if fresh or canvas.selected_box >= len(boxes) else canvas.selected_box
         canvas.set_boxes(boxes, selected)
+
+    def _on_box_focus(self, role: ImageRole, index: int) -> None:
+        """The box a change names (one just drawn, or brought back by an undo) is selected."""
+        case = self.controller.case if self.controller else None
+        if case is not None and self._overlay is None:
+            self.compare.canvases[role].set_boxes(case.review.boxes_on(role), index)
 
     def _on_review_changed(self, aspect: str) -> None:
         if (

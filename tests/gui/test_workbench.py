@@ -406,3 +406,27 @@ def test_the_first_keys_after_opening_decide_not_filter(
     assert window.case_list.filter.text() == ""
     press(qtbot, window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     assert QApplication.focusWidget() is window.case_list.filter
+
+
+def test_undoing_a_delete_selects_the_box_that_comes_back(
+    qtbot,
+    review: MainWindow,
+    demo_project: Path,
+) -> None:
+    """Two boxes, the first deleted and brought back: it is the selected one again (a
+    selection guessed from the box count would pick the last box)."""
+    controller = review.controller
+    assert controller is not None
+    controller.add_box(EDITED, (0.1, 0.1, 0.3, 0.3), "target")
+    controller.add_box(EDITED, (0.6, 0.6, 0.8, 0.8), "evidence")
+    canvas = review.compare.canvases[EDITED]
+    assert canvas.selected_box == 1  # the box just drawn
+    canvas.setFocus()
+    qtbot.keyClick(canvas, Qt.Key.Key_Tab)
+    assert canvas.selected_box == 0  # Tab moves to the next box, round to the first
+    press(qtbot, review, Qt.Key.Key_Delete)
+    assert canvas.box_count == 1 and canvas.selected_box == -1
+    review.controller.undo_group.undo()
+    assert canvas.box_count == 2
+    assert canvas.selected_box == 0
+    assert controller.case.review.boxes_on(EDITED)[0].label == "target"

@@ -432,6 +432,13 @@ class ImageCanvas(QGraphicsView):
 
     # --- keys ------------------------------------------------------------------------------
 
+    def focusNextPrevChild(self, next: bool) -> bool:
+        """Tab cycles this image's boxes (as the shortcuts promise) instead of moving the
+        keyboard to the next widget; with no box it moves on as usual."""
+        if self._boxes and self.boxes_editable:
+            return False  # the Tab reaches keyPressEvent
+        return super().focusNextPrevChild(next)
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if not self.boxes_editable and event.key() != Qt.Key.Key_Space:
             super().keyPressEvent(event)
