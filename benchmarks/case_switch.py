@@ -10,7 +10,12 @@ has its own files and is decoded separately), opens the real window offscreen an
 * the largest GUI-thread stall while flipping through all 200 cases as fast as keys repeat
   (a 1 ms timer measures how late the event loop runs).
 
-Usage: python benchmarks/case_switch.py [--cases 200] [--size 2048]
+With ``--metadata-cases N`` the project also holds N cases with tiny images (a large project
+whose images the reviewer has not reached yet), and it reports what scale costs: project
+open → first case painted, a decision → saved and counted (largest GUI-thread stall), and a
+filter change → rows shown.
+
+Usage: python benchmarks/case_switch.py [--cases 200] [--size 2048] [--metadata-cases 99800]
 """
 
 from __future__ import annotations
@@ -90,6 +95,21 @@ def make_project(root: Path, n: int, size: int) -> None:
         os.link(edited, folder / "edited.png")
 
 
+def add_metadata_cases(root: Path, n: int) -> None:
+    """*n* more cases with 64×48 images, hard-linked (filesystems cap links per file)."""
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 48), (120, 130, 140)).save(buf, "PNG")
+    for i in range(n):
+        png = root / f"tiny{i // 30_000}.png"
+        if i % 30_000 == 0:
+            png.write_bytes(buf.getvalue())
+        folder = root / "cases" / f"meta{i:06d}"
+        folder.mkdir()
+        (folder / "spec.json").write_text(json.dumps(SPEC | {"concept_id": f"m{i}"}))
+        os.link(png, folder / "base.png")
+        os.link(png, folder / "edited.png")
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, max(0, round(q * (len(values) - 1))))]
@@ -99,6 +119,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--size", type=int, default=2048)
+    parser.add_argument("--metadata-cases", type=int, default=0)
     args = parser.parse_args()
 
     from PySide6.QtCore import Qt
@@ -115,6 +136,8 @@ def main() -> None:
         os.environ["SABRE_DESK_CONFIG_DIR"] = str(Path(tmp) / "config")
         root = Path(tmp) / "project"
         make_project(root, args.cases, args.size)
+        add_metadata_cases(root, args.metadata_cases)
+        total = args.cases + args.metadata_cases
         mb = (root / "base0.png").stat().st_size / 1e6
 
         floor = []
@@ -137,8 +160,10 @@ def main() -> None:
                 if time.perf_counter() > deadline:
                     raise TimeoutError(case_id)
 
+        t_open = time.perf_counter()
         window.open_project(root, "case0000")
         wait_shown("case0000")
+        open_ms = (time.perf_counter() - t_open) * 1e3
         canvas = window.compare.canvases[next(iter(window.compare.canvases))]
 
         def switch(key: Qt.Key) -> float:
@@ -179,13 +204,48 @@ def main() -> None:
         gaps = meter.gaps
         window.pool.waitForDone()
         flipped = window.controller.case.case_id
+
+        # A decision: saved (the status says so) and counted, while a meter watches.
+        decision_stalls = []
+        for _ in range(10):
+            window.pool.waitForDone()
+            app.processEvents()
+            before = window.case_list.progress.text()
+            meter = StallMeter()
+            meter.start()
+            QTest.keyClick(canvas, Qt.Key.Key_1)
+            while window.save_label.property("state") != "saved":
+                app.processEvents()
+            assert window.case_list.progress.text() != before
+            deadline = time.perf_counter() + 0.05
+            while time.perf_counter() < deadline:
+                app.processEvents()
+            meter.stop()
+            decision_stalls.append(meter.largest)
+            QTest.keyClick(canvas, Qt.Key.Key_N)
+            wait_shown(window.controller.case.case_id)
+
+        # Filters: time from the change to the list painted with its first rows.
+        filters = []
+        for change in (
+            lambda: window.case_list.filter.setText("case01"),
+            lambda: window.case_list.filter.setText(""),
+            lambda: window.case_list.decision_filter.setCurrentIndex(1),  # Not reviewed
+            lambda: window.case_list.decision_filter.setCurrentIndex(0),
+        ):
+            t0 = time.perf_counter()
+            change()
+            window.case_list.view.viewport().repaint()
+            app.processEvents()
+            filters.append((time.perf_counter() - t0) * 1e3)
         window.close()
         QApplication.processEvents()
 
     print(
-        f"case switch, {args.size}×{args.size} PNG pairs ({mb:.1f} MB each), "
-        f"{os.cpu_count()} cores, offscreen"
+        f"case switch, {total:,} cases ({args.cases} with {args.size}×{args.size} PNG pairs, "
+        f"{mb:.1f} MB each), {os.cpu_count()} cores, offscreen"
     )
+    print(f"  project open → first case painted          {open_ms:8.1f} ms")
     print(f"  floor: decode the pair        median {statistics.median(floor):6.1f} ms")
     print(
         f"  warm (prefetched)  median {statistics.median(warm):6.1f} ms   "
@@ -198,6 +258,15 @@ def main() -> None:
     print(
         f"  flipping through {args.cases} cases: largest GUI-thread stall "
         f"{max(gaps):.1f} ms, p99 {pct(gaps, 0.99):.1f} ms (ended on {flipped})"
+    )
+    print(
+        f"  a decision → saved and counted: largest GUI-thread stall median "
+        f"{statistics.median(decision_stalls):.1f} ms, max {max(decision_stalls):.1f} ms"
+    )
+    print(
+        "  filter change → rows painted: "
+        + ", ".join(f"{ms:.0f} ms" for ms in filters)
+        + " (text 'case01', cleared, Not reviewed, all)"
     )
     sys.stdout.flush()
 
