@@ -277,8 +277,11 @@ def cmd_open(args: argparse.Namespace) -> int:
     project = getattr(args, "project", None)
     if project is None and args.command is None:
         project = _last_project()  # plain `sabre-desk` picks up where the reviewer left off
+    case = getattr(args, "case", None)
     if project is not None:
-        _open_project(project, reviewer)  # fail fast, in the terminal, for a wrong path
+        opened = _open_project(project, reviewer)  # fail fast, in the terminal
+        if case is not None and opened.entry(case) is None:
+            raise CliError(f"--case: no case {case!r} in {opened.root}", EXIT_PROBLEMS)
     return _run_gui(
         project, reviewer, getattr(args, "case", None), getattr(args, "screenshot", None)
     )

@@ -15,7 +15,7 @@ from sabre_desk.core.release import BENCHMARK, MAX_ROW, verify
 from sabre_desk.core.review import Decision
 from sabre_desk.core.scoring import Sample, score
 from sabre_desk.ground.errors import ProjectError
-from sabre_desk.ground.reading import MB, human_size, iter_lines
+from sabre_desk.ground.reading import MB, human_size, iter_lines, loads
 
 #: Longest prediction line accepted: a model's response can be long, not unbounded.
 MAX_PREDICTION = 16 * MB
@@ -90,7 +90,7 @@ def _jsonl_objects(path: Path, max_line: int) -> Iterator[tuple[int, dict[str, A
         if line is None:
             raise ProjectError(f"line {number} is longer than {human_size(max_line)}", path)
         try:
-            row = json.loads(line)
+            row = loads(line)
         except ValueError as exc:
             raise ProjectError(f"line {number} is not JSON ({exc})", path) from exc
         if not isinstance(row, dict):
@@ -113,7 +113,7 @@ def _benchmark_samples(path: Path) -> list[tuple[int, Sample]]:
             index = int(row["index"])
         except KeyError as exc:
             raise ProjectError(f"line {number} has no {exc.args[0]!r}", path) from exc
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise ProjectError(f"line {number}: 'index' is not a number", path) from exc
         samples.append((index, sample))
     return samples
@@ -131,7 +131,7 @@ def _predictions(path: Path) -> tuple[dict[str, str | None], dict[int, str | Non
         elif "index" in row:
             try:
                 by_index[int(row["index"])] = response
-            except (TypeError, ValueError) as exc:
+            except (TypeError, ValueError, OverflowError) as exc:
                 raise ProjectError(f"line {number}: 'index' is not a number", path) from exc
     return by_id, by_index
 

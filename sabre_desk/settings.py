@@ -13,7 +13,7 @@ from pathlib import Path
 from platformdirs import user_config_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from sabre_desk.ground.errors import ProjectError
+from sabre_desk.ground.errors import ProjectError, StorageError
 from sabre_desk.ground.ids import id_problem, reviewer_from_login
 from sabre_desk.ground.storage import atomic_write_json, read_json
 
@@ -63,10 +63,11 @@ def load_settings() -> tuple[Settings, str | None]:
     """The saved settings, or defaults plus a warning when the file is unreadable.
 
     A broken settings file must never stop a reviewer from working; it is reported and
-    left in place (not overwritten until the reviewer changes a setting).
+    left in place (``save_settings`` refuses to overwrite it: it may hold the reviewer's
+    name, which decides whose review file is written).
     """
     path = settings_path()
-    if not path.exists():
+    if not os.path.lexists(path):
         return Settings(), None
     try:
         data, _ = read_json(path, "settings")
@@ -78,8 +79,21 @@ def load_settings() -> tuple[Settings, str | None]:
 
 
 def save_settings(settings: Settings) -> None:
+    """Write the settings, unless the file there could not be read: then it is left for
+    the reviewer to fix or delete (StorageError says so), and nothing of it is lost."""
     path = settings_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if os.path.lexists(path):
+        _, warning = load_settings()
+        if warning:
+            raise StorageError(
+                "not saved: the settings file could not be read and is left as it is; "
+                "fix or delete it",
+                path,
+            )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(f"cannot create the folder ({exc.strerror or exc})", path) from exc
     atomic_write_json(path, settings.model_dump(mode="json"))
 
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from sabre_desk.core.review import Decision
 from sabre_desk.core.spec import GenerationMode, ImageRole, QuestionType, SampleSpec
 from sabre_desk.ground.errors import ProjectError
-from sabre_desk.ground.reading import LIMITS, read_limited
+from sabre_desk.ground.reading import LIMITS, json_depth_problem, read_limited
 from sabre_desk.ground.validation_messages import describe_validation_error
 
 FRONT = "+++"
@@ -115,6 +115,13 @@ def parse_primer(text: str, path: Path) -> Primer:
         data = tomllib.loads("\n".join(lines[1:end]))
     except tomllib.TOMLDecodeError as exc:
         raise PrimerError(f"header is not valid TOML: {exc}", path) from exc
+    except RecursionError:
+        raise PrimerError("header is nested too deeply", path) from None
+    except ValueError as exc:  # a 5,000-digit integer, and the like
+        raise PrimerError(f"header is not valid TOML: {str(exc)[:160]}", path) from None
+    problem = json_depth_problem(data)
+    if problem:
+        raise PrimerError(f"header: {problem}", path)
     try:
         header = PrimerHeader.model_validate(data)
     except ValidationError as exc:

@@ -33,6 +33,7 @@ from sabre_desk.ground.reading import (
     describe_kind,
     human_size,
     iter_lines,
+    loads,
     open_regular,
     read_json_file,
     read_limited,
@@ -268,7 +269,7 @@ def _check_counts(
                 )
                 return
             try:
-                row = json.loads(line)
+                row = loads(line)
             except ValueError as exc:
                 result.problems.append(f"{BENCHMARK}: line {number} is not JSON ({exc})")
                 return

@@ -16,6 +16,7 @@ import io
 import os
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -29,9 +30,14 @@ from sabre_desk.core.review import Decision, RepairRecord, utc_now
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.engines.base import RepairEngine
 from sabre_desk.engines.pipeline import RepairOrder, RepairOutcome, run_repair
-from sabre_desk.ground.errors import RepairError
+from sabre_desk.ground.errors import LockBusyError, RepairError
 from sabre_desk.ground.reading import MB, read_limited
-from sabre_desk.ground.storage import atomic_write_bytes
+from sabre_desk.ground.storage import (
+    LOCK_TIMEOUT_S,
+    atomic_write_bytes,
+    create_new_file,
+    file_lock,
+)
 from sabre_desk.imaging.io import IMAGE_EXTENSIONS, find_image, load_image, probe_image
 
 REPAIRS_DIR = "repairs"
@@ -127,8 +133,8 @@ def save_preview(
     """Write a repaired image into ``repairs/`` and describe it (no id yet and not in the
     review: ``add_preview`` does both, on the thread that owns the review)."""
     folder = _own_folder(case, REPAIRS_DIR)
-    path = _unique(folder / f"{case.case_id}__{_stamp()}__{engine}__repaired.png")
-    atomic_write_bytes(path, encode_png(pixels))
+    stem = f"{case.case_id}__{_stamp()}__{engine}__repaired"
+    path = create_new_file(folder, stem, ".png", encode_png(pixels))
     repair = RepairRecord.model_validate(
         {
             **record,
@@ -203,10 +209,24 @@ def _set_aside_other_extensions(case: Case, role: ImageRole, keep: Path) -> None
             raise RepairError(f"cannot move aside ({exc.strerror or exc})", other) from exc
 
 
+def _case_lock(case: Case, timeout_s: float = LOCK_TIMEOUT_S) -> AbstractContextManager[None]:
+    """Held for a whole accept, revert or recovery of a case's repairs: another window's
+    recovery must never roll back an accept that is still running."""
+    busy = "another window is accepting or reverting a repair of this case ({s:.0f} s)"
+    return file_lock(case.folder / REPAIRS_DIR, timeout_s, busy)
+
+
 def accept(
     project: Project, case: Case, repair_id: str, checkpoint: Callable[[str], None] = _checkpoint
 ) -> RepairRecord:
     """Make a preview the case's image; the old image goes to ``repairs/backups/``."""
+    with _case_lock(case):
+        return _accept(project, case, repair_id, checkpoint)
+
+
+def _accept(
+    project: Project, case: Case, repair_id: str, checkpoint: Callable[[str], None]
+) -> RepairRecord:
     record = find_repair(case, repair_id)
     if record.status not in ("preview", "reverted", "discarded"):
         raise RepairError(
@@ -222,12 +242,13 @@ def accept(
     current = _image_path(case, role)
     current_bytes = _read_image_file(current)
     backups = _own_folder(case, REPAIRS_DIR, BACKUPS_DIR)
-    backup = _unique(backups / f"{role.value}__{_stamp()}{current.suffix}")
+    # The copy of the image is made first, under a name nobody else can take; only then
+    # does the review say it exists.
+    backup = create_new_file(backups, f"{role.value}__{_stamp()}", current.suffix, current_bytes)
     before = record.status
     record.status, record.backup = "accepting", backup.relative_to(case.folder).as_posix()
     project.save_review(case)
     checkpoint("journal")
-    atomic_write_bytes(backup, current_bytes)
     checkpoint("backup")
     target = case.folder / f"{role.value}.png"
     atomic_write_bytes(target, preview_bytes)
@@ -261,6 +282,13 @@ def revert(
     project: Project, case: Case, repair_id: str, checkpoint: Callable[[str], None] = _checkpoint
 ) -> RepairRecord:
     """Put back the image an accepted repair replaced (the repaired one stays in repairs/)."""
+    with _case_lock(case):
+        return _revert(project, case, repair_id, checkpoint)
+
+
+def _revert(
+    project: Project, case: Case, repair_id: str, checkpoint: Callable[[str], None]
+) -> RepairRecord:
     record = find_repair(case, repair_id)
     if record.status != "accepted" or not record.backup:
         raise RepairError(
@@ -359,7 +387,18 @@ def needs_recovery(case: Case) -> bool:
 
 
 def recover(project: Project, case: Case) -> list[str]:
-    """Finish or roll back accepts and reverts that were cut short. Returns what was done."""
+    """Finish or roll back accepts and reverts that were cut short. Returns what was done.
+
+    Only steps whose process is gone: while another window holds the case's repair lock,
+    its accept is still running and nothing is touched."""
+    try:
+        with _case_lock(case, timeout_s=0):
+            return _recover(project, case)
+    except LockBusyError as exc:
+        return [f"{exc.reason}; left as it is"]
+
+
+def _recover(project: Project, case: Case) -> list[str]:
     done: list[str] = []
     for record in case.review.repairs:
         role = ImageRole(record.image_role)

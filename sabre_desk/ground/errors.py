@@ -57,6 +57,10 @@ class ReadOnlyProjectError(StorageError):
     """The project folder cannot be written to; it is open for reading only."""
 
 
+class LockBusyError(StorageError):
+    """Another window (or process) holds the lock on this file; nothing was done."""
+
+
 class ReviewConflictError(StorageError):
     """The review file changed on disk since it was read (another window or person)."""
 

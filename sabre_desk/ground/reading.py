@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -151,6 +152,37 @@ def json_depth_problem(value: Any, limit: int = MAX_JSON_DEPTH) -> str | None:
     return None
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:24]} is out of range")
+    return value
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads`` for data from elsewhere: strict JSON (no NaN or Infinity, finite
+    numbers), at most MAX_JSON_DEPTH deep, and every failure a ValueError with a reason a
+    person can read (a 5,000-digit integer, 100,000 brackets, a torn line)."""
+    try:
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"corrupt JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    except RecursionError:
+        raise ValueError(f"JSON is nested more than {MAX_JSON_DEPTH} levels deep") from None
+    except ValueError as exc:  # a huge integer, a constant, a number out of range
+        raise ValueError(f"unreadable JSON: {str(exc)[:160]}") from None
+    problem = json_depth_problem(data)
+    if problem:
+        raise ValueError(problem)
+    return data
+
+
 def parse_json(raw: bytes, path: Path | str, error: type[ProjectError] = ProjectError) -> Any:
     """Parse JSON bytes, raising *error* that names the file, the line and the reason."""
     try:
@@ -158,17 +190,9 @@ def parse_json(raw: bytes, path: Path | str, error: type[ProjectError] = Project
     except UnicodeDecodeError as exc:
         raise error(f"not UTF-8 text (bad byte at offset {exc.start})", path) from exc
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise error(
-            f"corrupt JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path
-        ) from exc
-    except RecursionError as exc:
-        raise error(f"JSON is nested more than {MAX_JSON_DEPTH} levels deep", path) from exc
-    problem = json_depth_problem(data)
-    if problem:
-        raise error(problem, path)
-    return data
+        return loads(text)
+    except ValueError as exc:
+        raise error(str(exc), path) from None
 
 
 def read_json_file(

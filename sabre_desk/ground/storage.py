@@ -21,11 +21,12 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from sabre_desk.ground.errors import ProjectError, StorageError
+from sabre_desk.ground.errors import LockBusyError, ProjectError, StorageError
 from sabre_desk.ground.reading import (
     LIMITS,
     describe_kind,
     iter_lines,
+    loads,
     open_regular,
     read_json_file,
     read_limited,
@@ -101,6 +102,59 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     _fsync_dir(folder)
 
 
+def create_new_file(folder: Path, stem: str, suffix: str, data: bytes) -> Path:
+    """Write *data* to a new file ``stem{suffix}`` (or ``stem-2{suffix}`` …) in *folder* that
+    no other writer can have taken or be taking: the complete file appears at once under a
+    name that did not exist (a hard link of a finished temp file, which fails rather than
+    replaces). Two repairs finishing in the same second get two files, never one."""
+    tmp: Path | None = None
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{stem}.", suffix=TEMP_SUFFIX, dir=folder)
+        tmp = Path(tmp_name)
+        try:
+            _share_as_umask_allows(fd)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        for n in range(1, 1000):
+            path = folder / (f"{stem}{suffix}" if n == 1 else f"{stem}-{n}{suffix}")
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                continue
+            except OSError:
+                if not _create_exclusively(path, data):
+                    continue
+            _fsync_dir(folder)
+            return path
+        raise StorageError("too many files with the same name", folder / f"{stem}{suffix}")
+    except OSError as exc:
+        raise StorageError(f"cannot write here ({exc.strerror or exc})", folder) from exc
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def _create_exclusively(path: Path, data: bytes) -> bool:
+    """For filesystems without hard links (FAT, exFAT): O_EXCL creation; False if taken."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileExistsError:
+        return False
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return True
+
+
 def remove_orphan_temps(folder: Path, name: str) -> int:
     """Remove temp files a killed writer of *folder*/*name* left behind; returns how many.
 
@@ -128,7 +182,11 @@ LOCK_TIMEOUT_S = 15.0
 
 
 @contextlib.contextmanager
-def file_lock(path: Path, timeout_s: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+def file_lock(
+    path: Path,
+    timeout_s: float = LOCK_TIMEOUT_S,
+    busy: str = "another window is still saving this file after {s:.0f} s; not saved",
+) -> Iterator[None]:
     """Hold the OS lock that guards check-and-replace of *path* (a hidden file beside it).
 
     Every process that rewrites *path* after checking what is on disk takes this lock, so
@@ -140,10 +198,7 @@ def file_lock(path: Path, timeout_s: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     try:
         lock.acquire()
     except Timeout as exc:
-        raise StorageError(
-            f"another window is still saving this file after {timeout_s:.0f} s; not saved",
-            path,
-        ) from exc
+        raise LockBusyError(busy.format(s=timeout_s), path) from exc
     except OSError as exc:
         raise StorageError(f"cannot lock for saving ({exc.strerror or exc})", lock_path) from exc
     try:
@@ -272,8 +327,8 @@ def read_history(path: Path) -> History:
             entry: Any = None
             if line is not None:
                 try:
-                    entry = json.loads(line.decode("utf-8"))
-                except (UnicodeDecodeError, ValueError, RecursionError):
+                    entry = loads(line.decode("utf-8"))
+                except ValueError:  # UnicodeDecodeError is one too
                     entry = None
             if isinstance(entry, dict):
                 history.entries.append(entry)

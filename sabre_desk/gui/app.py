@@ -29,7 +29,11 @@ def make_app(argv: list[str] | None = None) -> QApplication:
 
 
 def save_screenshot(window: MainWindow, out: Path) -> bool:
-    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"sabre-desk: error: {out}: {exc.strerror or exc}", file=sys.stderr)
+        return False
     return window.grab().save(str(out), "PNG")
 
 
@@ -39,12 +43,17 @@ def run_gui(
     app = make_app()
     settings, warning = load_settings()
     window = MainWindow(reviewer, settings)
+    window.unattended = screenshot is not None  # nobody is there to close a dialog
     if warning:
         window.statusBar().showMessage(warning)
     window.show()
     if screenshot is not None:
+        taken: list[bool] = []
 
         def shoot(_: str = "") -> None:
+            if taken:
+                return
+            taken.append(True)
             ok = save_screenshot(window, screenshot)
             print(
                 f"screenshot written to {screenshot}" if ok else "screenshot failed",
@@ -56,6 +65,7 @@ def run_gui(
         QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, shoot)
     if project is not None and not window.open_project(project, case):
         if screenshot is not None:
+            window.close()
             return 1
     elif project is None and screenshot is not None:
         QTimer.singleShot(150, shoot)

@@ -7,6 +7,8 @@ window's thread pool; stale results (for a case the reviewer already left) are d
 from __future__ import annotations
 
 import base64
+import binascii
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QPoint, Qt, QThread, QThreadPool, QTimer, Signal
@@ -61,6 +63,8 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.reviewer = reviewer
         self.settings = settings
+        #: rendering a screenshot: problems go to stderr, never to a dialog nobody closes
+        self.unattended = False
         self.session = Session(self)
         self.session.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
         self.session.error.connect(self.report_error)
@@ -442,15 +446,22 @@ class MainWindow(QMainWindow):
 
     def report_error(self, title: str, message: str) -> None:
         self.statusBar().showMessage(f"{title}: {message}")
+        if self.unattended:
+            print(f"sabre-desk: error: {title}: {message}", file=sys.stderr)
+            return
         QMessageBox.warning(self, title, message)
 
     # --- window -----------------------------------------------------------------------------
 
     def _restore_layout(self) -> None:
-        if self.settings.window_geometry:
-            self.restoreGeometry(QByteArray(base64.b64decode(self.settings.window_geometry)))
-        if self.settings.window_state:
-            self.restoreState(QByteArray(base64.b64decode(self.settings.window_state)))
+        """The saved geometry and docks; a damaged value is ignored, never fatal."""
+        try:
+            if self.settings.window_geometry:
+                self.restoreGeometry(QByteArray(base64.b64decode(self.settings.window_geometry)))
+            if self.settings.window_state:
+                self.restoreState(QByteArray(base64.b64decode(self.settings.window_state)))
+        except (binascii.Error, ValueError):
+            self.settings.window_geometry = self.settings.window_state = None
 
     def _save_settings(self) -> None:
         try:
