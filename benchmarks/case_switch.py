@@ -207,6 +207,8 @@ def main() -> None:
 
         # A decision: saved (the status says so) and counted, while a meter watches.
         decision_stalls = []
+        window.case_list.go(Go.FIRST)
+        wait_shown(window.controller.case.case_id)
         for _ in range(10):
             window.pool.waitForDone()
             app.processEvents()

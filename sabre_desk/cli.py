@@ -191,9 +191,9 @@ def _reviewer(args: argparse.Namespace) -> str:
         raise CliError(f"--reviewer: {exc}") from exc
 
 
-def _open_project(path: Path, reviewer: str) -> Project:
+def _open_project(path: Path, reviewer: str, index: bool = True) -> Project:
     try:
-        return Project.open(path, reviewer)
+        return Project.open(path, reviewer, index=index)
     except NotAProjectError as exc:
         raise CliError(exc.message) from exc
 
@@ -278,9 +278,9 @@ def cmd_open(args: argparse.Namespace) -> int:
     if project is None and args.command is None:
         project = _last_project()  # plain `sabre-desk` picks up where the reviewer left off
     case = getattr(args, "case", None)
-    if project is not None:
-        opened = _open_project(project, reviewer)  # fail fast, in the terminal
-        if case is not None and opened.entry(case) is None:
+    if project is not None:  # fail fast, in the terminal (the window reads the index itself)
+        opened = _open_project(project, reviewer, index=False)
+        if case is not None and not (opened.cases_dir / case).is_dir():
             raise CliError(f"--case: no case {case!r} in {opened.root}", EXIT_PROBLEMS)
     return _run_gui(
         project, reviewer, getattr(args, "case", None), getattr(args, "screenshot", None)

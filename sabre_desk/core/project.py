@@ -200,7 +200,10 @@ class Project:
         self.entries: list[CaseEntry] = []
         #: things under cases/ that are not cases: (path, reason), reported, never read
         self.skipped: list[tuple[Path, str]] = []
+        #: the index is still being read (the window reads it behind the first case)
+        self.indexing = False
         self._position: dict[str, int] = {}
+        self._concept_owner: dict[str, str] = {}
 
     # --- opening and indexing ---------------------------------------------------------
 
@@ -228,7 +231,16 @@ class Project:
 
     def index(self) -> list[CaseEntry]:
         """List every case without decoding images; problems are recorded, never raised."""
-        entries: list[CaseEntry] = []
+        run = self.begin_index()
+        while not run.done:
+            self.add_entries(run.next_chunk(10_000))
+        return self.entries
+
+    def begin_index(self) -> IndexRun:
+        """Start indexing in pieces: the window indexes the first cases at once and the rest
+        behind the first case shown (``add_entries`` with each piece, on its own thread)."""
+        self.entries, self._position, self._concept_owner = [], {}, {}
+        self.indexing = True
         skipped: list[tuple[Path, str]] = []
         try:
             listing = sorted(os.scandir(self.cases_dir), key=lambda e: e.name)
@@ -237,28 +249,40 @@ class Project:
         except OSError as exc:
             listing = []
             skipped.append((self.cases_dir, f"cannot list ({exc.strerror or exc})"))
-        review_name = f"{self.reviewer}.json"
-        cases_dir = self.cases_dir
-        for item in listing:
-            name = item.name
-            if name.startswith("."):
-                continue
-            if item.is_symlink():
-                reason = "case folder is a symbolic link; links are never followed"
-                entries.append(CaseEntry(name, cases_dir, problem=reason))
-                continue
-            if not item.is_dir(follow_symlinks=False):
-                skipped.append((cases_dir / name, "not a case folder, skipped"))
-                continue
-            problem = id_problem(name)
-            if problem:
-                entries.append(CaseEntry(name, cases_dir, problem=problem))
-                continue
-            entries.append(self._index_case(name, item.path, review_name))
-        self.entries = _mark_duplicate_concepts(entries)
         self.skipped = skipped
-        self._position = {e.case_id: i for i, e in enumerate(self.entries)}
-        return self.entries
+        return IndexRun(self, listing)
+
+    def add_entries(self, entries: list[CaseEntry]) -> list[CaseEntry]:
+        """Append a piece of the index (in listing order); returns it as added, a reused
+        ``concept_id`` marked (the first case to use it keeps it)."""
+        owners = self._concept_owner
+        added = []
+        for e in entries:
+            if e.concept_id and e.problem is None:
+                owner = owners.setdefault(e.concept_id, e.case_id)
+                if owner != e.case_id:
+                    reason = f"duplicate concept_id {e.concept_id!r} (already used by case {owner})"
+                    e = replace(e, problem=reason, problem_file=e.folder / SPEC_NAME)
+            self._position[e.case_id] = len(self.entries)
+            self.entries.append(e)
+            added.append(e)
+        return added
+
+    def index_item(self, item: os.DirEntry[str], review_name: str) -> CaseEntry | None:
+        """One entry of ``cases/`` as the index sees it (None: not a case, reported)."""
+        name, cases_dir = item.name, self.cases_dir
+        if name.startswith("."):
+            return None
+        if item.is_symlink():
+            reason = "case folder is a symbolic link; links are never followed"
+            return CaseEntry(name, cases_dir, problem=reason)
+        if not item.is_dir(follow_symlinks=False):
+            self.skipped.append((cases_dir / name, "not a case folder, skipped"))
+            return None
+        problem = id_problem(name)
+        if problem:
+            return CaseEntry(name, cases_dir, problem=problem)
+        return self._index_case(name, item.path, review_name)
 
     def _index_case(self, case_id: str, folder: str, review_name: str) -> CaseEntry:
         cases_dir = self.cases_dir
@@ -497,17 +521,32 @@ def _validate_review(data: Any, path: Path, case_id: str) -> Review:
         raise ReviewError(describe_validation_error(exc), path, case_id) from exc
 
 
-def _mark_duplicate_concepts(entries: list[CaseEntry]) -> list[CaseEntry]:
-    first: dict[str, str] = {}
-    marked: list[CaseEntry] = []
-    for e in entries:
-        if e.concept_id and e.problem is None:
-            owner = first.setdefault(e.concept_id, e.case_id)
-            if owner != e.case_id:
-                reason = f"duplicate concept_id {e.concept_id!r} (already used by case {owner})"
-                e = replace(e, problem=reason, problem_file=e.folder / SPEC_NAME)
-        marked.append(e)
-    return marked
+class IndexRun:
+    """The listing of ``cases/``, indexed a piece at a time.
+
+    ``next_chunk`` reads files and builds entries (it may run on a worker thread; it only
+    notes what it skips); the index changes only in ``Project.add_entries``, on the
+    caller's thread.
+    """
+
+    def __init__(self, project: Project, listing: list[os.DirEntry[str]]):
+        self.project = project
+        self.total = len(listing)
+        self._listing = listing
+        self._next = 0
+        self._review_name = f"{project.reviewer}.json"
+
+    @property
+    def done(self) -> bool:
+        return self._next >= len(self._listing)
+
+    def next_chunk(self, size: int) -> list[CaseEntry]:
+        items = self._listing[self._next : self._next + size]
+        self._next += len(items)
+        if self.done:
+            self.project.indexing = False
+        index_item, review_name = self.project.index_item, self._review_name
+        return [e for item in items if (e := index_item(item, review_name)) is not None]
 
 
 def _has_pending_repair(repairs: Any) -> bool:

@@ -125,6 +125,7 @@ class Workbench:
         self.row_changed = Event[[int]]()  # that row shows an entry that changed
         self.row_inserted = Event[[int]]()  # an entry now passes the filter, at that row
         self.row_removed = Event[[int]]()  # an entry no longer passes, was at that row
+        self.rows_appended = Event[[int, int]]()  # first and last new row (more of the index)
         self.counts_changed = Event[[Counts]]()
         self.current_changed = Event[[str]]()
         self.mode_changed = Event[[ViewMode]]()
@@ -143,6 +144,34 @@ class Workbench:
             invalid=sum(e.problem is not None for e in self.entries),
         )
         self._rebuild()
+        self.counts_changed.emit(self.counts)
+
+    def append_entries(self, entries: Sequence[CaseEntry]) -> None:
+        """More of the index arrived (it is read behind the first case shown): the new
+        cases go after the others, into the list where the filter accepts them."""
+        if not entries:
+            return
+        start = len(self.entries)
+        self.entries.extend(entries)
+        new_subsets = {e.subset for e in entries if e.subset} - set(self.subsets)
+        if new_subsets:
+            self.subsets = sorted({*self.subsets, *new_subsets})
+        for offset, e in enumerate(entries):
+            self._index[e.case_id] = start + offset
+        hay = [_haystack(e) for e in entries]
+        self._haystacks.extend(hay)
+        accepts = self.filter.accepts
+        shown = [start + k for k, e in enumerate(entries) if accepts(e, hay[k])]
+        first_row = len(self._visible)
+        self._visible.update(shown)
+        self._todo.update(i for i in shown if _is_todo(self.entries[i]))
+        self.counts = Counts(
+            total=self.counts.total + len(entries),
+            reviewed=self.counts.reviewed + sum(e.decision is not None for e in entries),
+            invalid=self.counts.invalid + sum(e.problem is not None for e in entries),
+        )
+        if shown:
+            self.rows_appended.emit(first_row, first_row + len(shown) - 1)
         self.counts_changed.emit(self.counts)
 
     def entry(self, case_id: str) -> CaseEntry | None:

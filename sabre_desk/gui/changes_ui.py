@@ -95,7 +95,7 @@ class ChangesUi(QObject):
         self.action.setShortcut(QKeySequence("D"))
         self.action.setCheckable(True)
         self.action.toggled.connect(self.set_visible)
-        session.opened.connect(lambda controller: self.sweep(controller.project))
+        session.opened.connect(lambda _controller: self._stop_sweep())
 
     # --- showing ----------------------------------------------------------------------------
 

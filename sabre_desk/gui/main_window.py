@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from sabre_desk.core.boxes import DEFAULT_LABELS, LABEL_CHOICES
 from sabre_desk.core.primers import PrimerLibrary
-from sabre_desk.core.project import Case, Project
+from sabre_desk.core.project import Case, CaseEntry, IndexRun, Project
 from sabre_desk.core.review import Box
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.core.workbench import Go, ViewMode, Workbench
@@ -42,11 +42,16 @@ from sabre_desk.gui.repair_ui import RepairUi
 from sabre_desk.gui.session import Session
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
+from sabre_desk.gui.workers import Worker
 from sabre_desk.imaging.geometry import Rect
 from sabre_desk.imaging.io import find_image
 from sabre_desk.settings import Settings, save_settings
 
-PREFETCH_NEIGHBOURS = 2  # cases decoded ahead on each side of the current one
+PREFETCH_NEIGHBOURS = 2
+FIRST_INDEX_CHUNK = 500  # cases read before the window shows the project
+INDEX_CHUNK = (
+    2000  # cases read per piece behind it  # cases decoded ahead on each side of the current one
+)
 SAVE_STATE_TEXT = {
     SaveState.SAVED: ("✓ Saved", "#2e7d32"),
     SaveState.PENDING: ("● Saving…", "#e8a33d"),
@@ -73,6 +78,10 @@ class MainWindow(QMainWindow):
         # the GUI thread fight over it and the reviewer sees late frames.
         cores = QThread.idealThreadCount()
         self.pool.setMaxThreadCount(max(1, min(settings.pool_size, cores - 1)))
+        self.index_pool = QThreadPool(self)  # reading the rest of a large index
+        self.index_pool.setMaxThreadCount(1)
+        self._index_run: IndexRun | None = None
+        self._project_status = ""
         self.loader = ImageLoader(self.pool, parent=self)
         self.loader.loaded.connect(self._on_image_loaded)
         self.loader.failed.connect(self._on_image_failed)
@@ -164,11 +173,18 @@ class MainWindow(QMainWindow):
         if self.controller is not None and not self._leave_current():
             return False
         try:
-            project = Project.open(path, self.reviewer)
+            project = Project.open(path, self.reviewer, index=False)
         except (ProjectError, ValueError) as exc:
             self.report_error("Cannot open project", str(exc))
             return False
         self.loader.clear()
+        # The first cases are read at once and shown; the rest of the index follows on a
+        # thread of its own, so a project of 100,000 cases opens as fast as one of 500.
+        run = project.begin_index()
+        project.add_entries(run.next_chunk(FIRST_INDEX_CHUNK))
+        while case_id is not None and project.entry(case_id) is None and not run.done:
+            project.add_entries(run.next_chunk(INDEX_CHUNK))  # --case asks for a later case
+        self._index_run = run
         self.workbench.set_entries(project.entries)
         self._attach_controller(CaseController(project, self))
         self.settings.add_recent(project.root)
@@ -177,10 +193,12 @@ class MainWindow(QMainWindow):
         mode = " [read-only]" if project.read_only else ""
         self.setWindowTitle(f"{project.name}{mode} — sabre-desk")
         self.case_list.show_project()
-        status = f"{project.root} · reviewer {self.reviewer} · {len(project.entries)} cases"
+        self._project_status = f"{project.root} · reviewer {self.reviewer}"
         if project.read_only:
-            status += " · read-only: this folder cannot be written, nothing will be saved"
-        self.statusBar().showMessage(status)
+            self._project_status += (
+                " · read-only: this folder cannot be written, nothing will be saved"
+            )
+        self._index_more(project, run)
         canvas = self.active_canvas()
         if canvas is not None:  # keys decide and navigate from the first moment
             canvas.setFocus()
@@ -190,6 +208,27 @@ class MainWindow(QMainWindow):
             if project.entries:
                 self.case_list.select(project.entries[0].case_id)
         return True
+
+    def _index_more(self, project: Project, run: IndexRun) -> None:
+        """Show how far the index is, and read its next piece (or start the change sweep
+        once it is whole)."""
+        done = len(project.entries)
+        if run.done:
+            self.statusBar().showMessage(f"{self._project_status} · {done:,} cases")
+            self.changes_ui.sweep(project)
+            return
+        self.statusBar().showMessage(
+            f"{self._project_status} · reading the index: {done:,} of about {run.total:,} cases"
+        )
+        worker = Worker(run.next_chunk, INDEX_CHUNK)
+        worker.signals.returned.connect(lambda chunk: self._on_index_chunk(project, run, chunk))
+        worker.start(self.index_pool)
+
+    def _on_index_chunk(self, project: Project, run: IndexRun, chunk: list[CaseEntry]) -> None:
+        if run is not self._index_run:
+            return  # another project was opened meanwhile
+        self.workbench.append_entries(project.add_entries(chunk))
+        self._index_more(project, run)
 
     def _attach_controller(self, controller: CaseController) -> None:
         controller.case_loaded.connect(self._on_case_loaded)
@@ -490,14 +529,16 @@ class MainWindow(QMainWindow):
         self.settings.sync_views = self.compare.sync
         self._save_settings()
         self._waiting.clear()
+        self._index_run = None  # pieces of the index still arriving are dropped
         self.repair_ui.jobs.shutdown()
         self.changes_ui.shutdown()
+        self.index_pool.waitForDone(5000)
         self.pool.waitForDone(5000)
         super().closeEvent(event)
 
     def wait_for_background(self, timeout_ms: int = 5000) -> bool:
         """Let image decodes, repairs and change maps finish (tests, benchmarks, quitting)."""
-        pools = (self.pool, self.repair_ui.jobs.pool, self.changes_ui.pool)
+        pools = (self.index_pool, self.pool, self.repair_ui.jobs.pool, self.changes_ui.pool)
         return all(pool.waitForDone(timeout_ms) for pool in pools)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QTextBrowser
 
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.core.workbench import Go
+from sabre_desk.gui.dialogs.export_dialog import export_release
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.models.case_list_model import ENTRY_ROLE
 from sabre_desk.settings import load_settings
@@ -322,3 +323,26 @@ def test_a_project_primer_for_a_new_stress_test_shows_its_checklist(
     open_case(window, root, "c1")
     assert "primer:glare_free" in window.case_panel.checklist
     assert window.case_panel.design_button.isVisible()
+
+
+def test_a_large_index_is_read_behind_the_first_case(
+    qtbot, window: MainWindow, demo_project: Path, monkeypatch
+) -> None:
+    """The first cases are shown at once; the rest of the index arrives in pieces, the
+    list and the counts growing, and the export waits until it is whole."""
+    import sabre_desk.gui.main_window as main_window
+
+    monkeypatch.setattr(main_window, "FIRST_INDEX_CHUNK", 3)
+    monkeypatch.setattr(main_window, "INDEX_CHUNK", 4)
+    window.index_pool.setMaxThreadCount(0)  # hold the rest back, to look at the first piece
+    assert window.open_project(demo_project)
+    assert window.workbench.counts.total == 3 and window.case_list.model.rowCount() == 3
+    assert window.project is not None and window.project.indexing
+    assert export_release(window.session, window.pool, window) is None
+    assert "still being read" in window.statusBar().currentMessage()
+    window.index_pool.setMaxThreadCount(1)
+    qtbot.waitUntil(lambda: window.workbench.counts.total == 13, timeout=10000)
+    assert window.case_list.model.rowCount() == 13
+    assert window.case_list.progress.text() == "reviewed 0 / 13"
+    assert not window.project.indexing
+    assert "13 cases" in window.statusBar().currentMessage()

@@ -24,6 +24,7 @@ def recorder(wb: Workbench) -> list[tuple[str, object]]:
     wb.row_removed.connect(lambda row: seen.append(("removed", row)))
     wb.counts_changed.connect(lambda counts: seen.append(("counts", counts)))
     wb.visible_reset.connect(lambda: seen.append(("reset", None)))
+    wb.rows_appended.connect(lambda first, last: seen.append(("appended", (first, last))))
     return seen
 
 
@@ -114,3 +115,18 @@ def test_counts_at_scale_are_kept_not_recounted() -> None:
         wb.update_entry(replace(wb.entry(f"c{i}"), decision=Decision.KEEP))  # type: ignore[arg-type]
     assert wb.counts.reviewed == 100 and wb.visible_count == 99_900
     assert wb.next_unreviewed("c999") == "c1001"
+
+
+def test_more_of_the_index_arrives_behind_the_first_cases() -> None:
+    wb = Workbench()
+    es = entries(10)
+    wb.set_entries(es[:4])
+    wb.set_filter(subset="counting")
+    seen = recorder(wb)
+    wb.append_entries(
+        [replace(e, decision=Decision.KEEP) if e.case_id == "c5" else e for e in es[4:]]
+    )
+    assert ("appended", (2, 4)) in seen and wb.visible_ids() == ["c1", "c3", "c5", "c7", "c9"]
+    assert wb.counts == Counts(total=10, reviewed=1, invalid=0)
+    assert wb.next_unreviewed("c3") == "c7"
+    assert wb.row_of("c9") == 4

@@ -97,6 +97,9 @@ def export_release(
     if project is None:
         session.say("Open a project first.", 5000)
         return None
+    if project.indexing:
+        session.say("The project is still being read; export when its index is complete.", 8000)
+        return None
     if session.controller is not None and not session.controller.flush():
         session.error.emit("Export", "The open case could not be saved; fix that first.")
         return None

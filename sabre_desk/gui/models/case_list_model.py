@@ -87,6 +87,7 @@ class CaseListModel(QAbstractListModel):
         workbench.row_changed.connect(self._on_row_changed)
         workbench.row_inserted.connect(self._on_row_inserted)
         workbench.row_removed.connect(self._on_row_removed)
+        workbench.rows_appended.connect(self._on_rows_appended)
 
     def _on_reset(self) -> None:
         self.beginResetModel()
@@ -100,6 +101,11 @@ class CaseListModel(QAbstractListModel):
     def _on_row_inserted(self, row: int) -> None:
         self.beginInsertRows(QModelIndex(), row, row)
         self._count += 1
+        self.endInsertRows()
+
+    def _on_rows_appended(self, first: int, last: int) -> None:
+        self.beginInsertRows(QModelIndex(), first, last)
+        self._count += last - first + 1
         self.endInsertRows()
 
     def _on_row_removed(self, row: int) -> None:
