@@ -9,6 +9,7 @@ and never silently overwrites a review that someone else changed on disk.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -41,7 +42,19 @@ from sabre_desk.gui.commands import (
 SAVE_DELAY_MS = 200  # well inside the promise that every change is on disk within 0.5 s
 
 
-class SaveState:
+class Aspect(StrEnum):
+    """Which part of the review changed (``review_changed``); ALL: the whole of it."""
+
+    DECISION = "decision"
+    NOTES = "notes"
+    BOXES = "boxes"
+    QUESTION_EDITS = "question_edits"
+    CHECKLIST = "checklist"
+    REPAIRS = "repairs"
+    ALL = "all"
+
+
+class SaveState(StrEnum):
     SAVED = "saved"
     PENDING = "pending"
     ERROR = "error"
@@ -52,9 +65,9 @@ class SaveState:
 class CaseController(QObject):
     case_loaded = Signal(object)  # Case
     case_failed = Signal(str, str)  # case id, message
-    review_changed = Signal(str)  # decision | notes | boxes | question_edits | checklist | all
+    review_changed = Signal(object)  # Aspect
     entry_changed = Signal(str)  # case id whose index entry (decision) changed
-    save_state_changed = Signal(str, str)  # SaveState, detail for the status bar
+    save_state_changed = Signal(object, str)  # SaveState, detail for the status bar
     conflict = Signal(str)  # the review changed on disk; a handler must call resolve_conflict
     job_failed = Signal(str)  # a message for the one error handler
     decision_made = Signal(object)  # the reviewer chose a decision (not an undo/redo)
@@ -274,7 +287,7 @@ class CaseController(QObject):
                     )
                     return False
                 repairs.add_preview(self.project, self.case, record)
-                self.review_changed.emit("repairs")
+                self.review_changed.emit(Aspect.REPAIRS)
                 case = self.case
             else:
                 case = self.project.load_case(case_id)
@@ -311,7 +324,7 @@ class CaseController(QObject):
             self.job_failed.emit(f"{step.value.capitalize()} failed: {exc.message}")
             return False
         self.project.update_entry(case)
-        self.review_changed.emit("all")
+        self.review_changed.emit(Aspect.ALL)
         self.entry_changed.emit(case.case_id)
         if step in (RepairStep.ACCEPT, RepairStep.REVERT):
             self.image_replaced.emit(ImageRole(record.image_role))
@@ -322,7 +335,7 @@ class CaseController(QObject):
     def apply_decision(self, decision: Decision | None, undo: bool) -> None:
         review = self._review()
         old, review.decision = review.decision, decision
-        self._changed("decision", "decision", {"from": _v(old), "to": _v(decision)}, undo)
+        self._changed(Aspect.DECISION, "decision", {"from": _v(old), "to": _v(decision)}, undo)
         case = self._case()
         self.project.update_entry(case)
         self.entry_changed.emit(case.case_id)
@@ -330,13 +343,13 @@ class CaseController(QObject):
     def apply_notes(self, notes: str, undo: bool) -> None:
         review = self._review()
         old, review.notes = review.notes, notes
-        self._changed("notes", "notes", {"from": old, "to": notes}, undo)
+        self._changed(Aspect.NOTES, "notes", {"from": old, "to": notes}, undo)
 
     def apply_boxes(
         self, boxes: list[Box], detail: dict[str, Any], undo: bool, focus: BoxFocus
     ) -> None:
         self._review().boxes = [b.model_copy() for b in boxes]
-        self._changed("boxes", "box", dict(detail), undo)
+        self._changed(Aspect.BOXES, "box", dict(detail), undo)
         if focus is not None:
             self.box_focus.emit(*focus)
 
@@ -347,7 +360,7 @@ class CaseController(QObject):
         else:
             edits[probe_id] = edit.model_copy()
         data = {"probe_id": probe_id, "to": edit.model_dump(exclude_none=True) if edit else None}
-        self._changed("question_edits", "question_edit", data, undo)
+        self._changed(Aspect.QUESTION_EDITS, "question_edit", data, undo)
 
     def apply_checklist(self, key: str, ticked: bool, undo: bool) -> None:
         checklist = self._review().checklist
@@ -355,7 +368,7 @@ class CaseController(QObject):
             checklist[key] = True
         else:
             checklist.pop(key, None)
-        self._changed("checklist", "checklist", {"item": key, "to": ticked}, undo)
+        self._changed(Aspect.CHECKLIST, "checklist", {"item": key, "to": ticked}, undo)
 
     def _case(self) -> Case:
         assert self.case is not None, "a command ran with no case open"
@@ -364,7 +377,7 @@ class CaseController(QObject):
     def _review(self) -> Review:
         return self._case().review
 
-    def _changed(self, aspect: str, event: str, data: dict[str, Any], undo: bool) -> None:
+    def _changed(self, aspect: Aspect, event: str, data: dict[str, Any], undo: bool) -> None:
         if undo:
             data["undo"] = True
         self._events.append((event, data))
@@ -420,7 +433,7 @@ class CaseController(QObject):
             self.project.update_entry(self.case)
         self.entry_changed.emit(case_id)
 
-    def _set_state(self, state: str, detail: str = "") -> None:
+    def _set_state(self, state: SaveState, detail: str = "") -> None:
         self.save_state_changed.emit(state, detail)
 
 

@@ -33,7 +33,7 @@ from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.changes_ui import ChangesUi
-from sabre_desk.gui.controller import CaseController, SaveState
+from sabre_desk.gui.controller import Aspect, CaseController, SaveState
 from sabre_desk.gui.dialogs.export_dialog import export_release
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.menus import WindowActions, WindowParts
@@ -400,9 +400,9 @@ class MainWindow(QMainWindow):
         if case is not None and self._overlay is None:
             self.compare.canvases[role].set_boxes(case.review.boxes_on(role), index)
 
-    def _on_review_changed(self, aspect: str) -> None:
+    def _on_review_changed(self, aspect: Aspect) -> None:
         if (
-            aspect in ("boxes", "all")
+            aspect in (Aspect.BOXES, Aspect.ALL)
             and self.controller
             and self.controller.case
             and (self._overlay is None)
@@ -450,7 +450,7 @@ class MainWindow(QMainWindow):
         else:
             self.position_label.setText(f"{role.value}  ·  {zoom}")
 
-    def _on_save_state(self, state: str, detail: str) -> None:
+    def _on_save_state(self, state: SaveState, detail: str) -> None:
         text, color = SAVE_STATE_TEXT[state]
         self.save_label.setText(text)
         self.save_label.setStyleSheet(f"color: {color}; font-weight: 600; padding: 0 6px")

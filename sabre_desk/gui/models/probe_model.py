@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor, QFont
 from sabre_desk.core.project import Case
 from sabre_desk.core.question_edits import effective
 from sabre_desk.core.spec import OPTION_LETTERS, Question, QuestionType
-from sabre_desk.gui.controller import CaseController
+from sabre_desk.gui.controller import Aspect, CaseController
 
 COLUMNS = ("Probe", "Image", "Question", "Reference answer", "Filter prediction", "Filter result")
 PROBE, IMAGE, QUESTION, ANSWER, PREDICTION, RESULT = range(6)
@@ -49,8 +49,8 @@ class ProbeModel(QAbstractTableModel):
         self.case = case
         self.endResetModel()
 
-    def _on_review_changed(self, aspect: str) -> None:
-        if aspect in ("question_edits", "all") and self.rowCount():
+    def _on_review_changed(self, aspect: Aspect) -> None:
+        if aspect in (Aspect.QUESTION_EDITS, Aspect.ALL) and self.rowCount():
             self.dataChanged.emit(self.index(0, QUESTION), self.index(self.rowCount() - 1, ANSWER))
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008

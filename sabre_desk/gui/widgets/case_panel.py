@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 from sabre_desk.core.primers import Primer
 from sabre_desk.core.project import Case
 from sabre_desk.core.review import Decision
-from sabre_desk.gui.controller import CaseController
+from sabre_desk.gui.controller import Aspect, CaseController
 from sabre_desk.gui.models.case_list_model import STATE_COLORS
 from sabre_desk.gui.models.probe_model import (
     ANSWER,
@@ -214,7 +214,7 @@ class CasePanel(QWidget):
         entry = self.controller.project.entry(case.case_id)
         self.summary.setHtml(case_summary_html(case, entry.problem if entry else None))
         self._build_checklist(case)
-        self._sync(case, "all")
+        self._sync(case, Aspect.ALL)
         self.probes.resizeRowsToContents()
         editable = self.controller.editable
         for button in self.decision_buttons.values():
@@ -232,18 +232,18 @@ class CasePanel(QWidget):
             button.setChecked(False)
             button.setEnabled(False)
 
-    def _on_review_changed(self, aspect: str) -> None:
+    def _on_review_changed(self, aspect: Aspect) -> None:
         if self.controller.case is not None:
             self._sync(self.controller.case, aspect)
 
-    def _sync(self, case: Case, aspect: str) -> None:
+    def _sync(self, case: Case, aspect: Aspect) -> None:
         review = case.review
-        if aspect in ("decision", "all"):
+        if aspect in (Aspect.DECISION, Aspect.ALL):
             for decision, button in self.decision_buttons.items():
                 button.setChecked(review.decision == decision)
-        if aspect in ("notes", "all"):
+        if aspect in (Aspect.NOTES, Aspect.ALL):
             self.notes.set_text_quietly(review.notes)
-        if aspect in ("checklist", "all"):
+        if aspect in (Aspect.CHECKLIST, Aspect.ALL):
             for key, box in self.checklist.items():
                 box.blockSignals(True)
                 box.setChecked(review.checklist.get(key, False))
@@ -274,7 +274,7 @@ class CasePanel(QWidget):
             self.checklist_layout.addWidget(box)
             self.checklist[key] = box
         if case is not None:
-            self._sync(case, "checklist")
+            self._sync(case, Aspect.CHECKLIST)
 
     def show_task_design(self) -> None:
         """The primer's Task Design, rendered, in a window the reviewer can keep open."""
@@ -296,7 +296,7 @@ class CasePanel(QWidget):
             return
         self.controller.set_decision(decision)
         # the button state follows the review (also when the click was refused)
-        self._sync(self.controller.case or case, "decision")
+        self._sync(self.controller.case or case, Aspect.DECISION)
 
     def add_section(self, widget: QWidget) -> None:
         """A section of another feature (the change map's regions) under the summary."""

@@ -34,7 +34,7 @@ from sabre_desk.core.spec import ImageRole
 from sabre_desk.engines.base import RepairOp
 from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.engines.registry import ENGINE_LABELS, ENGINE_NAMES, ENGINE_OPS, make_engine
-from sabre_desk.gui.controller import CaseController
+from sabre_desk.gui.controller import Aspect, CaseController
 from sabre_desk.gui.repair_jobs import RepairJobs
 from sabre_desk.imaging.blend import BlendParams
 from sabre_desk.settings import Settings
@@ -189,8 +189,8 @@ class RepairPanel(QWidget):
         self._fill_previews()
         self.refresh()
 
-    def _on_review_changed(self, aspect: str) -> None:
-        if aspect in ("repairs", "all"):
+    def _on_review_changed(self, aspect: Aspect) -> None:
+        if aspect in (Aspect.REPAIRS, Aspect.ALL):
             self._fill_previews()
         self.refresh()
 
