@@ -11,7 +11,7 @@ Rect = tuple[float, float, float, float]
 
 #: Smallest box side, in pixels, so a stray click never makes an invisible box.
 MIN_SIDE_PX = 2.0
-#: A single click drops a box this fraction of the image's shorter side.
+#: A box dropped with B is this fraction of the image's shorter side.
 CLICK_BOX_FRACTION = 0.12
 BOX_RULE = "0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1"
 
@@ -58,7 +58,7 @@ def to_pixels(box: Rect, width: int, height: int) -> Rect:
 
 
 def click_box(x: float, y: float, width: int, height: int) -> Rect:
-    """The default box a single click drops, centred on the click and kept inside."""
+    """The default box dropped at a point (B: the middle of the view), kept inside."""
     side = CLICK_BOX_FRACTION * min(width, height)
     x0 = _clamp(x - side / 2, 0, width - side)
     y0 = _clamp(y - side / 2, 0, height - side)

@@ -125,21 +125,29 @@ def test_drawing_moving_and_deleting_a_box(
     assert actions == ["add", "change", "remove"]
 
 
-def test_a_click_drops_a_default_box_and_m_mirrors_it(
+def test_a_click_saves_nothing_a_drag_draws_and_m_mirrors(
     qtbot,
     review: MainWindow,
     demo_project: Path,
 ) -> None:
+    """A click meant to focus or pan never becomes a box in the review."""
     canvas = review.compare.canvases[BASE]
     canvas.setFocus()
-    click = at(canvas, 0.5, 0.6)
-    qtbot.mouseClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=click)
+    history = demo_project / "cases" / CASE / "history.jsonl"
+    qtbot.mouseClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=at(canvas, 0.5, 0.6))
+    qtbot.wait(700)  # longer than the autosave delay
+    assert canvas.box_count == 0
+    assert not review_file(demo_project).exists() or not on_disk(demo_project).get("boxes")
+    assert not history.exists() or '"box"' not in history.read_text()
+    start, end = at(canvas, 0.4, 0.5), at(canvas, 0.6, 0.7)
+    qtbot.mousePress(canvas.viewport(), Qt.MouseButton.LeftButton, pos=start)
+    for k in range(1, 6):
+        qtbot.mouseMove(canvas.viewport(), start + (end - start) * k / 5)
+    qtbot.mouseRelease(canvas.viewport(), Qt.MouseButton.LeftButton, pos=end)
     saved = wait_saved(qtbot, demo_project, lambda d: len(d.get("boxes", [])) == 1)
     x0, y0, x1, y1 = saved["boxes"][0]["box"]
-    center = canvas.mapToScene(click)
-    w, h = canvas.image_size
-    assert (x0 + x1) / 2 * w == pytest.approx(center.x(), abs=1.5)
-    assert (y1 - y0) * h == pytest.approx(0.12 * min(w, h), abs=1)
+    assert (x0, y0) == pytest.approx((0.4, 0.5), abs=0.01)
+    assert (x1, y1) == pytest.approx((0.6, 0.7), abs=0.01)
     assert saved["boxes"][0]["label"] == "source"
     press(qtbot, review, Qt.Key.Key_M)
     saved = wait_saved(qtbot, demo_project, lambda d: len(d.get("boxes", [])) == 2)

@@ -3,7 +3,7 @@
 Scene coordinates are image pixels (EXIF orientation already applied by the decoder), so a
 box drawn here is normalized by the same width and height every other tool uses.
 
-Mouse: drag on the image draws a box, a click drops a default box, drag a box to move it,
+Mouse: drag on the image draws a box (a click only focuses), drag a box to move it,
 drag a handle to resize it; wheel zooms around the cursor; middle button, or Space held,
 pans. Keys: B drops a box in the middle of the view, Tab selects the next box, arrows move
 it (Shift: faster, Alt: resize), Delete removes it, Escape deselects.
@@ -371,14 +371,15 @@ class ImageCanvas(QGraphicsView):
         gesture, self._gesture = self._gesture, None
         if gesture is None:
             return
-        kind, start, rect0 = gesture
+        kind, _, rect0 = gesture
         if kind == "pan":
             self.viewport().setCursor(Qt.CursorShape.CrossCursor)
             return
         if kind == "draw":
-            size = self.image_size or (1, 1)
             if self._draft is None:
-                self.box_created.emit(box_geometry.click_box(start.x(), start.y(), *size))
+                # A click only focuses and deselects: a box comes from a drag or from B,
+                # never from a click meant to focus or to pan.
+                self._select(-1)
             else:
                 rect = self._draft.rect()
                 self.scene().removeItem(self._draft)

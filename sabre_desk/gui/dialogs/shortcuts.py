@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayo
 
 MOUSE_HELP = [
     ("Drag on an image", "draw a box"),
-    ("Click on an image", "drop a default box there"),
+    ("Click on an image", "focus it and deselect (a click never makes a box)"),
     ("Drag a box / its handles", "move / resize it"),
     ("Right-click a box", "label, mirror to the other image, delete"),
     ("Wheel", "zoom around the cursor"),
