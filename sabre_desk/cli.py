@@ -59,6 +59,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--screenshot", metavar="PNG", type=Path, help="render the window offscreen to PNG and exit"
     )
+    p.add_argument(
+        "--size",
+        metavar="WxH",
+        type=_window_size,
+        default=(1560, 900),
+        help="window size for --screenshot (default 1560x900; e.g. 1366x768 for a laptop)",
+    )
 
     p = sub.add_parser("demo", parents=[common], help="write the demo project and open it")
     p.add_argument(
@@ -283,7 +290,11 @@ def cmd_open(args: argparse.Namespace) -> int:
         if case is not None and not (opened.cases_dir / case).is_dir():
             raise CliError(f"--case: no case {case!r} in {opened.root}", EXIT_PROBLEMS)
     return _run_gui(
-        project, reviewer, getattr(args, "case", None), getattr(args, "screenshot", None)
+        project,
+        reviewer,
+        getattr(args, "case", None),
+        getattr(args, "screenshot", None),
+        getattr(args, "size", None),
     )
 
 
@@ -295,12 +306,25 @@ def _last_project() -> Path | None:
     return None
 
 
-def _run_gui(project: Path | None, reviewer: str, case: str | None, screenshot: Path | None) -> int:
+def _window_size(text: str) -> tuple[int, int]:
+    width, sep, height = text.lower().partition("x")
+    if sep and width.isdigit() and height.isdigit() and int(width) >= 320 and int(height) >= 240:
+        return int(width), int(height)
+    raise argparse.ArgumentTypeError(f"{text!r} is not a size like 1366x768")
+
+
+def _run_gui(
+    project: Path | None,
+    reviewer: str,
+    case: str | None,
+    screenshot: Path | None,
+    size: tuple[int, int] | None = None,
+) -> int:
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from sabre_desk.gui.app import run_gui
 
-    return run_gui(project, reviewer, case=case, screenshot=screenshot)
+    return run_gui(project, reviewer, case=case, screenshot=screenshot, size=size)
 
 
 def cmd_repair(args: argparse.Namespace) -> int:

@@ -38,12 +38,18 @@ def save_screenshot(window: MainWindow, out: Path) -> bool:
 
 
 def run_gui(
-    project: Path | None, reviewer: str, case: str | None = None, screenshot: Path | None = None
+    project: Path | None,
+    reviewer: str,
+    case: str | None = None,
+    screenshot: Path | None = None,
+    size: tuple[int, int] | None = None,
 ) -> int:
     app = make_app()
     settings, warning = load_settings()
     window = MainWindow(reviewer, settings)
     window.unattended = screenshot is not None  # nobody is there to close a dialog
+    if screenshot is not None and size is not None:
+        window.resize(*size)  # offscreen, any size: what a reviewer's screen would show
     if warning:
         window.statusBar().showMessage(warning)
     window.show()

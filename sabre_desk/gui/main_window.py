@@ -11,8 +11,8 @@ import binascii
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QPoint, Qt, QThread, QThreadPool, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtCore import QByteArray, QPoint, QSize, Qt, QThread, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -89,7 +89,7 @@ class MainWindow(QMainWindow):
         self._shown_case: str | None = None
         self.setWindowTitle("sabre-desk")
         self.setAcceptDrops(True)
-        self.resize(1560, 900)
+        self._fit_to_screen(1560, 900)
 
         self.compare = CompareView()
         self.compare.sync = settings.sync_views
@@ -491,6 +491,18 @@ class MainWindow(QMainWindow):
         QMessageBox.warning(self, title, message)
 
     # --- window -----------------------------------------------------------------------------
+
+    def _fit_to_screen(self, width: int, height: int) -> None:
+        """Open at the preferred size, but never larger than the screen's free area (a
+        1366×768 laptop has about 1366×730 of it), and centred on it."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            self.resize(width, height)
+            return
+        area = screen.availableGeometry()
+        size = QSize(min(width, area.width()), min(height, area.height()))
+        self.resize(size)
+        self.move(area.center() - self.rect().center())
 
     def _restore_layout(self) -> None:
         """The saved geometry and docks; a damaged value is ignored, never fatal."""

@@ -34,6 +34,7 @@ def make_window(qtbot, warnings_shown: list[str]) -> Iterator[Callable[..., Main
         settings, _ = load_settings()
         win = MainWindow(reviewer, settings)
         qtbot.addWidget(win)
+        win.resize(1560, 900)  # the offscreen screen is small; the window fits a real one
         win.show()
         win.activateWindow()
         qtbot.waitExposed(win)

@@ -346,3 +346,28 @@ def test_a_large_index_is_read_behind_the_first_case(
     assert window.case_list.progress.text() == "reviewed 0 / 13"
     assert not window.project.indexing
     assert "13 cases" in window.statusBar().currentMessage()
+
+
+def test_the_window_is_usable_at_1280_by_720(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    """A laptop screen: every decision button, the notes, the four probes of a paired case
+    and the status bar are in view; showing the change map does not make the window taller."""
+    open_case(window, demo_project, "ctx01_tape_bagel")
+    window.resize(1280, 720)
+    qtbot.wait(200)
+    assert window.height() == 720 and window.minimumSizeHint().height() <= 720
+    frame = window.rect()
+    panel = window.case_panel
+    assert panel is not None
+    for widget in [*panel.decision_buttons.values(), panel.notes, window.statusBar()]:
+        corner = widget.mapTo(window, widget.rect().bottomRight())
+        assert widget.isVisible() and frame.contains(corner), widget
+    table = panel.probes
+    last = panel.probe_model.rowCount() - 1
+    assert last == 3
+    bottom = table.rowViewportPosition(last) + table.rowHeight(last)
+    assert 0 <= bottom <= table.viewport().height()
+    window.changes_ui.action.trigger()
+    qtbot.wait(200)
+    assert window.height() == 720

@@ -16,12 +16,14 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QDialog,
+    QFrame,
     QGridLayout,
     QGroupBox,
     QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableView,
     QTextBrowser,
@@ -177,20 +179,33 @@ class CasePanel(QWidget):
         self.decision_group.setExclusive(False)
         self.notes = NotesEdit(controller.set_notes)
         self.notes.setPlaceholderText("Notes for this case…")
-        self.notes.setMaximumHeight(90)
+        self.notes.setMaximumHeight(64)
         grid.addWidget(self.notes, 3, 0, 1, 2)
 
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
-        self.summary.setMinimumHeight(140)
+        self.summary.setMinimumHeight(120)
         top_layout.addWidget(self.summary, 1)
         top_layout.addWidget(self.checklist_box)
         self._top_layout = top_layout
+        # The summary, checklist and change regions scroll inside their own pane, so on a
+        # 720-pixel laptop screen the probe table and the decisions keep their room and no
+        # section (the change map's, say) makes the window taller.
+        self.top_scroll = QScrollArea()
+        self.top_scroll.setWidgetResizable(True)
+        self.top_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.top_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.top_scroll.setWidget(top)
+        self.top_scroll.setMinimumHeight(120)
+        self.probes.setMinimumHeight(150)
         splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(top)
+        splitter.addWidget(self.top_scroll)
         splitter.addWidget(self.probes)
-        splitter.setSizes([470, 150])  # four probes fit; the summary and checklist need room
+        splitter.setChildrenCollapsible(False)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([300, 300])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter, 1)
