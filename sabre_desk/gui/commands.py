@@ -150,6 +150,9 @@ class RepairAction(ReviewCommand):
     def __init__(self, controller: CaseController, step: RepairStep, repair_id: str, text: str):
         super().__init__(controller, text)
         self.step, self.repair_id = step, repair_id
+        case = controller.case
+        # Accepting also sets "Needs recheck": undo puts back the decision there was.
+        self.decision_before = case.review.decision if case is not None else None
 
     def redo(self) -> None:
         if not self.controller.take_repair_step(self.step, self.repair_id):
@@ -158,3 +161,7 @@ class RepairAction(ReviewCommand):
     def undo(self) -> None:
         if not self.controller.take_repair_step(self.step.opposite, self.repair_id):
             self.setObsolete(True)
+            return
+        case = self.controller.case
+        if case is not None and case.review.decision != self.decision_before:
+            self.controller.apply_decision(self.decision_before, undo=True)

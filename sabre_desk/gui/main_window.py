@@ -35,6 +35,7 @@ from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.changes_ui import ChangesUi
 from sabre_desk.gui.controller import Aspect, CaseController, SaveState
 from sabre_desk.gui.dialogs.export_dialog import export_release
+from sabre_desk.gui.escape import EscapeToImage
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.menus import WindowActions, WindowParts
 from sabre_desk.gui.qimage import DisplayImage
@@ -100,6 +101,8 @@ class MainWindow(QMainWindow):
         self.case_list.case_selected.connect(self.show_case)
         self.case_list.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
         self.workbench.mode_changed.connect(self._on_mode_changed)
+        self.escape = EscapeToImage(self._focus_image, self)
+        self.escape.watch(self.case_list.filter)
         self.case_panel_dock = self._dock(
             "Case", "dock_case", Qt.DockWidgetArea.RightDockWidgetArea
         )
@@ -242,6 +245,7 @@ class MainWindow(QMainWindow):
         controller.box_focus.connect(self._on_box_focus)
         self.case_panel = CasePanel(controller)
         self.case_panel_dock.setWidget(self.case_panel)
+        self.escape.watch(self.case_panel.notes)
         self.case_panel.add_section(self.changes_ui.section)
         primers = PrimerLibrary.for_project(controller.project.root)
         default = controller.project.manifest.primer
@@ -439,6 +443,14 @@ class MainWindow(QMainWindow):
 
     def active_canvas(self) -> ImageCanvas | None:
         return self.compare.active_canvas()
+
+    def _focus_image(self) -> None:
+        """Esc in the notes or the filter: the keys decide and navigate again."""
+        if self.case_panel is not None and self.case_panel.notes.hasFocus():
+            self.case_panel.notes.commit()
+        canvas = self.active_canvas()
+        if canvas is not None:
+            canvas.setFocus()
 
     # --- status, errors, conflicts --------------------------------------------------------
 

@@ -91,10 +91,13 @@ def test_repair_compare_accept_undo_and_revert(
     press(qtbot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # undo = revert
     qtbot.waitUntil(lambda: review(demo_project)["repairs"][0]["status"] == "reverted")
     assert sha(folder / "edited.png") == original
+    # ... and the decision the accept set is undone too: the case was not reviewed
+    qtbot.waitUntil(lambda: review(demo_project)["decision"] is None, timeout=2000)
     press(
         qtbot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     )
     qtbot.waitUntil(lambda: review(demo_project)["repairs"][0]["status"] == "accepted")
+    assert review(demo_project)["decision"] == "needs_recheck"
     panel.select_repair("r1")
     panel.revert.click()
     qtbot.waitUntil(lambda: review(demo_project)["repairs"][0]["status"] == "reverted")

@@ -438,3 +438,22 @@ def test_undoing_a_delete_selects_the_box_that_comes_back(
     assert canvas.box_count == 2
     assert canvas.selected_box == 0
     assert controller.case.review.boxes_on(EDITED)[0].label == "target"
+
+
+def test_esc_in_the_notes_hands_the_keys_back_to_the_image(
+    qtbot,
+    review: MainWindow,
+    demo_project: Path,
+) -> None:
+    """Typing a note, then Esc, then N: the N moves to the next case, it is not typed."""
+    notes = review.case_panel.notes
+    notes.setFocus()
+    qtbot.keyClicks(notes, "Jaw still visible")
+    qtbot.keyClick(notes, Qt.Key.Key_Escape)
+    assert not notes.hasFocus()
+    press(qtbot, review, Qt.Key.Key_N)
+    assert review.controller.case.case_id != CASE
+    assert on_disk(demo_project)["notes"] == "Jaw still visible"
+    review.case_list.filter.setFocus()
+    qtbot.keyClick(review.case_list.filter, Qt.Key.Key_Escape)
+    assert not review.case_list.filter.hasFocus()
