@@ -8,6 +8,8 @@ to do; exit codes: 0 success, 1 problems found, 2 bad usage or not a project.
 from __future__ import annotations
 
 import argparse
+import ctypes.util
+import difflib
 import json
 import os
 import signal
@@ -148,7 +150,6 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "verify",
-        parents=[common],
         help="check a release against its manifest",
         description="Check every file of a release against MANIFEST.sha256, the manifest "
         "against the root hash in release.json, and release.json against its own hash and "
@@ -157,14 +158,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("out", type=Path)
 
-    p = sub.add_parser("score", parents=[common], help="score model predictions on a release")
+    p = sub.add_parser("score", help="score model predictions on a release")
     p.add_argument("out", type=Path, help="the release folder")
     p.add_argument(
         "predictions", type=Path, help='JSONL: {"question_id": …, "response": …} (or "index")'
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
-    p = sub.add_parser("primer", parents=[common], help="list, show, check or create primers")
+    p = sub.add_parser("primer", help="list, show, check or create primers")
     primer = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     q = primer.add_parser("list", help="the primers a project sees")
     q.add_argument("--project", type=Path, help="include this project's own primers/")
@@ -306,6 +307,26 @@ def _last_project() -> Path | None:
     return None
 
 
+def _display_problem() -> str | None:
+    """Why no window can open here, said before Qt aborts the process over it (exit 134
+    with a message about a plugin), or None."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return (
+            "no screen to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set); "
+            "run it in a desktop session, or render the window to a file with "
+            "--screenshot OUT.png"
+        )
+    if not os.environ.get("WAYLAND_DISPLAY") and ctypes.util.find_library("xcb-cursor") is None:
+        return (
+            "Qt needs the X11 library libxcb-cursor to open a window; on Debian/Ubuntu: "
+            "sudo apt install libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 "
+            "libxkbcommon-x11-0"
+        )
+    return None
+
+
 def _window_size(text: str) -> tuple[int, int]:
     width, sep, height = text.lower().partition("x")
     if sep and width.isdigit() and height.isdigit() and int(width) >= 320 and int(height) >= 240:
@@ -322,6 +343,9 @@ def _run_gui(
 ) -> int:
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    problem = _display_problem()
+    if problem:
+        raise CliError(problem, EXIT_USAGE)
     from sabre_desk.gui.app import run_gui
 
     return run_gui(project, reviewer, case=case, screenshot=screenshot, size=size)
@@ -397,6 +421,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # `sabre-desk PROJECT` is short for `sabre-desk open PROJECT`.
     if argv and not argv[0].startswith("-") and argv[0] not in HANDLERS:
+        close = difflib.get_close_matches(argv[0], list(HANDLERS), n=1, cutoff=0.75)
+        if close and not Path(argv[0]).exists():
+            _error(f"unknown command {argv[0]!r}; did you mean {close[0]!r}?")
+            return EXIT_USAGE
         argv.insert(0, "open")
     args = _parser().parse_args(argv)
     handler = HANDLERS[args.command or "open"]

@@ -171,7 +171,9 @@ def run_score(args: argparse.Namespace) -> int:
     )
     if unknown:
         print(
-            f"{len(unknown)} predictions name questions not in this release, e.g. {unknown[0]}",
+            f"{len(unknown)} prediction{'s' if len(unknown) != 1 else ''} name"
+            f"{'' if len(unknown) != 1 else 's'} questions not in this release, "
+            f"e.g. {unknown[0]}",
             file=sys.stderr,
         )
     return 0

@@ -27,10 +27,10 @@ def run_repair_command(project: Project, args: argparse.Namespace) -> int:
     case = project.load_case(args.case)
     role = ImageRole(args.role)
     if role not in case.spec.image_roles:
-        roles = ", ".join(r.value for r in case.spec.image_roles)
+        roles = " or ".join(f"--role {r.value}" for r in case.spec.image_roles)
+        kind = "a single-image" if len(case.spec.image_roles) == 1 else "a paired"
         raise RepairError(
-            f"--role {role.value}: this {case.spec.generation_mode.value} case has the "
-            f"images {roles}",
+            f"--role {role.value}: {case.case_id} is {kind} case; use {roles}",
             case.folder,
             case.case_id,
         )
@@ -44,7 +44,8 @@ def run_repair_command(project: Project, args: argparse.Namespace) -> int:
     engine = make_engine(args.engine, model=args.model or settings.gemini_model, file=args.file)
     reason = engine.unavailable_reason()
     if reason:
-        raise RepairError(f"{args.engine}: {reason}")
+        hint = " (give it with --file IMAGE)" if args.engine == "file" else ""
+        raise RepairError(f"--engine {args.engine}: {reason}{hint}")
     source, target = entities(case.spec)
     op = RepairOp(args.op)
     text = args.instruction or instruction(op, source, target, args.refine)

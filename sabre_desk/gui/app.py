@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QMessageLogContext, QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -16,9 +16,19 @@ from sabre_desk.settings import load_settings
 SCREENSHOT_TIMEOUT_MS = 15000
 
 
+#: Qt's offscreen platform says this for every window it cannot resize: noise, not news.
+QUIET_QT_MESSAGES = ("does not support propagateSizeHints",)
+
+
+def _qt_message(kind: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    if not any(quiet in message for quiet in QUIET_QT_MESSAGES):
+        print(message, file=sys.stderr)
+
+
 def make_app(argv: list[str] | None = None) -> QApplication:
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(argv or sys.argv[:1])
+    qInstallMessageHandler(_qt_message)
     app.setApplicationName("sabre-desk")
     app.setOrganizationName("sabre-desk")
     app.setWindowIcon(QIcon(str(resource_path("icons", "sabre-desk.svg"))))

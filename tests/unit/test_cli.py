@@ -100,3 +100,63 @@ def test_diff_reports_regions_and_writes_the_overlay(demo_project: Path, tmp_pat
     assert "OUTSIDE the edit" in text and "Scene changed" in text
     single = run("diff", str(demo_project), "count01_apples")
     assert single.returncode == 1 and "nothing to compare" in single.stderr
+
+
+def test_a_mistyped_command_is_named_with_a_suggestion(tmp_path: Path) -> None:
+    result = run("valdate", "demo", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "sabre-desk: error: unknown command 'valdate'; did you mean 'validate'?"
+    )
+
+
+def test_without_a_screen_the_window_says_what_is_missing(tmp_path: Path) -> None:
+    """Instead of Qt aborting the process (exit 134) over a missing plugin."""
+    import os
+
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "sabre_desk", "demo", str(tmp_path / "d")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, "SABRE_DESK_CONFIG_DIR": str(tmp_path / "config")},
+    )
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert "DISPLAY" in line and "--screenshot" in line
+    assert (tmp_path / "d" / "sabre-project.json").is_file()  # the demo itself was written
+
+
+def test_repair_names_the_role_a_single_image_case_has(tmp_path: Path) -> None:
+    run("demo", str(tmp_path / "d"), "--no-open")
+    result = run(
+        "repair",
+        str(tmp_path / "d"),
+        "count01_apples",
+        "--role",
+        "edited",
+        "--box",
+        "0.1,0.1,0.2,0.2",
+    )
+    assert result.returncode == 1
+    assert "count01_apples is a single-image case; use --role image" in result.stderr
+    result = run(
+        "repair",
+        str(tmp_path / "d"),
+        "ctx03_wrench_banana",
+        "--engine",
+        "file",
+        "--box",
+        "0.1,0.1,0.2,0.2",
+    )
+    assert result.returncode == 1 and "--file IMAGE" in result.stderr
+
+
+def test_commands_about_releases_take_no_reviewer(tmp_path: Path) -> None:
+    result = run("verify", str(tmp_path), "--reviewer", "bob")
+    assert result.returncode == 2 and "unrecognized arguments: --reviewer" in result.stderr

@@ -228,7 +228,7 @@ def test_cli_repair_writes_the_preview_and_accepts(demo_project: Path) -> None:
         (["--box", "0.1,0.1,0.2,0.2", "--op", "swap"], "generative engine"),
         (
             ["--box", "0.1,0.1,0.2,0.2", "--role", "image"],
-            "--role image: this paired_edit case has the images base, edited",
+            "--role image: ctx03_wrench_banana is a paired case; use --role base or --role edited",
         ),
     ],
 )
