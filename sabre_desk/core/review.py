@@ -55,6 +55,11 @@ class Decision(StrEnum):
     def label(self) -> str:
         return DECISION_LABELS[self]
 
+    @property
+    def needs_pair(self) -> bool:
+        """Only a Base/Edited pair can fail in this way (a single image has no edit)."""
+        return self in (Decision.EDIT_FAILED, Decision.BASE_INVALID, Decision.SCENE_CHANGED)
+
 
 DECISION_LABELS: dict[Decision, str] = {
     Decision.KEEP: "Keep",

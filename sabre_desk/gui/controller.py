@@ -141,6 +141,11 @@ class CaseController(QObject):
     def set_decision(self, decision: Decision | None) -> bool:
         if self.case is None or self.case.review.decision == decision:
             return False
+        if decision is not None and decision.needs_pair and len(self.case.spec.image_roles) < 2:
+            self.job_failed.emit(
+                f"“{decision.label}” is for Base/Edited pairs; this case has one image"
+            )
+            return False
         if not self._push(SetDecision(self, self.case.review.decision, decision)):
             return False
         self.decision_made.emit(decision)

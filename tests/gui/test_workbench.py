@@ -11,6 +11,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit
 
+from sabre_desk.core.review import Decision
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.main_window import MainWindow
@@ -457,3 +458,21 @@ def test_esc_in_the_notes_hands_the_keys_back_to_the_image(
     review.case_list.filter.setFocus()
     qtbot.keyClick(review.case_list.filter, Qt.Key.Key_Escape)
     assert not review.case_list.filter.hasFocus()
+
+
+def test_a_single_image_case_offers_only_the_decisions_it_can_have(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    open_case(window, demo_project, "count01_apples")
+    buttons = window.case_panel.decision_buttons
+    assert [d for d, b in buttons.items() if not b.isEnabled()] == [
+        Decision.EDIT_FAILED,
+        Decision.BASE_INVALID,
+        Decision.SCENE_CHANGED,
+    ]
+    window.compare.canvases[ImageRole.IMAGE].setFocus()
+    press(qtbot, window, Qt.Key.Key_5)  # Scene changed: refused, said so
+    assert window.controller.case.review.decision is None
+    assert "one image" in window.statusBar().currentMessage()
+    press(qtbot, window, Qt.Key.Key_1)
+    assert window.controller.case.review.decision is Decision.KEEP

@@ -232,8 +232,9 @@ class CasePanel(QWidget):
         self._sync(case, Aspect.ALL)
         self.probes.resizeRowsToContents()
         editable = self.controller.editable
-        for button in self.decision_buttons.values():
-            button.setEnabled(editable)
+        paired = len(case.spec.image_roles) == 2
+        for decision, button in self.decision_buttons.items():
+            button.setEnabled(editable and (paired or not decision.needs_pair))
         self.notes.setReadOnly(not editable)
 
     def _on_case_failed(self, case_id: str, message: str) -> None:
