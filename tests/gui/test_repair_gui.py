@@ -17,6 +17,7 @@ from sabre_desk.core.spec import ImageRole
 from sabre_desk.core.workbench import Go
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.main_window import MainWindow
+from sabre_desk.gui.models.probe_model import RESULT
 
 CASE = "ctx03_wrench_banana"
 EDITED = ImageRole.EDITED
@@ -86,6 +87,11 @@ def test_repair_compare_accept_undo_and_revert(
     assert sha(folder / "edited.png") == sha(folder / record["preview"])
     assert sha(folder / saved["repairs"][0]["backup"]) == original
     assert saved["decision"] == "needs_recheck"
+    # the filter's answers about the Edited image were given before it was repaired
+    model = window.case_panel.probe_model
+    rows = {model.question(r).image_role: r for r in range(model.rowCount())}
+    assert model.index(rows[ImageRole.EDITED], RESULT).data() == "Before repair"
+    assert model.index(rows[ImageRole.BASE], RESULT).data() in ("Correct", "Incorrect")
 
     window.compare.canvases[EDITED].setFocus()
     press(qtbot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # undo = revert
@@ -93,6 +99,7 @@ def test_repair_compare_accept_undo_and_revert(
     assert sha(folder / "edited.png") == original
     # ... and the decision the accept set is undone too: the case was not reviewed
     qtbot.waitUntil(lambda: review(demo_project)["decision"] is None, timeout=2000)
+    assert model.index(rows[ImageRole.EDITED], RESULT).data() in ("Correct", "Incorrect")
     press(
         qtbot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     )

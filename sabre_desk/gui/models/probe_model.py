@@ -14,12 +14,14 @@ from PySide6.QtGui import QColor, QFont
 
 from sabre_desk.core.project import Case
 from sabre_desk.core.question_edits import effective
+from sabre_desk.core.repairs import repaired_since
 from sabre_desk.core.spec import OPTION_LETTERS, Question, QuestionType
 from sabre_desk.gui.controller import Aspect, CaseController
 
 COLUMNS = ("Probe", "Image", "Question", "Reference answer", "Filter prediction", "Filter result")
 PROBE, IMAGE, QUESTION, ANSWER, PREDICTION, RESULT = range(6)
 CORRECT, INCORRECT = QColor("#2e7d32"), QColor("#c62828")
+STALE = QColor("#9e9e9e")  # a filter answer about the image before a repair
 ANSWER_HINTS = {
     QuestionType.YES_NO: "yes or no",
     QuestionType.MULTIPLE_CHOICE: "a letter A–D",
@@ -84,6 +86,7 @@ class ProbeModel(QAbstractTableModel):
         prompt, answer = effective(q, edit)
         latest = self.case.screening.latest if self.case.screening else None
         result = latest.results.get(q.probe_id) if latest else None
+        stale = repaired_since(self.case, q.image_role, latest.at) if latest else None
         col = index.column()
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             if col == PROBE:
@@ -104,7 +107,11 @@ class ProbeModel(QAbstractTableModel):
             if col == RESULT:
                 if result is None or result.correct is None:
                     return "—"
+                if stale is not None:
+                    return "Before repair"
                 return "Correct" if result.correct else "Incorrect"
+        if role == Qt.ItemDataRole.ForegroundRole and col in (PREDICTION, RESULT) and stale:
+            return STALE
         if role == Qt.ItemDataRole.ForegroundRole and col == RESULT and result is not None:
             return None if result.correct is None else (CORRECT if result.correct else INCORRECT)
         if role == Qt.ItemDataRole.FontRole and col in (QUESTION, ANSWER):
@@ -126,6 +133,11 @@ class ProbeModel(QAbstractTableModel):
                     else ""
                 )
                 return f"{original}Expected: {answer_hint(q)} ({q.eval_type})"
+            if col in (PREDICTION, RESULT) and latest is not None and stale is not None:
+                return (
+                    f"{latest.model} answered on {latest.at}, before repair {stale.id} replaced "
+                    f"the {q.image_role.value} image ({stale.decided_at}); screen the case again"
+                )
             if col == RESULT and latest is not None:
                 return f"{latest.model}, {latest.at}"
         return None
