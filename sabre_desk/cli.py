@@ -8,10 +8,13 @@ to do; exit codes: 0 success, 1 problems found, 2 bad usage or not a project.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import ctypes.util
 import difflib
+import importlib.util
 import json
 import os
+import re
 import signal
 import sys
 import threading
@@ -318,12 +321,32 @@ def _display_problem() -> str | None:
             "run it in a desktop session, or render the window to a file with "
             "--screenshot OUT.png"
         )
-    if not os.environ.get("WAYLAND_DISPLAY") and ctypes.util.find_library("xcb-cursor") is None:
-        return (
-            "Qt needs the X11 library libxcb-cursor to open a window; on Debian/Ubuntu: "
-            "sudo apt install libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 "
-            "libxkbcommon-x11-0"
-        )
+    if not os.environ.get("WAYLAND_DISPLAY"):
+        missing = _missing_x11_library()
+        if missing:
+            return (
+                f"Qt cannot load its X11 window plugin ({missing} is missing); on "
+                "Debian/Ubuntu: sudo apt install libxcb-cursor0 libxcb-icccm4 "
+                "libxcb-keysyms1 libxcb-shape0 libxkbcommon-x11-0"
+            )
+    return None
+
+
+def _missing_x11_library() -> str | None:
+    """The first system library Qt's X11 plugin cannot find, or None. Qt itself blames
+    xcb-cursor whatever is missing, then aborts; loading the plugin here names the culprit."""
+    if ctypes.util.find_library("xcb-cursor") is None:
+        return "libxcb-cursor"
+    spec = importlib.util.find_spec("PySide6")
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    for folder in folders:
+        plugin = Path(folder) / "Qt" / "plugins" / "platforms" / "libqxcb.so"
+        if plugin.is_file():
+            try:
+                ctypes.CDLL(str(plugin))
+            except OSError as exc:
+                found = re.search(r"(lib[\w.+-]+\.so[\w.]*)", str(exc))
+                return found.group(1) if found else str(exc)
     return None
 
 

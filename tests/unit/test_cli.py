@@ -160,3 +160,25 @@ def test_repair_names_the_role_a_single_image_case_has(tmp_path: Path) -> None:
 def test_commands_about_releases_take_no_reviewer(tmp_path: Path) -> None:
     result = run("verify", str(tmp_path), "--reviewer", "bob")
     assert result.returncode == 2 and "unrecognized arguments: --reviewer" in result.stderr
+
+
+def test_a_missing_x11_library_is_named_instead_of_an_abort(tmp_path: Path) -> None:
+    """Qt blames xcb-cursor whatever is missing, then aborts the process (exit 134)."""
+    import os
+
+    from sabre_desk.cli import _missing_x11_library
+
+    missing = _missing_x11_library()
+    if missing is None:
+        pytest.skip("every library of Qt's X11 plugin is installed here")
+    env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    result = subprocess.run(
+        [sys.executable, "-m", "sabre_desk", "demo", str(tmp_path / "d")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, "DISPLAY": ":99", "SABRE_DESK_CONFIG_DIR": str(tmp_path / "config")},
+    )
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert missing in line and "apt install" in line
