@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
@@ -47,6 +48,23 @@ def save_screenshot(window: MainWindow, out: Path) -> bool:
     return window.grab().save(str(out), "PNG")
 
 
+def _close_on_signals(window: MainWindow) -> QTimer:
+    """SIGTERM (a logout, `kill`) and Ctrl+C close the window the way its close button
+    does: the open case is saved first. Python handles signals only between its own
+    callbacks, so a light timer gives it one every half second."""
+
+    def close(_signum: int, _frame: object) -> None:
+        QTimer.singleShot(0, window.close)
+
+    for name in ("SIGTERM", "SIGINT"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), close)
+    awake = QTimer(window)
+    awake.timeout.connect(lambda: None)
+    awake.start(500)
+    return awake
+
+
 def run_gui(
     project: Path | None,
     reviewer: str,
@@ -63,6 +81,7 @@ def run_gui(
     if warning:
         window.statusBar().showMessage(warning)
     window.show()
+    _close_on_signals(window)
     if screenshot is not None:
         taken: list[bool] = []
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QPoint, QSize, Qt, QThread, QThreadPool, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -49,6 +49,7 @@ from sabre_desk.imaging.io import find_image
 from sabre_desk.settings import Settings, save_settings
 
 PREFETCH_NEIGHBOURS = 2
+FRAME_ALLOWANCE = 32  # pixels kept for the window manager's title bar before it is known
 FIRST_INDEX_CHUNK = 500  # cases read before the window shows the project
 INDEX_CHUNK = (
     2000  # cases read per piece behind it  # cases decoded ahead on each side of the current one
@@ -71,6 +72,7 @@ class MainWindow(QMainWindow):
         self.settings = settings
         #: rendering a screenshot: problems go to stderr, never to a dialog nobody closes
         self.unattended = False
+        self._fitted = False  # the frame was checked against the screen once shown
         self.session = Session(self)
         self.session.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
         self.session.error.connect(self.report_error)
@@ -512,9 +514,29 @@ class MainWindow(QMainWindow):
             self.resize(width, height)
             return
         area = screen.availableGeometry()
-        size = QSize(min(width, area.width()), min(height, area.height()))
+        # The title bar and borders are not known before the window is shown: keep room
+        # for a common one, and correct it on the first show (``showEvent``).
+        size = QSize(min(width, area.width()), min(height, area.height() - FRAME_ALLOWANCE))
         self.resize(size)
         self.move(area.center() - self.rect().center())
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._fitted or self.unattended or QGuiApplication.platformName() == "offscreen":
+            return  # an offscreen render has no screen to fit
+        self._fitted = True
+        screen = self.screen()
+        if screen is None:
+            return
+        area, frame = screen.availableGeometry(), self.frameGeometry()
+        extra_h = frame.height() - self.height()
+        extra_w = frame.width() - self.width()
+        if frame.height() > area.height() or frame.width() > area.width():
+            self.resize(
+                min(self.width(), area.width() - extra_w),
+                min(self.height(), area.height() - extra_h),
+            )
+            self.move(area.topLeft())
 
     def _restore_layout(self) -> None:
         """The saved geometry and docks; a damaged value is ignored, never fatal."""

@@ -182,3 +182,29 @@ def test_a_missing_x11_library_is_named_instead_of_an_abort(tmp_path: Path) -> N
     assert result.returncode == 2
     (line,) = result.stderr.strip().splitlines()
     assert missing in line and "apt install" in line
+
+
+def test_sigterm_closes_the_window_like_its_close_button(tmp_path: Path) -> None:
+    """A logout or `kill` saves and quits; it does not print tracebacks from Qt callbacks."""
+    import os
+    import signal
+    import time
+
+    run("demo", str(tmp_path / "d"), "--no-open")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "SABRE_DESK_CONFIG_DIR": str(tmp_path)}
+    window = subprocess.Popen(
+        [sys.executable, "-m", "sabre_desk", "open", str(tmp_path / "d"), "--reviewer", "eve"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    time.sleep(4)  # open, index, show the first case
+    window.send_signal(signal.SIGTERM)
+    try:
+        _, err = window.communicate(timeout=20)
+    finally:
+        window.kill()
+    assert window.returncode == 0, err
+    assert "Traceback" not in err
+    assert (tmp_path / "settings.json").is_file()  # closed as by its button: settings saved
