@@ -476,3 +476,19 @@ def test_a_single_image_case_offers_only_the_decisions_it_can_have(
     assert "one image" in window.statusBar().currentMessage()
     press(qtbot, window, Qt.Key.Key_1)
     assert window.controller.case.review.decision is Decision.KEEP
+
+
+def test_small_boxes_keep_visible_handles_and_labels_sit_on_a_plate(
+    qtbot, review: MainWindow
+) -> None:
+    from sabre_desk.gui.canvas.box_item import HANDLE_PX, LabelPlate
+
+    canvas = review.compare.canvases[EDITED]
+    review.controller.add_box(EDITED, (0.50, 0.50, 0.51, 0.51), "target")  # a few pixels
+    (item,) = canvas._boxes
+    scale = canvas.transform().m11()
+    side = min(item.rect().width(), item.rect().height()) * scale
+    handle = next(iter(item.handle_rects().values())).width() * scale
+    assert handle < HANDLE_PX and handle <= max(3.0, side / 3) + 0.01
+    assert isinstance(item.text, LabelPlate) and item.text.label == "target"
+    assert item.text.boundingRect().height() > 0 and item.text.color.isValid()

@@ -7,11 +7,10 @@ coordinates (the scene's coordinates), and answers hit tests for the canvas.
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsRectItem,
-    QGraphicsSimpleTextItem,
     QStyleOptionGraphicsItem,
     QWidget,
 )
@@ -52,6 +51,45 @@ def label_color(label: str) -> QColor:
     return LABEL_COLORS.get(label, OTHER_COLOR)
 
 
+class LabelPlate(QGraphicsItem):
+    """A box's label as white text on a plate of its colour: readable on any image, the
+    same size at every zoom."""
+
+    def __init__(self, text: str, parent: QGraphicsItem):
+        super().__init__(parent)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        self._font = QFont()
+        self._font.setBold(True)
+        self._font.setPointSizeF(max(7.0, self._font.pointSizeF() - 1))
+        self.color = OTHER_COLOR
+        self.set_text(text)
+
+    def set_text(self, text: str) -> None:
+        self.prepareGeometryChange()
+        self.label = text
+        metrics = QFontMetricsF(self._font)
+        self._rect = QRectF(
+            0, -metrics.height() - 2, metrics.horizontalAdvance(text) + 8, metrics.height() + 2
+        )
+
+    def boundingRect(self) -> QRectF:
+        return self._rect
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        plate = QColor(self.color).darker(130)
+        plate.setAlpha(225)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(plate)
+        painter.drawRoundedRect(self._rect, 3, 3)
+        painter.setPen(QColor("white"))
+        painter.setFont(self._font)
+        painter.drawText(
+            self._rect.adjusted(4, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter, self.label
+        )
+
+
 class BoxItem(QGraphicsRectItem):
     def __init__(self, index: int, rect: QRectF, label: str):
         super().__init__(rect)
@@ -60,9 +98,8 @@ class BoxItem(QGraphicsRectItem):
         self.selected = False
         self.setZValue(10)
         self.setAcceptHoverEvents(False)
-        self.text = QGraphicsSimpleTextItem(label or "box", self)
-        self.text.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
-        self.text.setBrush(QBrush(Qt.GlobalColor.white))
+        self.text = LabelPlate(label or "box", self)
+        self.text.color = label_color(label)
         self._place_text()
 
     def set_geometry(self, rect: QRectF) -> None:
@@ -81,8 +118,11 @@ class BoxItem(QGraphicsRectItem):
         return views[0].transform().m11() if views else 1.0
 
     def handle_rects(self) -> dict[str, QRectF]:
-        size = HANDLE_PX / max(self._scale(), 1e-6)
+        scale = max(self._scale(), 1e-6)
         r = self.rect()
+        # Handles shrink with a small box so they never hide it (a third of its side).
+        on_screen = min(r.width(), r.height()) * scale
+        size = max(3.0, min(HANDLE_PX, on_screen / 3)) / scale
         return {
             name: QRectF(
                 r.left() + fx * r.width() - size / 2,
@@ -118,11 +158,13 @@ class BoxItem(QGraphicsRectItem):
         pen = QPen(color, 2, Qt.PenStyle.DashLine if self.selected else Qt.PenStyle.SolidLine)
         pen.setCosmetic(True)
         painter.setPen(pen)
-        fill = QColor(color)
-        fill.setAlpha(40 if self.selected else 22)
-        painter.setBrush(fill)
+        if self.label == "repair":
+            painter.setBrush(Qt.BrushStyle.NoBrush)  # a repair is judged by its true colours
+        else:
+            fill = QColor(color)
+            fill.setAlpha(40 if self.selected else 22)
+            painter.setBrush(fill)
         painter.drawRect(self.rect())
-        self.text.setBrush(QBrush(color.lighter(160)))
         if self.selected:
             handle_pen = QPen(QColor("white"), 1)
             handle_pen.setCosmetic(True)
