@@ -53,6 +53,8 @@ def run_export(project: Project, args: argparse.Namespace) -> int:
         f"{summary.images} images to {summary.out}"
     )
     print(f"root sha256 {summary.root_hash}")
+    if summary.not_exported():
+        print(f"not exported: {summary.not_exported()}")
     for line in summary.skipped:
         print(f"  left out: {line}")
     for line in summary.warnings:

@@ -70,6 +70,14 @@ class ExportSummary:
     skipped: list[str] = field(default_factory=list)  # case: why it was left out
     removed_partials: list[Path] = field(default_factory=list)  # left by killed exports
     warnings: list[str] = field(default_factory=list)  # exported, but e.g. a review ignored
+    not_reviewed: int = 0  # cases nobody has decided yet (not a problem, not exported)
+    other_decisions: dict[str, int] = field(default_factory=dict)  # final decision → cases
+
+    def not_exported(self) -> str:
+        """Why the other cases are not in the release, in one line ('' when all are)."""
+        parts = [f"{self.not_reviewed} not reviewed"] if self.not_reviewed else []
+        parts += [f"{n} {d}" for d, n in sorted(self.other_decisions.items())]
+        return "; ".join(parts)
 
 
 def _clone(src: int, dst: int) -> bool:
@@ -303,6 +311,11 @@ def _export_into(
         if decision is None or decision not in decisions:
             if decision is None and reviews:
                 summary.skipped.append(f"{entry.case_id}: {why}")
+            elif decision is None:
+                summary.not_reviewed += 1
+            else:
+                label = decision.label
+                summary.other_decisions[label] = summary.other_decisions.get(label, 0) + 1
             continue
         if case.image_problems:
             problem = next(iter(case.image_problems.values()))

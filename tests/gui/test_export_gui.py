@@ -42,6 +42,8 @@ def test_export_from_the_window(
     assert asked == [str(demo_project.parent / "demo-release")]
     assert verify(tmp_path / "release").ok
     assert "Exported 1 cases" in window.statusBar().currentMessage()
+    # the report says why the other twelve cases are not in the release
+    assert "Not exported: 12 not reviewed." in told[0]
     assert told and "1 cases" in told[0]
     rows = (tmp_path / "release" / "benchmark.jsonl").read_text().splitlines()
     assert [json.loads(r)["case_id"] for r in rows] == ["ctx01_tape_bagel"] * 4
@@ -63,3 +65,14 @@ def test_a_cancelled_export_writes_nothing(
     assert done.args[0] is None
     assert not (tmp_path / "release").exists()
     assert "cancelled" in window.statusBar().currentMessage()
+
+
+def test_the_report_names_each_case_left_out_and_why() -> None:
+    from sabre_desk.gui.dialogs.export_dialog import LEFT_OUT_SHOWN, left_out_text
+
+    skipped = [f"case{i}: reviewers disagree (alice: keep; bob: unsure)" for i in range(20)]
+    text = left_out_text(skipped)
+    assert "20 case(s) left out:" in text
+    assert text.count("• ") == LEFT_OUT_SHOWN and "case0: reviewers disagree" in text
+    assert "… and 5 more, all listed in release.json" in text
+    assert left_out_text([]) == ""

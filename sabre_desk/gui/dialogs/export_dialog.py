@@ -60,11 +60,9 @@ class ExportRun(QObject):
 
     def _on_done(self, summary: ExportSummary) -> None:
         self.dialog.reset()
-        left_out = (
-            f"\n{len(summary.skipped)} case(s) left out (see release.json)."
-            if (summary.skipped)
-            else ""
-        )
+        left_out = left_out_text(summary.skipped)
+        if summary.not_exported():
+            left_out += f"\n\nNot exported: {summary.not_exported()}."
         self.session.say(
             f"Exported {summary.cases} cases to {summary.out} (root sha256 "
             f"{summary.root_hash[:12]}…)",
@@ -86,6 +84,21 @@ class ExportRun(QObject):
             message = exc.message if isinstance(exc, ProjectError) else str(exc)
             self.session.error.emit("Export failed", f"{message}\nNothing was written.")
         self.finished.emit(None)
+
+
+#: Left-out cases named in the report; the rest are counted (all are in release.json).
+LEFT_OUT_SHOWN = 15
+
+
+def left_out_text(skipped: list[str]) -> str:
+    """Every case left out and why (the first LEFT_OUT_SHOWN by name), for the report."""
+    if not skipped:
+        return ""
+    lines = [f"\n\n{len(skipped)} case(s) left out:"]
+    lines += [f"• {line}" for line in skipped[:LEFT_OUT_SHOWN]]
+    if len(skipped) > LEFT_OUT_SHOWN:
+        lines.append(f"… and {len(skipped) - LEFT_OUT_SHOWN} more, all listed in release.json")
+    return "\n".join(lines)
 
 
 def export_release(
