@@ -368,6 +368,15 @@ def test_the_window_is_usable_at_1280_by_720(
     assert last == 3
     bottom = table.rowViewportPosition(last) + table.rowHeight(last)
     assert 0 <= bottom <= table.viewport().height()
+    header = table.horizontalHeader()
+    metrics = header.fontMetrics()
+    for column in range(header.count()):  # no header cut short ("Referen…")
+        text = panel.probe_model.headerData(column, Qt.Orientation.Horizontal)
+        assert metrics.horizontalAdvance(text) < header.sectionSize(column), text
+    for combo in (window.case_list.decision_filter, window.case_list.subset_filter):
+        text = combo.currentText()
+        assert combo.fontMetrics().horizontalAdvance(text) < combo.width() - 20, text
+    assert "repair waiting" in window.case_list.legend.text()  # the marks are explained
     window.changes_ui.action.trigger()
     qtbot.wait(200)
     assert window.height() == 720

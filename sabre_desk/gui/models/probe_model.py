@@ -18,7 +18,16 @@ from sabre_desk.core.repairs import repaired_since
 from sabre_desk.core.spec import OPTION_LETTERS, Question, QuestionType
 from sabre_desk.gui.controller import Aspect, CaseController
 
-COLUMNS = ("Probe", "Image", "Question", "Reference answer", "Filter prediction", "Filter result")
+#: Short enough to show whole in a laptop-sized panel; the full names are the tooltips.
+COLUMNS = ("Probe", "Image", "Question", "Answer", "Filter said", "Result")
+COLUMN_TIPS = (
+    "The probe's id",
+    "The image the question is about",
+    "The question, as exported (bold: edited by you)",
+    "The reference answer, as exported (bold: edited by you)",
+    "What the filtering model answered",
+    "Whether the filtering model's answer was correct",
+)
 PROBE, IMAGE, QUESTION, ANSWER, PREDICTION, RESULT = range(6)
 CORRECT, INCORRECT = QColor("#2e7d32"), QColor("#c62828")
 STALE = QColor("#9e9e9e")  # a filter answer about the image before a repair
@@ -66,6 +75,8 @@ class ProbeModel(QAbstractTableModel):
     ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return COLUMN_TIPS[section]
         return None
 
     def question(self, row: int) -> Question:

@@ -6,7 +6,6 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QHBoxLayout,
     QInputDialog,
     QLabel,
     QLineEdit,
@@ -16,8 +15,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sabre_desk.core.review import Decision
 from sabre_desk.core.workbench import SHOW_CHOICES, Counts, Go, Workbench
-from sabre_desk.gui.models.case_list_model import ENTRY_ROLE, CaseListModel
+from sabre_desk.gui.models.case_list_model import (
+    ENTRY_ROLE,
+    INVALID_COLOR,
+    OUTSIDE_BADGE,
+    REPAIR_BADGE,
+    STATE_COLORS,
+    CaseListModel,
+)
+
+#: The case-list marks, drawn as the list draws them (see case_list_model.state_icon).
+LEGEND = (
+    f"<small><span style='color:{STATE_COLORS[None]}'>○</span> to do &nbsp;"
+    f"<span style='color:{STATE_COLORS[Decision.KEEP]}'>●</span> decided &nbsp;"
+    f"<span style='color:{INVALID_COLOR}'>✕</span> invalid<br>"
+    f"<span style='color:{REPAIR_BADGE}'>■</span> repair waiting &nbsp;"
+    f"<span style='color:{OUTSIDE_BADGE}'>▲</span> changes outside the edit</small>"
+)
 
 
 class CaseList(QWidget):
@@ -51,15 +67,18 @@ class CaseList(QWidget):
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.progress = QLabel()
         self.progress.setObjectName("progressLine")
-        combos = QHBoxLayout()
-        combos.addWidget(self.decision_filter, 1)
-        combos.addWidget(self.subset_filter, 1)
+        self.legend = QLabel(LEGEND)
+        self.legend.setObjectName("caseListLegend")
+        self.legend.setWordWrap(True)
+        self.legend.setToolTip("What the marks beside each case mean")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.filter)
-        layout.addLayout(combos)
+        layout.addWidget(self.decision_filter)  # one under the other: no name is cut short
+        layout.addWidget(self.subset_filter)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.progress)
+        layout.addWidget(self.legend)
         self.filter.textChanged.connect(lambda text: workbench.set_filter(text=text))
         self.decision_filter.currentIndexChanged.connect(
             lambda _: workbench.set_filter(show=self.decision_filter.currentData())
