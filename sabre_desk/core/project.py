@@ -535,6 +535,7 @@ class IndexRun:
         self._listing = listing
         self._next = 0
         self._review_name = f"{project.reviewer}.json"
+        project.indexing = not self.done  # an empty cases/ is read at once
 
     @property
     def done(self) -> bool:

@@ -220,3 +220,19 @@ def test_the_index_notices_a_repair_preview_waiting(demo_project: Path) -> None:
     project = Project.open(demo_project, "alice")
     assert project.entry("ctx01_tape_bagel").pending_repair
     assert not project.entry("ctx02_apple_tennis_ball").pending_repair
+
+
+def test_an_index_read_in_pieces_matches_the_whole_and_says_when_it_is_done(
+    demo_project: Path, make_project: Callable
+) -> None:
+    whole = Project.open(demo_project, "alice").entries
+    project = Project.open(demo_project, "alice", index=False)
+    run = project.begin_index()
+    assert project.indexing and run.total == 13
+    while not run.done:
+        project.add_entries(run.next_chunk(4))
+    assert not project.indexing
+    assert [e.case_id for e in project.entries] == [e.case_id for e in whole]
+    empty = Project.open(make_project("empty"), "alice", index=False)
+    empty.begin_index()
+    assert not empty.indexing  # nothing to read: done at once
