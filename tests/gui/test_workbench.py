@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit
 from sabre_desk.core.review import Decision
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
+from sabre_desk.gui.image_loader import image_key
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.models.probe_model import ANSWER
 
@@ -492,3 +493,23 @@ def test_small_boxes_keep_visible_handles_and_labels_sit_on_a_plate(
     assert handle < HANDLE_PX and handle <= max(3.0, side / 3) + 0.01
     assert isinstance(item.text, LabelPlate) and item.text.label == "target"
     assert item.text.boundingRect().height() > 0 and item.text.color.isValid()
+
+
+def test_holding_v_blinks_the_other_image_in_place(qtbot, review: MainWindow) -> None:
+    """The Edited canvas shows Base while V is held, same view and boxes; then Edited again."""
+    from PySide6.QtTest import QTest
+
+    canvas = review.compare.canvases[EDITED]
+    review.controller.add_box(EDITED, (0.4, 0.5, 0.6, 0.7), "target")
+    qtbot.waitUntil(lambda: canvas._pixmap_item is not None, timeout=5000)
+    canvas.setFocus()
+    own, view = canvas._pixmap_item, canvas.view_state()
+    base_pixels = review.loader.cached(image_key(review.controller.case.images[BASE]))
+    assert base_pixels is not None
+    QTest.keyPress(canvas, Qt.Key.Key_V)
+    assert canvas._pixmap_item is not own
+    assert review.compare.captions[EDITED].text().startswith("Base")
+    assert canvas.box_count == 1 and canvas.view_state() == view
+    QTest.keyRelease(canvas, Qt.Key.Key_V)
+    assert canvas._pixmap_item is own
+    assert review.compare.captions[EDITED].text() == "Edited"

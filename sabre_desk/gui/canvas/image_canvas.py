@@ -53,6 +53,7 @@ class ImageCanvas(QGraphicsView):
     view_changed = Signal()
     cursor_moved = Signal(object)  # (x, y) image pixel or None when outside
     painted = Signal()
+    blink = Signal(bool)  # V held down (True) or let go: show the other image in place
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -65,6 +66,7 @@ class ImageCanvas(QGraphicsView):
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
         self._pixmap_item: LeveledPixmapItem | None = None
+        self._own_pixmap: LeveledPixmapItem | None = None  # set aside during a blink
         self._message = ""
         self._boxes: list[BoxItem] = []
         self._selected = -1
@@ -121,6 +123,7 @@ class ImageCanvas(QGraphicsView):
         self.scene().clear()
         self._boxes, self._draft, self._overlay_items = [], None, []
         self._pixmap_item = LeveledPixmapItem(image)
+        self._own_pixmap = None
         self.scene().addItem(self._pixmap_item)
         self._message = ""
         self.scene().setSceneRect(QRectF(0, 0, image.width, image.height))
@@ -129,10 +132,38 @@ class ImageCanvas(QGraphicsView):
         self._pending_paint = True
         self.viewport().update()
 
+    def show_instead(self, image: DisplayImage | None) -> bool:
+        """Show *image* in place of this canvas's own, with the same view, boxes and change
+        map (a blink); None puts the own image back. False when it cannot (no image, or
+        one of another size: a blink must not move a single pixel)."""
+        current = self._pixmap_item
+        if current is None:
+            return False
+        if image is None:
+            own, self._own_pixmap = self._own_pixmap, None
+            if own is None:
+                return False
+            self.scene().removeItem(current)
+            self.scene().addItem(own)
+            self._pixmap_item = own
+        else:
+            if (image.width, image.height) != (current.width, current.height):
+                return False
+            if self._own_pixmap is None:
+                self._own_pixmap = current
+            self.scene().removeItem(current)
+            other = LeveledPixmapItem(image)
+            other.setZValue(current.zValue())
+            self.scene().addItem(other)
+            self._pixmap_item = other
+        self.viewport().update()
+        return True
+
     def show_message(self, text: str) -> None:
         self.scene().clear()
         self._overlay_items = []
         self._pixmap_item, self._boxes, self._draft = None, [], None
+        self._own_pixmap = None
         self._message = text
         self._selected = -1
         self._pending_paint = True
@@ -441,6 +472,10 @@ class ImageCanvas(QGraphicsView):
         return super().focusNextPrevChild(next)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_V and not event.modifiers():
+            if not event.isAutoRepeat():
+                self.blink.emit(True)
+            return
         if not self.boxes_editable and event.key() != Qt.Key.Key_Space:
             super().keyPressEvent(event)
             return
@@ -488,6 +523,9 @@ class ImageCanvas(QGraphicsView):
             self.box_nudged.emit(item.index, self._normalized(rect))
 
     def keyReleaseEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_V and not event.isAutoRepeat():
+            self.blink.emit(False)
+            return
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space = False
             self.viewport().setCursor(Qt.CursorShape.CrossCursor)

@@ -16,6 +16,7 @@ MOUSE_HELP = [
     ("Middle drag, or Space + drag", "pan"),
     ("Double-click the image", "fit to window"),
     ("Tab (on an image)", "select the next box"),
+    ("Hold V (on an image)", "show the other image of the pair in its place (blink)"),
     ("Arrows / Shift+arrows", "move the selected box by 1 / 10 screen pixels"),
     ("Alt+arrows", "resize the selected box"),
     ("Escape", "deselect the box"),
