@@ -206,7 +206,8 @@ def _open_project(path: Path, reviewer: str, index: bool = True) -> Project:
     try:
         return Project.open(path, reviewer, index=index)
     except NotAProjectError as exc:
-        raise CliError(exc.message) from exc
+        hint = "; `sabre-desk demo` makes one to try" if MANIFEST_NAME in exc.reason else ""
+        raise CliError(exc.message + hint) from exc
 
 
 def _rel(project: Project, file: str) -> str:

@@ -136,9 +136,7 @@ def _read_manifest(root: Path) -> Manifest:
     if not root.is_dir():
         raise NotAProjectError("not a folder", root)
     if not path.is_file():
-        raise NotAProjectError(
-            f"not a sabre-desk project (no {MANIFEST_NAME}; `sabre-desk demo` makes one)", root
-        )
+        raise NotAProjectError(f"not a sabre-desk project (it has no {MANIFEST_NAME})", root)
     data, _ = read_json(path, "manifest", NotAProjectError)
     try:
         manifest = Manifest.model_validate(data)

@@ -14,21 +14,24 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QPoint, QSize, Qt, QThread, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QFileDialog,
     QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
+    QStackedWidget,
     QWidget,
 )
 
 from sabre_desk.core.boxes import DEFAULT_LABELS, LABEL_CHOICES
 from sabre_desk.core.primers import PrimerLibrary
-from sabre_desk.core.project import Case, CaseEntry, IndexRun, Project
+from sabre_desk.core.project import MANIFEST_NAME, Case, CaseEntry, IndexRun, Project
 from sabre_desk.core.review import Box
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.core.workbench import Go, ViewMode, Workbench
+from sabre_desk.demo.writer import write_demo_project
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.canvas.compare_view import CAPTIONS, CompareView
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
@@ -43,10 +46,11 @@ from sabre_desk.gui.repair_ui import RepairUi
 from sabre_desk.gui.session import Session
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
+from sabre_desk.gui.widgets.welcome import WelcomePage
 from sabre_desk.gui.workers import Worker
 from sabre_desk.imaging.geometry import Rect
 from sabre_desk.imaging.io import find_image
-from sabre_desk.settings import Settings, save_settings
+from sabre_desk.settings import Settings, config_dir, save_settings
 
 PREFETCH_NEIGHBOURS = 2
 FRAME_ALLOWANCE = 32  # pixels kept for the window manager's title bar before it is known
@@ -97,7 +101,15 @@ class MainWindow(QMainWindow):
         self.compare = CompareView()
         self.compare.sync = settings.sync_views
         self.compare.all_painted.connect(self._on_all_painted)
-        self.setCentralWidget(self.compare)
+        self.welcome = WelcomePage()
+        self.welcome.set_recent(settings.recent_projects)
+        self.welcome.open_requested.connect(self._choose_project)
+        self.welcome.demo_requested.connect(self.open_demo)
+        self.welcome.recent_requested.connect(self.open_project)
+        self.central = QStackedWidget()
+        self.central.addWidget(self.welcome)
+        self.central.addWidget(self.compare)
+        self.setCentralWidget(self.central)
         self.workbench = Workbench()
         self.case_list = CaseList(self.workbench)
         self.case_list.case_selected.connect(self.show_case)
@@ -184,6 +196,7 @@ class MainWindow(QMainWindow):
             self.report_error("Cannot open project", str(exc))
             return False
         self.loader.clear()
+        self.central.setCurrentWidget(self.compare)
         # The first cases are read at once and shown; the rest of the index follows on a
         # thread of its own, so a project of 100,000 cases opens as fast as one of 500.
         run = project.begin_index()
@@ -254,6 +267,20 @@ class MainWindow(QMainWindow):
         default = controller.project.manifest.primer
         self.case_panel.primer_for = lambda case: primers.for_spec(case.spec, default)[0]
         self.session.open(controller)
+
+    def open_demo(self) -> bool:
+        """The demo project, written into the settings folder the first time (drawn here,
+        a few seconds), then opened like any other."""
+        folder = config_dir() / "demo-project"
+        if not (folder / MANIFEST_NAME).is_file():
+            self.statusBar().showMessage("Drawing the demo project…")
+            QApplication.processEvents()
+            try:
+                write_demo_project(folder)
+            except ProjectError as exc:
+                self.report_error("Cannot write the demo project", exc.message)
+                return False
+        return self.open_project(folder)
 
     def _choose_project(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Open sabre-desk project")

@@ -380,3 +380,19 @@ def test_the_window_is_usable_at_1280_by_720(
     window.changes_ui.action.trigger()
     qtbot.wait(200)
     assert window.height() == 720
+
+
+def test_a_first_start_shows_where_to_begin_and_the_demo_opens_from_it(
+    qtbot, window: MainWindow, tmp_path: Path, warnings_shown: list[str]
+) -> None:
+    assert window.central.currentWidget() is window.welcome
+    assert not window.welcome.recent.isVisible()  # nothing opened yet
+    not_a_project = tmp_path / "photos"
+    not_a_project.mkdir()
+    assert not window.open_project(not_a_project)
+    assert warnings_shown and "sabre-project.json" in warnings_shown[-1]
+    assert "sabre-desk demo" not in warnings_shown[-1]  # no shell command for a window user
+    window.welcome.demo_button.click()
+    qtbot.waitUntil(lambda: window.workbench.counts.total == 13, timeout=20000)
+    assert window.central.currentWidget() is window.compare
+    assert window.controller is not None and window.controller.case is not None
