@@ -332,6 +332,8 @@ class MainWindow(QMainWindow):
         self._waiting.clear()
         self._shown_case = case.case_id
         roles = case.spec.image_roles
+        info = case.image_info.get(roles[0])
+        self.compare.set_aspect(info.width / info.height if info and info.height else None)
         self.compare.show_roles(roles)
         current = {image_key(case.images[r]) for r in roles if r in case.images}
         self.loader.cancel_except(current)

@@ -513,3 +513,26 @@ def test_holding_v_blinks_the_other_image_in_place(qtbot, review: MainWindow) ->
     QTest.keyRelease(canvas, Qt.Key.Key_V)
     assert canvas._pixmap_item is own
     assert review.compare.captions[EDITED].text() == "Edited"
+
+
+def test_a_pair_is_laid_out_the_way_that_shows_it_larger(qtbot) -> None:
+    """Two landscape images one above the other in a tall view, side by side in a wide one;
+    portrait images side by side."""
+    from sabre_desk.gui.canvas.compare_view import CompareView
+
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.resize(1200, 900)
+    view.show()
+    view.show_roles((BASE, EDITED))
+    view.set_aspect(2.0)
+    assert view.stacked
+    view.resize(2000, 500)
+    qtbot.waitUntil(lambda: not view.stacked, timeout=2000)
+    view.resize(1200, 900)
+    qtbot.waitUntil(lambda: view.stacked, timeout=2000)
+    view.set_aspect(0.75)
+    assert not view.stacked
+    view.set_aspect(2.0)
+    view.show_roles((ImageRole.IMAGE,))  # a single image: nothing to arrange
+    assert not view.stacked

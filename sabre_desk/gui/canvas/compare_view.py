@@ -1,9 +1,11 @@
-"""Base and Edited side by side (or the single image), zoom and pan kept in step."""
+"""Base and Edited side by side, or one above the other (whichever shows them larger), or
+the single image; zoom and pan kept in step."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
@@ -23,9 +25,12 @@ class CompareView(QWidget):
         self._syncing = False
         self._unpainted: set[ImageRole] = set()  # roles whose final content is not yet painted
         self._final: set[ImageRole] = set()  # roles whose final content (image/error) is set
-        row = QHBoxLayout(self)
+        self._aspect: float | None = None  # width / height of the pair being shown
+        self._shown: tuple[ImageRole, ...] = ()
+        row = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(4)
+        self._row = row
         for role in ImageRole:
             column = QWidget()
             layout = QVBoxLayout(column)
@@ -55,6 +60,38 @@ class CompareView(QWidget):
             self.canvases[shown[0]].setFocus()
         self._unpainted = set(roles)
         self._final = set()
+        self._shown = shown
+        self._choose_direction()
+
+    def set_aspect(self, aspect: float | None) -> None:
+        """The shown pair's width/height: wide images of a pair go one above the other when
+        that shows them larger than side by side (two landscape images side by side sit at
+        half size with most of the canvas empty)."""
+        self._aspect = aspect
+        self._choose_direction()
+
+    @property
+    def stacked(self) -> bool:
+        return self._row.direction() is QBoxLayout.Direction.TopToBottom
+
+    def _choose_direction(self) -> None:
+        two = len(self._shown) == 2
+        width, height = max(self.width(), 1), max(self.height(), 1)
+        stacked = False
+        if two and self._aspect:
+            # The scale each image can have in each arrangement (captions ignored).
+            side = min(width / 2 / self._aspect, height)
+            above = min(width / self._aspect, height / 2)
+            stacked = above > side * 1.1  # a clear gain only: no flipping at the balance
+        direction = (
+            QBoxLayout.Direction.TopToBottom if stacked else QBoxLayout.Direction.LeftToRight
+        )
+        if self._row.direction() is not direction:
+            self._row.setDirection(direction)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._choose_direction()
 
     def expect_paint(self, role: ImageRole) -> None:
         """The final content of *role* (its image or its error) has been set."""
