@@ -44,6 +44,7 @@ from sabre_desk.gui.menus import WindowActions, WindowParts
 from sabre_desk.gui.qimage import DisplayImage
 from sabre_desk.gui.repair_ui import RepairUi
 from sabre_desk.gui.session import Session
+from sabre_desk.gui.toolbar import build_toolbar
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
 from sabre_desk.gui.widgets.welcome import WelcomePage
@@ -168,6 +169,9 @@ class MainWindow(QMainWindow):
         )
         self.actions_.add_to_edit(self.repair_ui.run_action)
         self.actions_.add_to_view(self.changes_ui.action)
+        self.toolbar = build_toolbar(
+            self, self.actions_, self.changes_ui.action, self.repair_ui.run_action
+        )
         self._restore_layout()
         self.statusBar().showMessage("Open a project folder (File > Open, or drop it here).")
 

@@ -55,13 +55,17 @@ class WindowActions:
         session, compare, case_list = parts.session, parts.compare, parts.case_list
 
         file = bar.addMenu("&File")
-        self._add(
+        self.open_action = self._add(
             file, "File", "&Open Project…", QKeySequence.StandardKey.Open, parts.choose_project
         )
         self.recent_menu = file.addMenu("Open &Recent")
         self.fill_recent()
-        self._add(file, "File", "&Save Now", QKeySequence.StandardKey.Save, self._save_now)
-        self._add(file, "File", "&Export Release…", "Ctrl+Shift+E", parts.export_release)
+        self.save_action = self._add(
+            file, "File", "&Save Now", QKeySequence.StandardKey.Save, self._save_now
+        )
+        self.export_action = self._add(
+            file, "File", "&Export Release…", "Ctrl+Shift+E", parts.export_release
+        )
         file.addSeparator()
         self._add(file, "File", "&Quit", QKeySequence.StandardKey.Quit, parts.quit)
 
@@ -106,8 +110,10 @@ class WindowActions:
         self._add(go, "Go", "&Filter Cases", QKeySequence.StandardKey.Find, case_list.focus_filter)
 
         self.view = view = bar.addMenu("&View")
-        self._add(view, "View", "&Fit to Window", ["F", "Ctrl+0"], compare.fit)
-        self._add(view, "View", "&Actual Size (100%)", "Ctrl+1", compare.actual_size)
+        self.fit_action = self._add(view, "View", "&Fit to Window", ["F", "Ctrl+0"], compare.fit)
+        self.actual_action = self._add(
+            view, "View", "&Actual Size (100%)", "Ctrl+1", compare.actual_size
+        )
         self._add(view, "View", "Zoom &In", ["+", "=", "Ctrl++"], lambda: compare.zoom_by(1.25))
         self._add(view, "View", "Zoom &Out", ["-", "Ctrl+-"], lambda: compare.zoom_by(0.8))
         self.sync = self._add(view, "View", "&Synchronize Zoom and Pan", "S", self._toggle_sync)

@@ -396,3 +396,22 @@ def test_a_first_start_shows_where_to_begin_and_the_demo_opens_from_it(
     qtbot.waitUntil(lambda: window.workbench.counts.total == 13, timeout=20000)
     assert window.central.currentWidget() is window.compare
     assert window.controller is not None and window.controller.case is not None
+
+
+def test_the_toolbar_holds_the_menus_own_actions(window: MainWindow) -> None:
+    """One definition of each command: a toolbar button is the menu item, key and all."""
+    in_menus = {id(a) for group in window.actions_.groups.values() for a in group}
+    shown = [a for a in window.toolbar.actions() if not a.isSeparator()]
+    assert [a.iconText() for a in shown] == [
+        "Open",
+        "Save",
+        "Export",
+        "Fit",
+        "100%",
+        "Sync",
+        "Changes",
+        "Repair",
+    ]
+    for action in shown:
+        assert id(action) in in_menus and not action.icon().isNull()
+        assert action.shortcut().toString() in action.toolTip()
