@@ -7,6 +7,7 @@ import io
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -138,3 +139,17 @@ def fill_disk(folder: Path, leave: int = 0) -> None:
                 fh.flush()
             except OSError:
                 return
+
+
+def run_cli(*args: str, home: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """The command line as a user runs it: a real process with its own settings folder,
+    Qt offscreen, a time limit (a command that would block fails the test, not the run)."""
+    env = {**os.environ, "SABRE_DESK_CONFIG_DIR": str(home), "QT_QPA_PLATFORM": "offscreen"}
+    return subprocess.run(
+        [sys.executable, "-m", "sabre_desk", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )

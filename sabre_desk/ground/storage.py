@@ -83,11 +83,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     try:
         try:
             _share_as_umask_allows(fd)
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            os.fsync(fd)
+            _write_all(fd, data)
         finally:
             os.close(fd)
         os.replace(tmp, path)  # noqa: PTH105 (tests interrupt exactly this call)
@@ -102,6 +98,14 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     _fsync_dir(folder)
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte (os.write may take fewer) and make them durable."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)
+
+
 def create_new_file(folder: Path, stem: str, suffix: str, data: bytes) -> Path:
     """Write *data* to a new file ``stem{suffix}`` (or ``stem-2{suffix}`` …) in *folder* that
     no other writer can have taken or be taking: the complete file appears at once under a
@@ -113,10 +117,7 @@ def create_new_file(folder: Path, stem: str, suffix: str, data: bytes) -> Path:
         tmp = Path(tmp_name)
         try:
             _share_as_umask_allows(fd)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            _write_all(fd, data)
         finally:
             os.close(fd)
         for n in range(1, 1000):
@@ -146,10 +147,7 @@ def _create_exclusively(path: Path, data: bytes) -> bool:
     except FileExistsError:
         return False
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
+        _write_all(fd, data)
     finally:
         os.close(fd)
     return True
@@ -291,10 +289,7 @@ def append_history(path: Path, entry: dict[str, Any]) -> None:
         if end > 0 and os.pread(fd, 1, end - 1) != b"\n":
             prefix = b"\n"
         try:
-            view = memoryview(prefix + line + b"\n")
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            _write_all(fd, prefix + line + b"\n")
         except OSError as exc:
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, end)

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from sabre_desk.core.boxes import DEFAULT_LABELS, LABEL_CHOICES
 from sabre_desk.core.primers import PrimerLibrary
-from sabre_desk.core.project import MANIFEST_NAME, Case, CaseEntry, IndexRun, Project
+from sabre_desk.core.project import MANIFEST_NAME, Case, Project
 from sabre_desk.core.review import Box
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.core.workbench import Go, ViewMode, Workbench
@@ -40,6 +40,7 @@ from sabre_desk.gui.controller import Aspect, CaseController, SaveState
 from sabre_desk.gui.dialogs.export_dialog import export_release
 from sabre_desk.gui.escape import EscapeToImage
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
+from sabre_desk.gui.index_reader import IndexReader
 from sabre_desk.gui.menus import WindowActions, WindowParts
 from sabre_desk.gui.qimage import DisplayImage
 from sabre_desk.gui.repair_ui import RepairUi
@@ -48,17 +49,12 @@ from sabre_desk.gui.toolbar import build_toolbar
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
 from sabre_desk.gui.widgets.welcome import WelcomePage
-from sabre_desk.gui.workers import Worker
 from sabre_desk.imaging.geometry import Rect
 from sabre_desk.imaging.io import find_image
 from sabre_desk.settings import Settings, config_dir, save_settings
 
-PREFETCH_NEIGHBOURS = 2
+PREFETCH_NEIGHBOURS = 2  # cases decoded ahead on each side of the current one
 FRAME_ALLOWANCE = 32  # pixels kept for the window manager's title bar before it is known
-FIRST_INDEX_CHUNK = 500  # cases read before the window shows the project
-INDEX_CHUNK = (
-    2000  # cases read per piece behind it  # cases decoded ahead on each side of the current one
-)
 SAVE_STATE_TEXT = {
     SaveState.SAVED: ("✓ Saved", "#2e7d32"),
     SaveState.PENDING: ("● Saving…", "#e8a33d"),
@@ -86,9 +82,6 @@ class MainWindow(QMainWindow):
         # the GUI thread fight over it and the reviewer sees late frames.
         cores = QThread.idealThreadCount()
         self.pool.setMaxThreadCount(max(1, min(settings.pool_size, cores - 1)))
-        self.index_pool = QThreadPool(self)  # reading the rest of a large index
-        self.index_pool.setMaxThreadCount(1)
-        self._index_run: IndexRun | None = None
         self._project_status = ""
         self.loader = ImageLoader(self.pool, parent=self)
         self.loader.loaded.connect(self._on_image_loaded)
@@ -112,6 +105,9 @@ class MainWindow(QMainWindow):
         self.central.addWidget(self.compare)
         self.setCentralWidget(self.central)
         self.workbench = Workbench()
+        self.index_reader = IndexReader(self.workbench, self)
+        self.index_reader.progress.connect(self._on_index_progress)
+        self.index_reader.finished.connect(self._on_index_finished)
         self.case_list = CaseList(self.workbench)
         self.case_list.case_selected.connect(self.show_case)
         self.case_list.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
@@ -201,14 +197,12 @@ class MainWindow(QMainWindow):
             return False
         self.loader.clear()
         self.central.setCurrentWidget(self.compare)
-        # The first cases are read at once and shown; the rest of the index follows on a
-        # thread of its own, so a project of 100,000 cases opens as fast as one of 500.
-        run = project.begin_index()
-        project.add_entries(run.next_chunk(FIRST_INDEX_CHUNK))
-        while case_id is not None and project.entry(case_id) is None and not run.done:
-            project.add_entries(run.next_chunk(INDEX_CHUNK))  # --case asks for a later case
-        self._index_run = run
-        self.workbench.set_entries(project.entries)
+        self._project_status = f"{project.root} · reviewer {self.reviewer}"
+        if project.read_only:
+            self._project_status += (
+                " · read-only: this folder cannot be written, nothing will be saved"
+            )
+        self.index_reader.begin(project, case_id)  # the first cases now, the rest behind
         self._attach_controller(CaseController(project, self))
         self.settings.add_recent(project.root)
         self._save_settings()
@@ -216,12 +210,7 @@ class MainWindow(QMainWindow):
         mode = " [read-only]" if project.read_only else ""
         self.setWindowTitle(f"{project.name}{mode} — sabre-desk")
         self.case_list.show_project()
-        self._project_status = f"{project.root} · reviewer {self.reviewer}"
-        if project.read_only:
-            self._project_status += (
-                " · read-only: this folder cannot be written, nothing will be saved"
-            )
-        self._index_more(project, run)
+        self.index_reader.read_rest(project)
         canvas = self.active_canvas()
         if canvas is not None:  # keys decide and navigate from the first moment
             canvas.setFocus()
@@ -232,26 +221,14 @@ class MainWindow(QMainWindow):
                 self.case_list.select(project.entries[0].case_id)
         return True
 
-    def _index_more(self, project: Project, run: IndexRun) -> None:
-        """Show how far the index is, and read its next piece (or start the change sweep
-        once it is whole)."""
-        done = len(project.entries)
-        if run.done:
-            self.statusBar().showMessage(f"{self._project_status} · {done:,} cases")
-            self.changes_ui.sweep(project)
-            return
+    def _on_index_progress(self, done: int, total: int) -> None:
         self.statusBar().showMessage(
-            f"{self._project_status} · reading the index: {done:,} of about {run.total:,} cases"
+            f"{self._project_status} · reading the index: {done:,} of about {total:,} cases"
         )
-        worker = Worker(run.next_chunk, INDEX_CHUNK)
-        worker.signals.returned.connect(lambda chunk: self._on_index_chunk(project, run, chunk))
-        worker.start(self.index_pool)
 
-    def _on_index_chunk(self, project: Project, run: IndexRun, chunk: list[CaseEntry]) -> None:
-        if run is not self._index_run:
-            return  # another project was opened meanwhile
-        self.workbench.append_entries(project.add_entries(chunk))
-        self._index_more(project, run)
+    def _on_index_finished(self, project: Project) -> None:
+        self.statusBar().showMessage(f"{self._project_status} · {len(project.entries):,} cases")
+        self.changes_ui.sweep(project)
 
     def _attach_controller(self, controller: CaseController) -> None:
         controller.case_loaded.connect(self._on_case_loaded)
@@ -626,16 +603,15 @@ class MainWindow(QMainWindow):
         self.settings.sync_views = self.compare.sync
         self._save_settings()
         self._waiting.clear()
-        self._index_run = None  # pieces of the index still arriving are dropped
         self.repair_ui.jobs.shutdown()
         self.changes_ui.shutdown()
-        self.index_pool.waitForDone(5000)
+        self.index_reader.stop()
         self.pool.waitForDone(5000)
         super().closeEvent(event)
 
     def wait_for_background(self, timeout_ms: int = 5000) -> bool:
         """Let image decodes, repairs and change maps finish (tests, benchmarks, quitting)."""
-        pools = (self.index_pool, self.pool, self.repair_ui.jobs.pool, self.changes_ui.pool)
+        pools = (self.index_reader.pool, self.pool, self.repair_ui.jobs.pool, self.changes_ui.pool)
         return all(pool.waitForDone(timeout_ms) for pool in pools)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

@@ -330,17 +330,17 @@ def test_a_large_index_is_read_behind_the_first_case(
 ) -> None:
     """The first cases are shown at once; the rest of the index arrives in pieces, the
     list and the counts growing, and the export waits until it is whole."""
-    import sabre_desk.gui.main_window as main_window
+    import sabre_desk.gui.index_reader as index_reader
 
-    monkeypatch.setattr(main_window, "FIRST_INDEX_CHUNK", 3)
-    monkeypatch.setattr(main_window, "INDEX_CHUNK", 4)
-    window.index_pool.setMaxThreadCount(0)  # hold the rest back, to look at the first piece
+    monkeypatch.setattr(index_reader, "FIRST_INDEX_CHUNK", 3)
+    monkeypatch.setattr(index_reader, "INDEX_CHUNK", 4)
+    window.index_reader.pool.setMaxThreadCount(0)  # hold the rest back, to look at the first piece
     assert window.open_project(demo_project)
     assert window.workbench.counts.total == 3 and window.case_list.model.rowCount() == 3
     assert window.project is not None and window.project.indexing
     assert export_release(window.session, window.pool, window) is None
     assert "still being read" in window.statusBar().currentMessage()
-    window.index_pool.setMaxThreadCount(1)
+    window.index_reader.pool.setMaxThreadCount(1)
     qtbot.waitUntil(lambda: window.workbench.counts.total == 13, timeout=10000)
     assert window.case_list.model.rowCount() == 13
     assert window.case_list.progress.text() == "reviewed 0 / 13"

@@ -5,16 +5,13 @@ Python refuses."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
-from factories import rgb_array
+from factories import rgb_array, run_cli
 
 from sabre_desk.core import repairs
 from sabre_desk.core.project import Project
@@ -26,18 +23,6 @@ from sabre_desk.settings import Settings, save_settings, settings_path
 
 CASE = "ctx03_wrench_banana"
 HUGE = "9" * 5000
-
-
-def run_cli(*args: str, home: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "SABRE_DESK_CONFIG_DIR": str(home), "QT_QPA_PLATFORM": "offscreen"}
-    return subprocess.run(
-        [sys.executable, "-m", "sabre_desk", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def test_repairs_finishing_in_the_same_second_keep_their_own_files(

@@ -14,21 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from factories import yes_no_spec
+from factories import run_cli, yes_no_spec
 
 LIMIT_S = 60
-
-
-def run_cli(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "SABRE_DESK_CONFIG_DIR": str(home), "QT_QPA_PLATFORM": "offscreen"}
-    return subprocess.run(
-        [sys.executable, "-m", "sabre_desk", *args],
-        capture_output=True,
-        text=True,
-        timeout=LIMIT_S,
-        env=env,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def _deep_json(depth: int) -> str:

@@ -1,0 +1,64 @@
+"""Reading a project's index behind the first case shown.
+
+The first cases are read at once, so a project of 100,000 cases opens as fast as one of
+500; the rest is read a piece at a time on a thread of its own, and each piece joins the
+project and the workbench on the GUI thread (the list grows, the counts follow).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, QThreadPool, Signal
+
+from sabre_desk.core.project import CaseEntry, IndexRun, Project
+from sabre_desk.core.workbench import Workbench
+from sabre_desk.gui.workers import Worker
+
+FIRST_INDEX_CHUNK = 500  # cases read before the window shows the project
+INDEX_CHUNK = 2000  # cases read per piece behind it
+
+
+class IndexReader(QObject):
+    progress = Signal(int, int)  # cases read so far, about how many in all
+    finished = Signal(object)  # the Project, its index whole
+
+    def __init__(self, workbench: Workbench, parent: QObject | None = None):
+        super().__init__(parent)
+        self.workbench = workbench
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self._run: IndexRun | None = None
+
+    def begin(self, project: Project, case_id: str | None = None) -> None:
+        """Read the first cases (up to *case_id*, when one is asked for) and show them;
+        ``read_rest`` then reads the others in the background."""
+        run = project.begin_index()
+        project.add_entries(run.next_chunk(FIRST_INDEX_CHUNK))
+        while case_id is not None and project.entry(case_id) is None and not run.done:
+            project.add_entries(run.next_chunk(INDEX_CHUNK))
+        self._run = run
+        self.workbench.set_entries(project.entries)
+
+    def read_rest(self, project: Project) -> None:
+        """Read the rest of the index begun with ``begin`` (or say at once that it is whole)."""
+        if self._run is not None:
+            self._more(project, self._run)
+
+    def _more(self, project: Project, run: IndexRun) -> None:
+        if run.done:
+            self.finished.emit(project)
+            return
+        self.progress.emit(len(project.entries), run.total)
+        worker = Worker(run.next_chunk, INDEX_CHUNK)
+        worker.signals.returned.connect(lambda chunk: self._on_chunk(project, run, chunk))
+        worker.start(self.pool)
+
+    def _on_chunk(self, project: Project, run: IndexRun, chunk: list[CaseEntry]) -> None:
+        if run is not self._run:
+            return  # another project was opened (or the window closed) meanwhile
+        self.workbench.append_entries(project.add_entries(chunk))
+        self._more(project, run)
+
+    def stop(self, timeout_ms: int = 5000) -> bool:
+        """Drop what is still arriving and let the running piece end."""
+        self._run = None
+        return self.pool.waitForDone(timeout_ms)
