@@ -14,7 +14,6 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QPoint, QSize, Qt, QThread, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
-    QApplication,
     QDockWidget,
     QFileDialog,
     QLabel,
@@ -49,6 +48,7 @@ from sabre_desk.gui.toolbar import build_toolbar
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
 from sabre_desk.gui.widgets.welcome import WelcomePage
+from sabre_desk.gui.workers import Worker
 from sabre_desk.imaging.geometry import Rect
 from sabre_desk.imaging.io import find_image
 from sabre_desk.settings import Settings, config_dir, save_settings
@@ -249,19 +249,23 @@ class MainWindow(QMainWindow):
         self.case_panel.primer_for = lambda case: primers.for_spec(case.spec, default)[0]
         self.session.open(controller)
 
-    def open_demo(self) -> bool:
-        """The demo project, written into the settings folder the first time (drawn here,
-        a few seconds), then opened like any other."""
+    def open_demo(self) -> None:
+        """The demo project, written into the settings folder the first time (drawn on a
+        worker thread: about a second and a half), then opened like any other."""
         folder = config_dir() / "demo-project"
-        if not (folder / MANIFEST_NAME).is_file():
-            self.statusBar().showMessage("Drawing the demo project…")
-            QApplication.processEvents()
-            try:
-                write_demo_project(folder)
-            except ProjectError as exc:
-                self.report_error("Cannot write the demo project", exc.message)
-                return False
-        return self.open_project(folder)
+        if (folder / MANIFEST_NAME).is_file():
+            self.open_project(folder)
+            return
+        self.statusBar().showMessage("Drawing the demo project…")
+        worker = Worker(write_demo_project, folder)
+        worker.signals.returned.connect(lambda _root: self.open_project(folder))
+        worker.signals.errored.connect(
+            lambda exc: self.report_error(
+                "Cannot write the demo project",
+                exc.message if isinstance(exc, ProjectError) else str(exc),
+            )
+        )
+        worker.start(self.pool)
 
     def _choose_project(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Open sabre-desk project")
