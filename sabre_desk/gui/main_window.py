@@ -11,8 +11,8 @@ import binascii
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QPoint, QSize, Qt, QThread, QThreadPool, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QShowEvent
+from PySide6.QtCore import QByteArray, QPoint, Qt, QThread, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -43,6 +43,7 @@ from sabre_desk.gui.index_reader import IndexReader
 from sabre_desk.gui.menus import WindowActions, WindowParts
 from sabre_desk.gui.qimage import DisplayImage
 from sabre_desk.gui.repair_ui import RepairUi
+from sabre_desk.gui.screen_fit import keep_frame_on_screen, open_within_screen
 from sabre_desk.gui.session import Session
 from sabre_desk.gui.toolbar import build_toolbar
 from sabre_desk.gui.widgets.case_list import CaseList
@@ -54,7 +55,6 @@ from sabre_desk.imaging.io import find_image
 from sabre_desk.settings import Settings, config_dir, save_settings
 
 PREFETCH_NEIGHBOURS = 2  # cases decoded ahead on each side of the current one
-FRAME_ALLOWANCE = 32  # pixels kept for the window manager's title bar before it is known
 SAVE_STATE_TEXT = {
     SaveState.SAVED: ("✓ Saved", "#2e7d32"),
     SaveState.PENDING: ("● Saving…", "#e8a33d"),
@@ -90,7 +90,7 @@ class MainWindow(QMainWindow):
         self._shown_case: str | None = None
         self.setWindowTitle("sabre-desk")
         self.setAcceptDrops(True)
-        self._fit_to_screen(1560, 900)
+        open_within_screen(self, 1560, 900)
 
         self.compare = CompareView()
         self.compare.sync = settings.sync_views
@@ -538,37 +538,11 @@ class MainWindow(QMainWindow):
 
     # --- window -----------------------------------------------------------------------------
 
-    def _fit_to_screen(self, width: int, height: int) -> None:
-        """Open at the preferred size, but never larger than the screen's free area (a
-        1366×768 laptop has about 1366×730 of it), and centred on it."""
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        if screen is None:
-            self.resize(width, height)
-            return
-        area = screen.availableGeometry()
-        # The title bar and borders are not known before the window is shown: keep room
-        # for a common one, and correct it on the first show (``showEvent``).
-        size = QSize(min(width, area.width()), min(height, area.height() - FRAME_ALLOWANCE))
-        self.resize(size)
-        self.move(area.center() - self.rect().center())
-
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if self._fitted or self.unattended or QGuiApplication.platformName() == "offscreen":
-            return  # an offscreen render has no screen to fit
-        self._fitted = True
-        screen = self.screen()
-        if screen is None:
-            return
-        area, frame = screen.availableGeometry(), self.frameGeometry()
-        extra_h = frame.height() - self.height()
-        extra_w = frame.width() - self.width()
-        if frame.height() > area.height() or frame.width() > area.width():
-            self.resize(
-                min(self.width(), area.width() - extra_w),
-                min(self.height(), area.height() - extra_h),
-            )
-            self.move(area.topLeft())
+        if not self._fitted and not self.unattended:
+            self._fitted = True
+            keep_frame_on_screen(self)
 
     def _restore_layout(self) -> None:
         """The saved geometry and docks; a damaged value is ignored, never fatal."""
