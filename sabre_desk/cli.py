@@ -22,34 +22,38 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sabre_desk import __version__
+from sabre_desk.cli_common import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    CliError,
+    reviewer_option,
+)
+from sabre_desk.cli_common import (
+    open_project as _open_project,
+)
+from sabre_desk.cli_common import (
+    reviewer_name as _reviewer,
+)
 from sabre_desk.core.project import MANIFEST_NAME, Project
 from sabre_desk.core.stats import compute_stats
 from sabre_desk.core.validate import validate_project
 from sabre_desk.engines.base import RepairOp
 from sabre_desk.engines.registry import ENGINE_NAMES
-from sabre_desk.ground.errors import NotAProjectError, ProjectError
-from sabre_desk.settings import load_settings, resolve_reviewer, write_crash_log
+from sabre_desk.ground.errors import ProjectError
+from sabre_desk.settings import load_settings, write_crash_log
 
-EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
-EXIT_INTERNAL, EXIT_INTERRUPTED = 70, 130
 DEFAULT_DEMO_DIR = "sabre-desk-demo"
 
-
-class CliError(Exception):
-    """A user-facing failure: printed as one line, exits with *code*."""
-
-    def __init__(self, message: str, code: int = EXIT_USAGE):
-        super().__init__(message)
-        self.code = code
+#: Command groups that live in modules of their own: each adds its subcommands with
+#: ``register(sub, common)`` and names its handler with ``set_defaults(run=...)``.
+COMMAND_MODULES: tuple[str, ...] = ()
 
 
 def _parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--reviewer",
-        metavar="NAME",
-        help="your reviewer name (default: settings file, else your login)",
-    )
+    common = reviewer_option()
     parser = argparse.ArgumentParser(
         prog="sabre-desk",
         description="Review, repair and curate SABRE stress-test cases, offline.",
@@ -189,25 +193,9 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", parents=[common], help="cases per subset and decision")
     p.add_argument("project", type=Path)
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub, common)
     return parser
-
-
-def _reviewer(args: argparse.Namespace) -> str:
-    settings, warning = load_settings()
-    if warning:
-        print(f"sabre-desk: {warning}", file=sys.stderr)
-    try:
-        return resolve_reviewer(args.reviewer, settings)
-    except ValueError as exc:
-        raise CliError(f"--reviewer: {exc}") from exc
-
-
-def _open_project(path: Path, reviewer: str, index: bool = True) -> Project:
-    try:
-        return Project.open(path, reviewer, index=index)
-    except NotAProjectError as exc:
-        hint = "; `sabre-desk demo` makes one to try" if MANIFEST_NAME in exc.reason else ""
-        raise CliError(exc.message + hint) from exc
 
 
 def _rel(project: Project, file: str) -> str:
@@ -444,14 +432,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     70 an internal error (the details are written to a crash log); 130 interrupted."""
     argv = list(sys.argv[1:] if argv is None else argv)
     # `sabre-desk PROJECT` is short for `sabre-desk open PROJECT`.
-    if argv and not argv[0].startswith("-") and argv[0] not in HANDLERS:
-        close = difflib.get_close_matches(argv[0], list(HANDLERS), n=1, cutoff=0.75)
+    parser = _parser()
+    commands = _command_names(parser)
+    if argv and not argv[0].startswith("-") and argv[0] not in commands:
+        close = difflib.get_close_matches(argv[0], commands, n=1, cutoff=0.75)
         if close and not Path(argv[0]).exists():
             _error(f"unknown command {argv[0]!r}; did you mean {close[0]!r}?")
             return EXIT_USAGE
         argv.insert(0, "open")
-    args = _parser().parse_args(argv)
-    handler = HANDLERS[args.command or "open"]
+    args = parser.parse_args(argv)
+    handler = getattr(args, "run", None) or HANDLERS[args.command or "open"]
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
@@ -480,6 +470,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _command_names(parser: argparse.ArgumentParser) -> list[str]:
+    for action in parser._subparsers._group_actions if parser._subparsers else []:
+        if isinstance(action, argparse._SubParsersAction):
+            return list(action.choices)
+    return list(HANDLERS)
 
 
 def _error(line: str) -> None:
