@@ -23,10 +23,11 @@ import stat
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path, PureWindowsPath
-from typing import IO, Any
+from typing import Any
 
 from sabre_desk.core.export_formats import naming
 from sabre_desk.ground.errors import ProjectError
+from sabre_desk.ground.hashing import hash_stream, sha256_file
 from sabre_desk.ground.reading import (
     LIMITS,
     MB,
@@ -46,23 +47,9 @@ NOT_LISTED = {MANIFEST, RELEASE}
 RELEASE_FORMAT = "sabre-desk-release"
 RELEASE_VERSION = 2  # 2: release.json carries release_sha256
 SELF_HASH = "release_sha256"
-CHUNK = 1 << 20
 #: Longest line of benchmark.jsonl accepted (a row is a question, a few KB at most).
 MAX_ROW = 1 * MB
 LINK = "is a symbolic link; a release holds no links and they are not followed"
-
-
-def _hash_stream(handle: IO[bytes]) -> str:
-    digest = hashlib.sha256()
-    while block := handle.read(CHUNK):
-        digest.update(block)
-    return digest.hexdigest()
-
-
-def sha256_file(path: Path) -> str:
-    """SHA-256 of a file the export itself just wrote (an OSError names the file)."""
-    with naming(path), path.open("rb") as fh:
-        return _hash_stream(fh)
 
 
 def canonical_json(data: Any) -> bytes:
@@ -240,7 +227,7 @@ def _check_file(root: Path, name: str, digest: str, result: Verification) -> Non
     path = root.joinpath(*name.split("/"))
     try:
         with open_regular(path, ProjectError, follow_links=False) as (handle, _):
-            actual = _hash_stream(handle)
+            actual = hash_stream(handle)
     except ProjectError as exc:
         if not os.path.lexists(path):  # also when a folder above it is a file
             result.missing.append(name)

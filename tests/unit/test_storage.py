@@ -200,3 +200,27 @@ def test_written_files_get_the_permissions_the_umask_allows(tmp_path: Path, umas
     finally:
         os.umask(old)
     assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask
+
+
+def test_file_hash_is_remembered_until_the_file_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hash asked twice of an unchanged file is not read twice; a rewrite is noticed."""
+    import os
+
+    from sabre_desk.ground import hashing
+
+    image = tmp_path / "edited.png"
+    image.write_bytes(b"first")
+    first = hashing.file_sha256(image)
+    assert first == hashing.sha256_file(image)
+    reads: list[Path] = []
+    real = hashing.sha256_file
+    monkeypatch.setattr(hashing, "sha256_file", lambda p: reads.append(p) or real(p))
+    assert hashing.file_sha256(image) == first
+    assert reads == []
+    image.write_bytes(b"other")  # same size: only the mtime (and content) differ
+    st = image.stat()
+    os.utime(image, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    assert hashing.file_sha256(image) != first
+    assert reads == [image]
