@@ -32,8 +32,9 @@ class Settings(BaseModel):
     auto_advance: bool = False
     sync_views: bool = True
     gemini_model: str = "gemini-3.1-flash-image"
-    #: main window geometry and dock layout (Qt's own blobs, base64), restored at start
-    window_geometry: str | None = None
+    #: main window geometry per screen ("<name> <w>x<h>", most recent last) and the dock
+    #: layout (Qt's own blobs, base64), restored at start
+    window_geometries: dict[str, str] = Field(default_factory=dict)
     window_state: str | None = None
 
     @field_validator("reviewer")

@@ -43,7 +43,12 @@ from sabre_desk.gui.index_reader import IndexReader
 from sabre_desk.gui.menus import WindowActions, WindowParts
 from sabre_desk.gui.qimage import DisplayImage
 from sabre_desk.gui.repair_ui import RepairUi
-from sabre_desk.gui.screen_fit import keep_frame_on_screen, open_within_screen
+from sabre_desk.gui.screen_fit import (
+    keep_frame_on_screen,
+    open_within_screen,
+    remember_geometry,
+    restore_geometry,
+)
 from sabre_desk.gui.session import Session
 from sabre_desk.gui.toolbar import build_toolbar
 from sabre_desk.gui.widgets.case_list import CaseList
@@ -547,12 +552,11 @@ class MainWindow(QMainWindow):
     def _restore_layout(self) -> None:
         """The saved geometry and docks; a damaged value is ignored, never fatal."""
         try:
-            if self.settings.window_geometry:
-                self.restoreGeometry(QByteArray(base64.b64decode(self.settings.window_geometry)))
+            restore_geometry(self, self.settings.window_geometries)
             if self.settings.window_state:
                 self.restoreState(QByteArray(base64.b64decode(self.settings.window_state)))
         except (binascii.Error, ValueError):
-            self.settings.window_geometry = self.settings.window_state = None
+            self.settings.window_state = None
 
     def _save_settings(self) -> None:
         try:
@@ -576,7 +580,7 @@ class MainWindow(QMainWindow):
         if not self._leave_current():
             event.ignore()
             return
-        self.settings.window_geometry = base64.b64encode(self.saveGeometry().data()).decode()
+        self.settings.window_geometries = remember_geometry(self, self.settings.window_geometries)
         self.settings.window_state = base64.b64encode(self.saveState().data()).decode()
         self.settings.sync_views = self.compare.sync
         self._save_settings()

@@ -119,6 +119,10 @@ class WindowActions:
         self.sync = self._add(view, "View", "&Synchronize Zoom and Pan", "S", self._toggle_sync)
         self.sync.setCheckable(True)
         self.sync.setChecked(compare.sync)
+        self.swipe = self._add(
+            view, "View", "S&wipe (Base Left of a Divider)", "W", self._toggle_swipe
+        )
+        self.swipe.setCheckable(True)
         self._view_anchor = view.addSeparator()
         for dock in parts.docks:
             view.addAction(dock.toggleViewAction())
@@ -217,6 +221,11 @@ class WindowActions:
     def _toggle_sync(self) -> None:
         self.parts.compare.sync = self.sync.isChecked()
         self.parts.settings.sync_views = self.parts.compare.sync
+
+    def _toggle_swipe(self) -> None:
+        """A pair in one canvas, Base left of a divider dragged with the mouse (or moved
+        with Left/Right): the edge shows where a change begins."""
+        self.parts.compare.set_swiping(self.swipe.isChecked())
 
     def show_shortcuts(self) -> None:
         ShortcutsDialog(self.groups, self.parts.parent).exec()

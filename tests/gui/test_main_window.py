@@ -415,3 +415,40 @@ def test_the_toolbar_holds_the_menus_own_actions(window: MainWindow) -> None:
     for action in shown:
         assert id(action) in in_menus and not action.icon().isNull()
         assert action.shortcut().toString() in action.toolTip()
+
+
+def test_the_window_comes_back_where_it_was_on_this_screen_only(qtbot) -> None:
+    """Closed at 700×500 here, it reopens at 700×500 here; the geometry saved on another
+    screen (a large monitor no longer connected) is not applied to this one."""
+    import base64
+
+    from PySide6.QtCore import QRect
+
+    from sabre_desk.gui.screen_fit import screen_key
+    from sabre_desk.settings import load_settings
+
+    settings, _ = load_settings()
+    first = MainWindow("alice", settings)
+    qtbot.addWidget(first)
+    first.show()
+    here = screen_key(first.screen())
+    huge = MainWindow("alice", settings)
+    qtbot.addWidget(huge)
+    huge.setGeometry(QRect(0, 0, 2500, 1400))
+    settings.window_geometries = {
+        "DP-2 2560x1440": base64.b64encode(huge.saveGeometry().data()).decode()
+    }
+    first.resize(700, 500)
+    first.close()
+    assert list(settings.window_geometries) == ["DP-2 2560x1440", here]
+
+    again = MainWindow("alice", load_settings()[0])
+    qtbot.addWidget(again)
+    assert (again.width(), again.height()) == (700, 500)
+
+    elsewhere, _ = load_settings()
+    elsewhere.window_geometries = {"DP-2 2560x1440": settings.window_geometries["DP-2 2560x1440"]}
+    other = MainWindow("alice", elsewhere)
+    qtbot.addWidget(other)
+    area = other.screen().availableGeometry()
+    assert other.width() <= area.width() and other.height() <= area.height()

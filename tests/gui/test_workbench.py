@@ -536,3 +536,47 @@ def test_a_pair_is_laid_out_the_way_that_shows_it_larger(qtbot) -> None:
     view.set_aspect(2.0)
     view.show_roles((ImageRole.IMAGE,))  # a single image: nothing to arrange
     assert not view.stacked
+
+
+def test_w_swipes_base_over_edited_behind_a_divider_the_reviewer_drags(
+    qtbot, review: MainWindow
+) -> None:
+    """W shows the pair in one canvas: Base left of a divider, Edited right of it. Dragging
+    moves the divider, and so which image each screen column shows; W again splits them."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage
+    from PySide6.QtTest import QTest
+
+    canvas = review.compare.canvases[EDITED]
+    qtbot.waitUntil(lambda: canvas.display_image is not None, timeout=5000)
+    press(qtbot, review, Qt.Key.Key_W)
+    assert review.actions_.swipe.isChecked() and canvas.swiping
+    assert review.compare.visible_roles == [EDITED]  # one canvas, as large as the pair's
+    qtbot.wait(50)
+    canvas.fit()
+    w, h = canvas.image_size
+
+    def inside() -> QImage:  # the image's area on screen, less the divider at its edges
+        area = canvas.mapFromScene(QRectF(0, 0, w, h)).boundingRect().adjusted(4, 4, -4, -4)
+        return canvas.grab().toImage().copy(area)
+
+    canvas.move_swipe(0.0)
+    edited = inside()
+    QTest.keyPress(canvas, Qt.Key.Key_V)  # Base in the same view, for reference
+    base = inside()
+    QTest.keyRelease(canvas, Qt.Key.Key_V)
+    assert base != edited
+    canvas.move_swipe(1.0)
+    assert inside() == base
+
+    # A drag to the middle: the divider follows, no box is drawn.
+    middle = canvas.mapFromScene(w / 2, h / 2)
+    QTest.mousePress(canvas.viewport(), Qt.MouseButton.LeftButton, pos=middle)
+    QTest.mouseRelease(canvas.viewport(), Qt.MouseButton.LeftButton, pos=middle)
+    assert abs(canvas.swipe_split - 0.5) < 0.02
+    assert review.controller.case.review.boxes == []
+    QTest.keyClick(canvas, Qt.Key.Key_Right)
+    assert abs(canvas.swipe_split - 0.55) < 0.02
+
+    press(qtbot, review, Qt.Key.Key_W)
+    assert not canvas.swiping and BASE in review.compare.visible_roles

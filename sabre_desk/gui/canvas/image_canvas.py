@@ -29,6 +29,7 @@ from sabre_desk.core.review import Box
 from sabre_desk.gui.canvas.box_item import HANDLE_CURSORS, BoxItem
 from sabre_desk.gui.canvas.overlay_items import heat_item, region_item
 from sabre_desk.gui.canvas.pixmap_item import LeveledPixmapItem
+from sabre_desk.gui.canvas.swipe import SwipeLayer
 from sabre_desk.gui.qimage import DisplayImage
 from sabre_desk.imaging import geometry as box_geometry
 
@@ -43,6 +44,10 @@ ARROW_STEPS = {
 }
 
 
+#: Left/Right move the swipe divider by 5 % of the width (Shift: 1 %) when no box is selected.
+SWIPE_KEYS = {Qt.Key.Key_Left: -0.05, Qt.Key.Key_Right: 0.05}
+
+
 class ImageCanvas(QGraphicsView):
     box_created = Signal(tuple)  # normalized (x0, y0, x1, y1)
     box_edited = Signal(int, tuple)  # index in the review's boxes of this role, new box
@@ -54,6 +59,7 @@ class ImageCanvas(QGraphicsView):
     cursor_moved = Signal(object)  # (x, y) image pixel or None when outside
     painted = Signal()
     blink = Signal(bool)  # V held down (True) or let go: show the other image in place
+    image_changed = Signal()  # a new image (or a message instead of one) is shown
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -67,6 +73,9 @@ class ImageCanvas(QGraphicsView):
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
         self._pixmap_item: LeveledPixmapItem | None = None
         self._own_pixmap: LeveledPixmapItem | None = None  # set aside during a blink
+        self._display: DisplayImage | None = None
+        self._swipe: SwipeLayer | None = None
+        self.swipe_split = 0.5  # kept from case to case, like the zoom
         self._message = ""
         self._boxes: list[BoxItem] = []
         self._selected = -1
@@ -118,9 +127,15 @@ class ImageCanvas(QGraphicsView):
     def overlay_regions(self) -> int:
         return sum(1 for item in self._overlay_items if not hasattr(item, "pixmap"))
 
+    @property
+    def display_image(self) -> DisplayImage | None:
+        """The image this canvas shows as its own (not a blink's stand-in)."""
+        return self._display
+
     def set_image(self, image: DisplayImage) -> None:
         keep_view = self._pixmap_item is not None and self.image_size == (image.width, image.height)
         self.scene().clear()
+        self._display, self._swipe = image, None
         self._boxes, self._draft, self._overlay_items = [], None, []
         self._pixmap_item = LeveledPixmapItem(image)
         self._own_pixmap = None
@@ -131,6 +146,35 @@ class ImageCanvas(QGraphicsView):
             self.fit()
         self._pending_paint = True
         self.viewport().update()
+        self.image_changed.emit()
+
+    @property
+    def swiping(self) -> bool:
+        return self._swipe is not None
+
+    @property
+    def swipe_image(self) -> DisplayImage | None:
+        """The image shown left of the divider, while swiping."""
+        return self._swipe.image if self._swipe is not None else None
+
+    def set_swipe(self, other: DisplayImage | None) -> bool:
+        """Show *other* left of a divider over this image (a swipe); None ends it. False
+        when it cannot: no image here, or one of another size."""
+        if self._swipe is not None:
+            self._swipe.remove()
+            self._swipe = None
+        size = self.image_size
+        if other is None or size is None or (other.width, other.height) != size:
+            self.viewport().update()
+            return other is None
+        self._swipe = SwipeLayer(self.scene(), other, self.swipe_split)
+        self.viewport().update()
+        return True
+
+    def move_swipe(self, split: float) -> None:
+        if self._swipe is not None:
+            self._swipe.move_to(split)
+            self.swipe_split = self._swipe.split
 
     def show_instead(self, image: DisplayImage | None) -> bool:
         """Show *image* in place of this canvas's own, with the same view, boxes and change
@@ -164,10 +208,12 @@ class ImageCanvas(QGraphicsView):
         self._overlay_items = []
         self._pixmap_item, self._boxes, self._draft = None, [], None
         self._own_pixmap = None
+        self._display, self._swipe = None, None
         self._message = text
         self._selected = -1
         self._pending_paint = True
         self.viewport().update()
+        self.image_changed.emit()
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
@@ -347,6 +393,11 @@ class ImageCanvas(QGraphicsView):
             self._gesture = ("pan", event.position(), QRectF())
             self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
             return
+        if self._swipe is not None and event.button() == Qt.MouseButton.LeftButton:
+            # While swiping, a drag anywhere moves the divider; boxes stay as they are.
+            self._gesture = ("swipe", pos, QRectF())
+            self.move_swipe(pos.x() / self._swipe.width)
+            return
         if not self.boxes_editable:
             return
         if event.button() == Qt.MouseButton.RightButton:
@@ -376,6 +427,9 @@ class ImageCanvas(QGraphicsView):
             self._hover_cursor(pos)
             return
         kind, start, rect0 = self._gesture
+        if kind == "swipe" and self._swipe is not None:
+            self.move_swipe(pos.x() / self._swipe.width)
+            return
         if kind == "pan":
             delta = event.position() - start
             self._gesture = ("pan", event.position(), rect0)
@@ -403,7 +457,7 @@ class ImageCanvas(QGraphicsView):
         if gesture is None:
             return
         kind, _, rect0 = gesture
-        if kind == "pan":
+        if kind in ("pan", "swipe"):
             self.viewport().setCursor(Qt.CursorShape.CrossCursor)
             return
         if kind == "draw":
@@ -475,6 +529,11 @@ class ImageCanvas(QGraphicsView):
         if event.key() == Qt.Key.Key_V and not event.modifiers():
             if not event.isAutoRepeat():
                 self.blink.emit(True)
+            return
+        swipe_step = SWIPE_KEYS.get(Qt.Key(event.key()))
+        if self._swipe is not None and swipe_step is not None and self._selected < 0:
+            fine = event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+            self.move_swipe(self._swipe.split + swipe_step * (0.2 if fine else 1.0))
             return
         if not self.boxes_editable and event.key() != Qt.Key.Key_Space:
             super().keyPressEvent(event)
