@@ -129,9 +129,11 @@ def validate_project(
     report.project_problems += [
         Problem(str(path), reason, "warning") for path, reason in project.skipped
     ]
-    if not project.entries:
+    if not project.cases_dir.is_dir():
+        report.project_problems.append(Problem(str(project.cases_dir), "cases/ is missing"))
+    elif not project.entries:  # a new project (`init`): valid, with nothing in it yet
         report.project_problems.append(
-            Problem(str(project.cases_dir), "project has no cases (cases/ is empty or missing)")
+            Problem(str(project.cases_dir), "no cases yet (cases/ is empty)", "warning")
         )
     primers = PrimerLibrary.for_project(project.root)
     report.project_problems += [Problem(str(e.path), e.reason) for e in primers.problems]

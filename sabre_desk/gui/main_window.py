@@ -11,27 +11,25 @@ import binascii
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QPoint, Qt, QThread, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QByteArray, Qt, QThread, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QLabel,
     QMainWindow,
-    QMenu,
     QMessageBox,
     QStackedWidget,
     QWidget,
 )
 
-from sabre_desk.core.boxes import DEFAULT_LABELS, LABEL_CHOICES
+from sabre_desk.core.boxes import DEFAULT_LABELS
 from sabre_desk.core.primers import PrimerLibrary
-from sabre_desk.core.project import MANIFEST_NAME, Case, Project
+from sabre_desk.core.project import Case, Project
 from sabre_desk.core.review import Box
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.core.workbench import Go, ViewMode, Workbench
-from sabre_desk.demo.writer import write_demo_project
 from sabre_desk.ground.errors import ProjectError
+from sabre_desk.gui.box_menu import box_menu
 from sabre_desk.gui.canvas.compare_view import CAPTIONS, CompareView
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.changes_ui import ChangesUi
@@ -41,6 +39,7 @@ from sabre_desk.gui.escape import EscapeToImage
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.index_reader import IndexReader
 from sabre_desk.gui.menus import WindowActions, WindowParts
+from sabre_desk.gui.project_sources import ProjectSources
 from sabre_desk.gui.qimage import DisplayImage
 from sabre_desk.gui.repair_ui import RepairUi
 from sabre_desk.gui.screen_fit import (
@@ -54,10 +53,9 @@ from sabre_desk.gui.toolbar import build_toolbar
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
 from sabre_desk.gui.widgets.welcome import WelcomePage
-from sabre_desk.gui.workers import Worker
 from sabre_desk.imaging.geometry import Rect
 from sabre_desk.imaging.io import find_image
-from sabre_desk.settings import Settings, config_dir, save_settings
+from sabre_desk.settings import Settings, save_settings
 
 PREFETCH_NEIGHBOURS = 2  # cases decoded ahead on each side of the current one
 SAVE_STATE_TEXT = {
@@ -67,6 +65,12 @@ SAVE_STATE_TEXT = {
     SaveState.CONFLICT: ("✗ Changed on disk", "#c62828"),
     SaveState.READ_ONLY: ("Read-only", "#757575"),
 }
+
+
+EMPTY_PROJECT = (
+    "no cases yet: put case folders into its cases/ folder (see docs/PROJECT_FORMAT.md), "
+    "then reopen the project"
+)
 
 
 class MainWindow(QMainWindow):
@@ -102,8 +106,12 @@ class MainWindow(QMainWindow):
         self.compare.all_painted.connect(self._on_all_painted)
         self.welcome = WelcomePage()
         self.welcome.set_recent(settings.recent_projects)
-        self.welcome.open_requested.connect(self._choose_project)
-        self.welcome.demo_requested.connect(self.open_demo)
+        self.sources = ProjectSources(
+            self, self.open_project, self.report_error, self.statusBar().showMessage
+        )
+        self.welcome.open_requested.connect(self.sources.choose)
+        self.welcome.demo_requested.connect(self.sources.demo)
+        self.welcome.new_requested.connect(self.sources.new)
         self.welcome.recent_requested.connect(self.open_project)
         self.central = QStackedWidget()
         self.central.addWidget(self.welcome)
@@ -134,7 +142,11 @@ class MainWindow(QMainWindow):
             canvas.box_nudged.connect(lambda i, box, r=role: self._on_box_changed(r, i, box, True))
             canvas.box_delete_requested.connect(lambda i, r=role: self._on_box_deleted(r, i))
             canvas.blink.connect(lambda on, r=role: self._on_blink(r, on))
-            canvas.box_menu_requested.connect(lambda i, pos, r=role: self._box_menu(r, i, pos))
+            canvas.box_menu_requested.connect(
+                lambda i, pos, r=role: (
+                    self.controller and box_menu(self.controller, r, i, pos, self)
+                )
+            )
             canvas.cursor_moved.connect(lambda xy, r=role: self._on_cursor(r, xy))
             canvas.view_changed.connect(lambda r=role: self._on_cursor(r, None))
 
@@ -161,7 +173,8 @@ class MainWindow(QMainWindow):
                 settings=settings,
                 docks=[self.cases_dock, self.case_panel_dock],
                 panel=lambda: self.case_panel,
-                choose_project=self._choose_project,
+                choose_project=self.sources.choose,
+                new_project=self.sources.new,
                 open_project=self.open_project,
                 export_release=lambda: export_release(self.session, self.pool, self),
                 save_settings=self._save_settings,
@@ -232,7 +245,11 @@ class MainWindow(QMainWindow):
         )
 
     def _on_index_finished(self, project: Project) -> None:
-        self.statusBar().showMessage(f"{self._project_status} · {len(project.entries):,} cases")
+        count = f"{len(project.entries):,} cases" if project.entries else EMPTY_PROJECT
+        self.statusBar().showMessage(f"{self._project_status} · {count}")
+        if not project.entries:
+            self.compare.show_roles((ImageRole.IMAGE,))
+            self.compare.canvases[ImageRole.IMAGE].show_message(EMPTY_PROJECT)
         self.changes_ui.sweep(project)
 
     def _attach_controller(self, controller: CaseController) -> None:
@@ -253,29 +270,6 @@ class MainWindow(QMainWindow):
         default = controller.project.manifest.primer
         self.case_panel.primer_for = lambda case: primers.for_spec(case.spec, default)[0]
         self.session.open(controller)
-
-    def open_demo(self) -> None:
-        """The demo project, written into the settings folder the first time (drawn on a
-        worker thread: about a second and a half), then opened like any other."""
-        folder = config_dir() / "demo-project"
-        if (folder / MANIFEST_NAME).is_file():
-            self.open_project(folder)
-            return
-        self.statusBar().showMessage("Drawing the demo project…")
-        worker = Worker(write_demo_project, folder)
-        worker.signals.returned.connect(lambda _root: self.open_project(folder))
-        worker.signals.errored.connect(
-            lambda exc: self.report_error(
-                "Cannot write the demo project",
-                exc.message if isinstance(exc, ProjectError) else str(exc),
-            )
-        )
-        worker.start(self.pool)
-
-    def _choose_project(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Open sabre-desk project")
-        if folder:
-            self.open_project(Path(folder))
 
     # --- navigation -----------------------------------------------------------------------
 
@@ -462,24 +456,6 @@ class MainWindow(QMainWindow):
         if self.settings.auto_advance and decision is not None:
             QTimer.singleShot(0, lambda: self.case_list.go(Go.UNREVIEWED))
 
-    def _box_menu(self, role: ImageRole, index: int, pos: QPoint) -> None:
-        controller = self.controller
-        if controller is None:
-            return
-        menu = QMenu(self)
-        for label in LABEL_CHOICES:
-            action = menu.addAction(f"Label: {label}")
-            action.triggered.connect(
-                lambda _=False, lb=label: controller.relabel_box(role, index, lb)
-            )
-        menu.addSeparator()
-        if role is not ImageRole.IMAGE:
-            menu.addAction("Mirror to the other image").triggered.connect(
-                lambda: controller.mirror_box(role, index)
-            )
-        menu.addAction("Delete box").triggered.connect(lambda: controller.remove_box(role, index))
-        menu.popup(pos)
-
     def active_canvas(self) -> ImageCanvas | None:
         return self.compare.active_canvas()
 
@@ -593,7 +569,13 @@ class MainWindow(QMainWindow):
 
     def wait_for_background(self, timeout_ms: int = 5000) -> bool:
         """Let image decodes, repairs and change maps finish (tests, benchmarks, quitting)."""
-        pools = (self.index_reader.pool, self.pool, self.repair_ui.jobs.pool, self.changes_ui.pool)
+        pools = (
+            self.index_reader.pool,
+            self.pool,
+            self.repair_ui.jobs.pool,
+            self.changes_ui.pool,
+            self.sources.pool,
+        )
         return all(pool.waitForDone(timeout_ms) for pool in pools)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

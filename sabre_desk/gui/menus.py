@@ -42,6 +42,7 @@ class WindowParts:
     docks: list[QDockWidget]
     panel: Callable[[], CasePanel | None]
     choose_project: Callable[[], None]
+    new_project: Callable[[], None]
     open_project: Callable[[Path], object]
     export_release: Callable[[], object]
     save_settings: Callable[[], None]
@@ -55,6 +56,9 @@ class WindowActions:
         session, compare, case_list = parts.session, parts.compare, parts.case_list
 
         file = bar.addMenu("&File")
+        self.new_action = self._add(
+            file, "File", "&New Project…", QKeySequence.StandardKey.New, parts.new_project
+        )
         self.open_action = self._add(
             file, "File", "&Open Project…", QKeySequence.StandardKey.Open, parts.choose_project
         )

@@ -580,3 +580,26 @@ def test_w_swipes_base_over_edited_behind_a_divider_the_reviewer_drags(
 
     press(qtbot, review, Qt.Key.Key_W)
     assert not canvas.swiping and BASE in review.compare.visible_roles
+
+
+def test_right_click_on_a_box_offers_its_label_mirror_and_delete(
+    qtbot, review: MainWindow
+) -> None:
+    """The box menu stays up after the click (it is owned by the window) and its choices act
+    on that box."""
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QMenu
+
+    canvas = review.compare.canvases[EDITED]
+    qtbot.waitUntil(lambda: canvas.display_image is not None, timeout=5000)
+    review.controller.add_box(EDITED, (0.4, 0.5, 0.6, 0.7), "target")
+    w, h = canvas.image_size
+    inside = canvas.mapFromScene(0.5 * w, 0.6 * h)
+    QTest.mouseClick(canvas.viewport(), Qt.MouseButton.RightButton, pos=inside)
+    qtbot.waitUntil(lambda: isinstance(QApplication.activePopupWidget(), QMenu), timeout=2000)
+    menu = QApplication.activePopupWidget()
+    texts = [a.text() for a in menu.actions() if a.text()]
+    assert "Mirror to the other image" in texts and any(t.startswith("Label: ") for t in texts)
+    next(a for a in menu.actions() if a.text() == "Mirror to the other image").trigger()
+    menu.close()
+    assert len(review.controller.case.review.boxes_on(BASE)) == 1
