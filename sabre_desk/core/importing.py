@@ -144,7 +144,7 @@ def _checked(row: Row, library: PrimerLibrary, default_primer: str | None) -> Sa
             f"a {spec.generation_mode.value} case needs images {', '.join(sorted(wanted))}; "
             f"given: {given}"
         )
-    sizes = set()
+    sizes: set[tuple[int, int]] = set()
     for path in row.images.values():
         try:
             info = probe_image(path)
@@ -153,10 +153,18 @@ def _checked(row: Row, library: PrimerLibrary, default_primer: str | None) -> Sa
         except OSError as exc:
             raise RowError(f"{path}: {exc.strerror or exc}") from None
         sizes.add((info.width, info.height))
-    if len(sizes) > 1:
-        shown = " vs ".join(f"{w}×{h}" for w, h in sorted(sizes))
-        raise RowError(f"Base and Edited differ in size ({shown}); a pair must match")
+    mismatch = pair_size_problem(sizes)
+    if mismatch:
+        raise RowError(mismatch)
     return spec
+
+
+def pair_size_problem(sizes: set[tuple[int, int]]) -> str | None:
+    """Why the images of one case cannot be a pair (their sizes differ), or None."""
+    if len(sizes) <= 1:
+        return None
+    shown = " vs ".join(f"{w}×{h}" for w, h in sorted(sizes))
+    return f"Base and Edited differ in size ({shown}); a pair must match"
 
 
 def _same_case(folder: Path, spec: dict[str, Any], images: dict[str, Path]) -> bool:
@@ -176,7 +184,7 @@ def _same_case(folder: Path, spec: dict[str, Any], images: dict[str, Path]) -> b
     return True
 
 
-def _write_case(cases: Path, case_id: str, spec: dict[str, Any], images: dict[str, Path]) -> None:
+def write_case(cases: Path, case_id: str, spec: dict[str, Any], images: dict[str, Path]) -> None:
     temp = cases / f".import-{case_id}-{uuid.uuid4().hex[:8]}"
     temp.mkdir()
     try:
@@ -234,7 +242,7 @@ def import_cases(
                     **item.spec,
                     "provenance": {"imported_from": str(source), "row": item.where, "at": stamp},
                 }
-                _write_case(cases, case_id, recorded, item.images)
+                write_case(cases, case_id, recorded, item.images)
             report.imported.append(case_id)
         except RowError as exc:
             report.problems.append((item.where, str(exc)))

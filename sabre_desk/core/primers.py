@@ -47,6 +47,9 @@ class ProbeRule(BaseModel):
     image_role: ImageRole
     question_type: QuestionType
     answer: str | None = None
+    #: the question's wording for a new case, with task attributes in braces:
+    #: "Is there a {source_entity} in the image?"
+    prompt: str | None = None
 
 
 class Rules(BaseModel):

@@ -266,6 +266,12 @@ class Project:
             added.append(e)
         return added
 
+    def index_added(self, case_id: str) -> CaseEntry:
+        """Index a case written into ``cases/`` while the project is open (New Case)."""
+        folder = self.cases_dir / case_id
+        entry = self._index_case(case_id, str(folder), f"{self.reviewer}.json")
+        return self.add_entries([entry])[0]
+
     def index_item(self, item: os.DirEntry[str], review_name: str) -> CaseEntry | None:
         """One entry of ``cases/`` as the index sees it (None: not a case, reported)."""
         name, cases_dir = item.name, self.cases_dir

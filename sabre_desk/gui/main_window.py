@@ -35,6 +35,7 @@ from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.changes_ui import ChangesUi
 from sabre_desk.gui.controller import Aspect, CaseController, SaveState
 from sabre_desk.gui.dialogs.export_dialog import export_release
+from sabre_desk.gui.dialogs.new_case_dialog import author_new_case
 from sabre_desk.gui.escape import EscapeToImage
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.index_reader import IndexReader
@@ -175,6 +176,9 @@ class MainWindow(QMainWindow):
                 panel=lambda: self.case_panel,
                 choose_project=self.sources.choose,
                 new_project=self.sources.new,
+                new_case=lambda: author_new_case(
+                    self, self.session, self.workbench, self.case_list
+                ),
                 open_project=self.open_project,
                 export_release=lambda: export_release(self.session, self.pool, self),
                 save_settings=self._save_settings,

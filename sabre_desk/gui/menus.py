@@ -43,6 +43,7 @@ class WindowParts:
     panel: Callable[[], CasePanel | None]
     choose_project: Callable[[], None]
     new_project: Callable[[], None]
+    new_case: Callable[[], object]
     open_project: Callable[[Path], object]
     export_release: Callable[[], object]
     save_settings: Callable[[], None]
@@ -61,6 +62,9 @@ class WindowActions:
         )
         self.open_action = self._add(
             file, "File", "&Open Project…", QKeySequence.StandardKey.Open, parts.choose_project
+        )
+        self.new_case_action = self._add(
+            file, "File", "New &Case from Photos…", "Ctrl+Shift+C", parts.new_case
         )
         self.recent_menu = file.addMenu("Open &Recent")
         self.fill_recent()
