@@ -48,7 +48,8 @@ class QuestionDraft:
     prompt: str = ""
     answer: str = ""
     options: list[str] = field(default_factory=list)
-    fixed: bool = False  # id, image, type and answer set by the primer
+    fixed: bool = False  # id, image and type set by the primer
+    answer_fixed: bool = False  # the answer too (Context: yes/no/no/yes)
 
 
 @dataclass
@@ -85,6 +86,8 @@ def new_draft(primer: Primer | None) -> CaseDraft:
         return draft
     for name in primer.header.rules.required_attributes:
         draft.attributes[name] = ""
+    for schema_field in primer.header.schema_fields:
+        draft.attributes.setdefault(schema_field.name, "")
     for rule in primer.header.probes:
         draft.questions.append(
             QuestionDraft(
@@ -95,6 +98,7 @@ def new_draft(primer: Primer | None) -> CaseDraft:
                 rule.answer or "",
                 ["", "", "", ""] if rule.question_type is QuestionType.MULTIPLE_CHOICE else [],
                 fixed=True,
+                answer_fixed=rule.answer is not None,
             )
         )
     return draft
@@ -134,7 +138,9 @@ def spec_of(draft: CaseDraft) -> dict[str, Any]:
         "pressure_test_type": primer.header.pressure_test_type if primer else "custom",
         "objective": draft.objective.strip() or (primer.header.title if primer else ""),
         "generation_mode": mode.value,
-        "task_attributes": [{"name": k, "value": v.strip()} for k, v in draft.attributes.items()],
+        "task_attributes": [
+            {"name": k, "value": v.strip()} for k, v in draft.attributes.items() if v.strip()
+        ],
         "questions": questions,
         "generation_notes": ["authored by hand around real photos (File > New Case)"],
     }
@@ -170,9 +176,6 @@ def problems(draft: CaseDraft, project: Project | None = None) -> list[str]:
     mismatch = pair_size_problem(sizes)
     if mismatch:
         found.append(mismatch)
-    for name, value in draft.attributes.items():
-        if not value.strip():
-            found.append(f"{name}: required by the primer")
     spec = spec_of(draft)
     try:
         parsed = SampleSpec.model_validate(spec)

@@ -257,7 +257,7 @@ def test_keyboard_navigation(qtbot, review: MainWindow, monkeypatch) -> None:
     press(qtbot, review, Qt.Key.Key_Home)
     qtbot.waitUntil(lambda: current() == "attr01_red_triangles")
     press(qtbot, review, Qt.Key.Key_PageDown)
-    qtbot.waitUntil(lambda: current() == "attr02_blue_circles")
+    qtbot.waitUntil(lambda: current() == "attr02_traffic_light")
     press(qtbot, review, Qt.Key.Key_1)  # keep, then the next unreviewed skips it
     press(qtbot, review, Qt.Key.Key_PageUp)
     qtbot.waitUntil(lambda: current() == "attr01_red_triangles")

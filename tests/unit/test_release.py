@@ -191,7 +191,7 @@ def test_score_by_hand_on_the_export(reviewed: Path, tmp_path: Path) -> None:
     report = json.loads(result.stdout)
     by = {s["subset"]: s for s in report["subsets"]}
     assert by["counting"]["accuracy"] == 0.0
-    assert by["spatial"]["accuracy"] == 0.5  # one of two questions missing
+    assert by["spatial_relations"]["accuracy"] == 0.5  # one of two questions missing
     assert by["context_prior"]["accuracy"] == 1.0 and by["context_prior"]["metric"] == "All4"
     assert by["texture_prior"]["edit2"] == 1.0
     assert report["missing_predictions"] == 1

@@ -185,7 +185,7 @@ class NewCaseDialog(QDialog):
             cells.append("; ".join(q.options))
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                editable = column in (PROMPT, OPTIONS) or (column == ANSWER and not q.fixed)
+                editable = column in (PROMPT, OPTIONS) or (column == ANSWER and not q.answer_fixed)
                 editable |= not q.fixed and column in (PROBE, ROLE, TYPE)
                 if not editable:
                     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
