@@ -41,7 +41,7 @@ from sabre_desk.core.project import MANIFEST_NAME, Project
 from sabre_desk.core.stats import compute_stats
 from sabre_desk.core.validate import validate_project
 from sabre_desk.engines.base import RepairOp
-from sabre_desk.engines.registry import ENGINE_NAMES
+from sabre_desk.engines.registry import ENGINE_NAMES, OFFLINE_DEFAULT
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.settings import load_settings, write_crash_log
 
@@ -107,7 +107,7 @@ def _parser() -> argparse.ArgumentParser:
         help="normalized box, e.g. 0.4,0.55,0.52,0.63",
     )
     p.add_argument("--op", default="remove", choices=[op.value for op in RepairOp])
-    p.add_argument("--engine", default="opencv-telea", choices=ENGINE_NAMES)
+    p.add_argument("--engine", default=OFFLINE_DEFAULT, choices=ENGINE_NAMES)
     p.add_argument(
         "--instruction",
         metavar="TEXT",

@@ -67,11 +67,11 @@ def test_repair_compare_accept_undo_and_revert(
     original = sha(folder / "edited.png")
     box_the_fragment(qtbot, window)
     panel = window.repair_ui.panel
-    assert panel.engine.currentData() == "opencv-telea"
+    assert panel.engine.currentData() == "opencv-fsr"  # the offline default
     press(qtbot, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: panel.previews.count() == 1, timeout=10000)
     record = review(demo_project)["repairs"][0]
-    assert record["status"] == "preview" and record["engine"] == "opencv-telea"
+    assert record["status"] == "preview" and record["engine"] == "opencv-fsr"
     assert (folder / record["preview"]).is_file()
     assert sha(folder / "edited.png") == original
     # the comparison: current image on the left, the preview on the right
