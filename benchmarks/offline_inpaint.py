@@ -59,7 +59,9 @@ def main() -> None:
     parser.add_argument("--boxes-per-photo", type=int, default=6)
     cases = scenes(parser.parse_args().boxes_per_photo)
     print(f"{len(cases)} pasted objects on {len(PHOTOS)} real photographs, removed by each engine")
-    print(f"{'engine':14} {'error in box':>12} {'texture kept':>13} {'seam':>6} {'time (median)':>14}")
+    print(
+        f"{'engine':14} {'error in box':>12} {'texture kept':>13} {'seam':>6} {'time (median)':>14}"
+    )
     results = {}
     for name in METHODS:
         engine = OpenCVEngine(name)
