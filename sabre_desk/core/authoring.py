@@ -165,17 +165,21 @@ def problems(draft: CaseDraft, project: Project | None = None) -> list[str]:
     for role in ROLES_FOR_MODE[draft.mode]:
         path = draft.images.get(role)
         if path is None:
-            found.append(f"{role.value} image: choose a photo")
+            found.append(f"{role.value.capitalize()} photo: choose one, or drop it on its button")
             continue
         try:
             info = probe_image(path)
         except ProjectError as exc:
-            found.append(f"{role.value} image: {exc.reason}")
+            found.append(f"{role.value.capitalize()} photo: {exc.reason}")
             continue
         sizes.add((info.width, info.height))
     mismatch = pair_size_problem(sizes)
     if mismatch:
         found.append(mismatch)
+    if not draft.questions:
+        found.append("questions: add at least one (Add question)")
+    if problem or not draft.questions:
+        return found  # the schema's own words for these would only repeat them
     spec = spec_of(draft)
     try:
         parsed = SampleSpec.model_validate(spec)

@@ -41,7 +41,7 @@ def test_a_context_case_from_two_photos_is_checked_live_and_saved_into_the_list(
         seen.append(dialog)
         assert dialog.primer.currentData() == "context"  # the project's primer
         assert not dialog.kind.isEnabled()  # Context is a pair, always
-        assert "base image: choose a photo" in dialog.current_problems
+        assert "Base photo: choose one, or drop it on its button" in dialog.current_problems
         dialog.set_image(ImageRole.BASE, photos["desk_base"])
         assert dialog.case_id.text() == "desk"  # from the photo's name
         dialog.set_image(ImageRole.EDITED, photos["small"])

@@ -29,9 +29,17 @@ class CompareView(QWidget):
         self._aspect: float | None = None  # width / height of the pair being shown
         self._shown: tuple[ImageRole, ...] = ()
         self.swiping = False
-        row = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
-        row.setContentsMargins(0, 0, 0, 0)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(2)
+        self.swipe_label = QLabel()
+        self.swipe_label.setObjectName("imageCaption")
+        self.swipe_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.swipe_label.hide()
+        outer.addWidget(self.swipe_label)
+        row = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         row.setSpacing(4)
+        outer.addLayout(row, 1)
         self._row = row
         for role in ImageRole:
             column = QWidget()
@@ -77,6 +85,13 @@ class CompareView(QWidget):
 
     def _update_swipe(self) -> None:
         shown = self._shown
+        swiping = self._swipes(shown)
+        self.swipe_label.setVisible(swiping)
+        if swiping:
+            left, right = (self.captions[r].text() for r in (shown[0], shown[-1]))
+            self.swipe_label.setText(
+                f"◂ {left}  |  {right} ▸   (drag the divider, or press Left/Right; W ends)"
+            )
         for role, canvas in self.canvases.items():
             wanted = self._swipes(shown) and role is shown[-1]
             under = self.canvases[shown[0]].display_image if wanted else None
