@@ -154,6 +154,12 @@ def _parser() -> argparse.ArgumentParser:
         "disk only); an in-place edit of a released image then also changes the project's "
         "image",
     )
+    p.add_argument(
+        "--license",
+        metavar="ID",
+        help="the Hugging Face license id the dataset card declares (e.g. cc-by-4.0; "
+        "default: none chosen yet)",
+    )
 
     p = sub.add_parser(
         "verify",
@@ -168,7 +174,11 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("score", help="score model predictions on a release")
     p.add_argument("out", type=Path, help="the release folder")
     p.add_argument(
-        "predictions", type=Path, help='JSONL: {"question_id": …, "response": …} (or "index")'
+        "predictions",
+        type=Path,
+        nargs="+",
+        help='JSONL: {"question_id": …, "response": …} (or "index") lines, or VLMEvalKit\'s '
+        "prediction TSVs (PRED_FORMAT=tsv: index, prediction); several files are merged",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
