@@ -13,6 +13,7 @@ import ctypes.util
 import difflib
 import importlib.util
 import json
+import logging
 import os
 import re
 import signal
@@ -22,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sabre_desk import __version__
+from sabre_desk.app_log import configure_logging
 from sabre_desk.cli_common import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -440,6 +442,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command. Exit codes: 0 success; 1 problems found or the command failed
     (one line on stderr naming the file and the reason); 2 bad usage or not a project;
     70 an internal error (the details are written to a crash log); 130 interrupted."""
+    if argv is None:  # a process of its own (tests that call main() in-process pass argv)
+        configure_logging()
     argv = list(sys.argv[1:] if argv is None else argv)
     # `sabre-desk PROJECT` is short for `sabre-desk open PROJECT`.
     parser = _parser()
@@ -473,6 +477,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error("interrupted; nothing half-written was left behind")
         return EXIT_INTERRUPTED
     except Exception as exc:
+        logging.getLogger("sabre_desk").exception("internal error")
         log = write_crash_log(exc)
         where = f"; details in {log}" if log else ""
         _error(f"internal error ({type(exc).__name__}: {exc}){where}")

@@ -10,7 +10,9 @@ from PySide6.QtCore import QMessageLogContext, QTimer, QtMsgType, qInstallMessag
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from sabre_desk.app_log import configure_logging
 from sabre_desk.ground.paths import resource_path
+from sabre_desk.gui.crash_report import install_excepthook
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.settings import load_settings
 
@@ -73,8 +75,10 @@ def run_gui(
     size: tuple[int, int] | None = None,
 ) -> int:
     app = make_app()
+    configure_logging()
     settings, warning = load_settings()
     window = MainWindow(reviewer, settings)
+    install_excepthook(lambda: window)
     window.unattended = screenshot is not None  # nobody is there to close a dialog
     if screenshot is not None and size is not None:
         window.resize(*size)  # offscreen, any size: what a reviewer's screen would show
