@@ -62,6 +62,12 @@ def _parser() -> argparse.ArgumentParser:
         parents=[common],
     )
     parser.add_argument("--version", action="version", version=f"sabre-desk {__version__}")
+    parser.add_argument(
+        "--install-desktop",
+        action="store_true",
+        help="install the launcher, the icons and the project file type for this user "
+        "(Linux desktops: under $XDG_DATA_HOME, default ~/.local/share) and exit",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("open", parents=[common], help="open a project in the workbench")
@@ -289,6 +295,8 @@ def cmd_open(args: argparse.Namespace) -> int:
     project = getattr(args, "project", None)
     if project is None and args.command is None:
         project = _last_project()  # plain `sabre-desk` picks up where the reviewer left off
+    if project is not None and project.name == MANIFEST_NAME and project.is_file():
+        project = project.parent  # the desktop opens a project by its sabre-project.json
     case = getattr(args, "case", None)
     if project is not None:  # fail fast, in the terminal (the window reads the index itself)
         opened = _open_project(project, reviewer, index=False)
@@ -301,6 +309,16 @@ def cmd_open(args: argparse.Namespace) -> int:
         getattr(args, "screenshot", None),
         getattr(args, "size", None),
     )
+
+
+def _install_desktop(args: argparse.Namespace) -> int:
+    """--install-desktop: Qt draws the icons, so the gui's installer is imported only here."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # drawing needs no screen
+    from sabre_desk.gui.desktop_install import install_desktop
+
+    for path in install_desktop():
+        print(f"installed {path}")
+    return 0
 
 
 def _last_project() -> Path | None:
@@ -456,6 +474,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv.insert(0, "open")
     args = parser.parse_args(argv)
     handler = getattr(args, "run", None) or HANDLERS[args.command or "open"]
+    if args.install_desktop:
+        handler = _install_desktop
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)

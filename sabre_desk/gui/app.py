@@ -10,6 +10,7 @@ from PySide6.QtCore import QMessageLogContext, QTimer, QtMsgType, qInstallMessag
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from sabre_desk import __version__
 from sabre_desk.app_log import configure_logging
 from sabre_desk.ground.paths import resource_path
 from sabre_desk.gui.crash_report import install_excepthook
@@ -34,6 +35,8 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     qInstallMessageHandler(_qt_message)
     app.setApplicationName("sabre-desk")
     app.setOrganizationName("sabre-desk")
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("sabre-desk")  # the installed .desktop file: its icon and name
     app.setWindowIcon(QIcon(str(resource_path("icons", "sabre-desk.svg"))))
     style = resource_path("style.qss")
     if style.is_file():
