@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -48,7 +49,7 @@ from sabre_desk.core.spec import OPTION_LETTERS, ImageRole
 from sabre_desk.core.staging import partial_folder, remove_abandoned
 from sabre_desk.ground.errors import CaseLoadError, ProjectError, ReviewError
 from sabre_desk.ground.reading import open_regular
-from sabre_desk.ground.storage import dumps_json
+from sabre_desk.ground.storage import current_umask, dumps_json
 from sabre_desk.imaging.io import load_image
 
 try:
@@ -160,6 +161,17 @@ def link_or_copy(source: Path, target: Path) -> None:
         copy_file(source, target)
 
 
+def _readable_as_umask_allows(source: Path) -> bool:
+    """Whether a link to *source* is as readable as a new file would be. A link shares the
+    file's permissions, so a project image only its owner may read is copied instead (its
+    copy gets what the umask allows; the project's file is left as it is)."""
+    wanted = 0o444 & ~current_umask()
+    try:
+        return stat.S_IMODE(source.stat().st_mode) & wanted == wanted
+    except OSError:
+        return False
+
+
 def _copy_image(case: Case, role: ImageRole, folder: Path, link: bool) -> str:
     """Put the image into the release, upright: a photo with an EXIF rotation is written
     as the pixels a viewer shows (PNG), because many loaders ignore the tag."""
@@ -170,7 +182,7 @@ def _copy_image(case: Case, role: ImageRole, folder: Path, link: bool) -> str:
         write_bytes(folder / name, encode_png(load_image(source)))
         return name
     name = f"images/{case.case_id}__{role.value}{source.suffix.lower()}"
-    if link:
+    if link and _readable_as_umask_allows(source):
         link_or_copy(source, folder / name)  # --link: shares the project's file
     else:
         copy_file(source, folder / name)
