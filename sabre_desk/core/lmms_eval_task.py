@@ -25,14 +25,20 @@ INSTRUCTIONS = {
 }
 
 
+def _source(module_file: str | None) -> str:
+    """A module's source text. A frozen bundle names its modules ``….pyc``; it carries these
+    two sources as data files beside them (packaging/sabre-desk.spec)."""
+    return Path(module_file or "").with_suffix(".py").read_text(encoding="utf-8")
+
+
 def task_name(name: str) -> str:
     return f"sabre_{name.lower()}"
 
 
 def utils_source() -> str:
     """The task's utils.py: the answer rules verbatim, then the hooks."""
-    rules = Path(answer_rules.__file__).read_text(encoding="utf-8")
-    hooks = Path(lmms_eval_hooks.__file__).read_text(encoding="utf-8")
+    rules = _source(answer_rules.__file__)
+    hooks = _source(lmms_eval_hooks.__file__)
     kept = "\n".join(line for line in hooks.splitlines() if not line.endswith(DROP))
     header = "# Written by sabre-desk export: the SABRE answer rules, then lmms-eval's hooks.\n"
     return f"{header}{rules}\n\n# --- lmms-eval hooks ---\n{kept}\n"
