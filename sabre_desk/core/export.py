@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,18 +29,27 @@ from pathlib import Path
 from typing import Any
 
 from sabre_desk import __version__
-from sabre_desk.core.export_formats import card, naming, write_bytes, write_jsonl, write_vlmevalkit
+from sabre_desk.core.export_formats import (
+    naming,
+    vlmevalkit_name_problem,
+    write_bytes,
+    write_jsonl,
+    write_vlmevalkit,
+)
 from sabre_desk.core.final import all_reviews, final_decision, merged_question_edits
+from sabre_desk.core.lmms_eval_task import FOLDER as LMMS_EVAL_FOLDER
+from sabre_desk.core.lmms_eval_task import task_name, write_task
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.question_edits import effective
 from sabre_desk.core.release import RELEASE, RELEASE_FORMAT, RELEASE_VERSION, seal, write_manifest
+from sabre_desk.core.release_card import HF_FOLDER, HF_LICENSES, card, hf_file_name, hf_row
 from sabre_desk.core.repairs import encode_png
 from sabre_desk.core.review import Decision, Review
 from sabre_desk.core.spec import OPTION_LETTERS, ImageRole
 from sabre_desk.core.staging import partial_folder, remove_abandoned
 from sabre_desk.ground.errors import CaseLoadError, ProjectError, ReviewError
 from sabre_desk.ground.reading import open_regular
-from sabre_desk.ground.storage import dumps_json
+from sabre_desk.ground.storage import current_umask, dumps_json
 from sabre_desk.imaging.io import load_image
 
 try:
@@ -143,6 +153,25 @@ def copy_file(source: Path, target: Path) -> None:
             _copy_bytes(src.fileno(), dst.fileno(), size, source, target)
 
 
+def link_or_copy(source: Path, target: Path) -> None:
+    """Hard-link *target* to *source* where the disk allows (no extra space), else copy."""
+    try:
+        os.link(source, target)
+    except OSError:  # another disk, or links not allowed
+        copy_file(source, target)
+
+
+def _readable_as_umask_allows(source: Path) -> bool:
+    """Whether a link to *source* is as readable as a new file would be. A link shares the
+    file's permissions, so a project image only its owner may read is copied instead (its
+    copy gets what the umask allows; the project's file is left as it is)."""
+    wanted = 0o444 & ~current_umask()
+    try:
+        return stat.S_IMODE(source.stat().st_mode) & wanted == wanted
+    except OSError:
+        return False
+
+
 def _copy_image(case: Case, role: ImageRole, folder: Path, link: bool) -> str:
     """Put the image into the release, upright: a photo with an EXIF rotation is written
     as the pixels a viewer shows (PNG), because many loaders ignore the tag."""
@@ -153,13 +182,10 @@ def _copy_image(case: Case, role: ImageRole, folder: Path, link: bool) -> str:
         write_bytes(folder / name, encode_png(load_image(source)))
         return name
     name = f"images/{case.case_id}__{role.value}{source.suffix.lower()}"
-    if link:
-        try:
-            os.link(source, folder / name)  # --link: shares the project's file
-            return name
-        except OSError:
-            pass  # another disk, or links not allowed: copy
-    copy_file(source, folder / name)
+    if link and _readable_as_umask_allows(source):
+        link_or_copy(source, folder / name)  # --link: shares the project's file
+    else:
+        copy_file(source, folder / name)
     return name
 
 
@@ -208,6 +234,19 @@ def _rows(
     return rows
 
 
+def _hf_layout(folder: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Give each question its own image file in hf/ and return the metadata.jsonl rows
+    (``release_card`` says why)."""
+    with naming(folder / HF_FOLDER):
+        (folder / HF_FOLDER).mkdir()
+    hf_rows = []
+    for row in rows:
+        name = hf_file_name(row, Path(row["image"]).suffix)
+        link_or_copy(folder / row["image"], folder / name)
+        hf_rows.append(hf_row(row, name))
+    return hf_rows
+
+
 def _failure(exc: OSError, tmp: Path, out: Path) -> ProjectError:
     """One line for an OSError during the export: the file, what failed and why."""
     reason = exc.strerror or str(exc)
@@ -238,16 +277,24 @@ def export(
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
     link: bool = False,
+    license_id: str | None = None,
 ) -> ExportSummary:
     """Write the release to *out* (which must not exist yet).
 
-    *link* hard-links the images instead of copying them (see the module docstring).
+    *link* hard-links the images instead of copying them (see the module docstring);
+    *license_id* is the Hugging Face license id the card declares (none: not chosen yet).
     """
     out = Path(out).absolute()
     if os.path.lexists(out):
         raise ProjectError("already exists; choose a new folder for the release", out)
+    if license_id is not None and license_id not in HF_LICENSES:
+        known = ", ".join(sorted(HF_LICENSES))
+        raise ProjectError(f"--license {license_id!r} is not a license id the Hub knows: {known}")
     decisions = decisions or {Decision.KEEP}
     name = name or "".join(c if c.isalnum() else "_" for c in project.name).strip("_") or "sabre"
+    problem = vlmevalkit_name_problem(name)
+    if problem:
+        raise ProjectError(problem)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -256,7 +303,15 @@ def export(
     with partial_folder(out) as tmp:
         try:
             summary = _export_into(
-                project, tmp, out, decisions, name, progress, cancel or threading.Event(), link
+                project,
+                tmp,
+                out,
+                decisions,
+                name,
+                progress,
+                cancel or threading.Event(),
+                link,
+                license_id,
             )
         except OSError as exc:
             raise _failure(exc, tmp, out) from exc
@@ -281,6 +336,7 @@ def _export_into(
     progress: Progress | None,
     cancel: threading.Event,
     link: bool,
+    license_id: str | None,
 ) -> ExportSummary:
     summary = ExportSummary(out)
     with naming(tmp / "images"):
@@ -335,19 +391,12 @@ def _export_into(
         rows[index] = {"index": index, **{k: v for k, v in row.items() if k != "index"}}
     summary.questions = len(rows)
     write_jsonl(tmp / "benchmark.jsonl", rows)
-    write_jsonl(
-        tmp / "metadata.jsonl",
-        [
-            {
-                "file_name": r["image"],
-                **{k: v for k, v in r.items() if k not in ("image", "provenance", "file_name")},
-            }
-            for r in rows
-        ],
-    )
+    write_jsonl(tmp / "metadata.jsonl", _hf_layout(tmp, rows))
+    tsv = write_vlmevalkit(tmp / "vlmevalkit", name, rows, tmp)
+    write_task(tmp / LMMS_EVAL_FOLDER, name, out)
     subsets = sorted({r["subset"] for r in rows})
-    write_bytes(tmp / "README.md", card(name, summary.cases, len(rows), subsets).encode())
-    write_vlmevalkit(tmp / "vlmevalkit", name, rows, tmp)
+    readme = card(name, summary.cases, len(rows), subsets, license_id, task_name(name), tsv)
+    write_bytes(tmp / "README.md", readme.encode())
     summary.root_hash = write_manifest(tmp)
     release = {
         "format": RELEASE_FORMAT,

@@ -12,6 +12,7 @@ itself: no thread is left blocked, no socket left open.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import os
 import ssl
@@ -71,6 +72,26 @@ class Budget:
         return left
 
 
+_CURRENT: contextvars.ContextVar[Budget] = contextvars.ContextVar("sabre_desk_budget")
+
+
+@contextlib.contextmanager
+def obeying(budget: Budget) -> Iterator[None]:
+    """Every socket operation made in this context (this thread, this call) obeys *budget*."""
+    token = _CURRENT.set(budget)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def current_budget() -> Budget:
+    try:
+        return _CURRENT.get()
+    except LookupError:  # a request outside obeying(): a bug, never a wait without end
+        raise OutOfTimeError("no time budget was given for this request") from None
+
+
 def _cap(timeout: float | None, limit: float) -> float:
     return limit if timeout is None else min(timeout, limit)
 
@@ -100,8 +121,10 @@ def _environment_proxy(scheme: str, host: str) -> str | None:
 
 
 @functools.cache
-def budget_transport_class() -> Callable[[Budget], httpx2.BaseTransport]:
-    """The httpx2 transport whose sockets obey a Budget.
+def budget_transport_class() -> Callable[[], httpx2.BaseTransport]:
+    """The httpx2 transport whose sockets obey the Budget of the call under way
+    (``obeying``), so one client and its pooled connections serve many repairs, each
+    under its own deadline, from any thread.
 
     Built on first use: the classes derive from httpx2 and httpcore2, and importing those
     when this module is imported (the engine registry imports it for every engine, the
@@ -115,14 +138,13 @@ def budget_transport_class() -> Callable[[Budget], httpx2.BaseTransport]:
         that a cancel is noticed within POLL_S; the per-read timeout httpcore2 asks for still
         holds across the slices."""
 
-        def __init__(self, inner: httpcore2.NetworkStream, budget: Budget) -> None:
+        def __init__(self, inner: httpcore2.NetworkStream) -> None:
             self._inner = inner
-            self._budget = budget
 
         def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
             until = None if timeout is None else time.monotonic() + timeout
             while True:
-                wait = min(self._budget.left(), POLL_S)
+                wait = min(current_budget().left(), POLL_S)
                 if until is not None:
                     rest = until - time.monotonic()
                     if rest <= 0:
@@ -139,7 +161,7 @@ def budget_transport_class() -> Callable[[Budget], httpx2.BaseTransport]:
             view = memoryview(buffer)
             for start in range(0, len(view), WRITE_CHUNK):
                 chunk = bytes(view[start : start + WRITE_CHUNK])
-                self._inner.write(chunk, _cap(timeout, self._budget.left()))
+                self._inner.write(chunk, _cap(timeout, current_budget().left()))
 
         def close(self) -> None:
             self._inner.close()
@@ -150,10 +172,8 @@ def budget_transport_class() -> Callable[[Budget], httpx2.BaseTransport]:
             server_hostname: str | None = None,
             timeout: float | None = None,
         ) -> httpcore2.NetworkStream:
-            limit = _cap(timeout, self._budget.left())
-            return BudgetStream(
-                self._inner.start_tls(ssl_context, server_hostname, limit), self._budget
-            )
+            limit = _cap(timeout, current_budget().left())
+            return BudgetStream(self._inner.start_tls(ssl_context, server_hostname, limit))
 
         def get_extra_info(self, info: str) -> Any:
             return self._inner.get_extra_info(info)
@@ -161,9 +181,8 @@ def budget_transport_class() -> Callable[[Budget], httpx2.BaseTransport]:
     class BudgetBackend(httpcore2.NetworkBackend):
         """httpcore2's own blocking sockets, each wrapped to obey the budget."""
 
-        def __init__(self, budget: Budget) -> None:
+        def __init__(self) -> None:
             self._inner = httpcore2.SyncBackend()
-            self._budget = budget
 
         def connect_tcp(
             self,
@@ -173,9 +192,9 @@ def budget_transport_class() -> Callable[[Budget], httpx2.BaseTransport]:
             local_address: str | None = None,
             socket_options: Iterable[Any] | None = None,
         ) -> httpcore2.NetworkStream:
-            limit = _cap(timeout, self._budget.left())
+            limit = _cap(timeout, current_budget().left())
             stream = self._inner.connect_tcp(host, port, limit, local_address, socket_options)
-            return BudgetStream(stream, self._budget)
+            return BudgetStream(stream)
 
         def connect_unix_socket(
             self,
@@ -183,12 +202,12 @@ def budget_transport_class() -> Callable[[Budget], httpx2.BaseTransport]:
             timeout: float | None = None,
             socket_options: Iterable[Any] | None = None,
         ) -> httpcore2.NetworkStream:
-            limit = _cap(timeout, self._budget.left())
+            limit = _cap(timeout, current_budget().left())
             stream = self._inner.connect_unix_socket(path, limit, socket_options)
-            return BudgetStream(stream, self._budget)
+            return BudgetStream(stream)
 
         def sleep(self, seconds: float) -> None:
-            self._inner.sleep(min(seconds, self._budget.left()))
+            self._inner.sleep(min(seconds, current_budget().left()))
 
     @contextlib.contextmanager
     def httpx_errors() -> Iterator[None]:
@@ -222,8 +241,8 @@ def budget_transport_class() -> Callable[[Budget], httpx2.BaseTransport]:
         """httpx2's HTTPTransport in miniature, on connection pools whose sockets come from
         the budget backend: one pool for direct requests, one per environment proxy."""
 
-        def __init__(self, budget: Budget) -> None:
-            self._backend = BudgetBackend(budget)
+        def __init__(self) -> None:
+            self._backend = BudgetBackend()
             self._ssl: ssl.SSLContext | None = None
             self._pools: dict[str | None, httpcore2.ConnectionPool] = {}
 

@@ -77,6 +77,9 @@ class OpenCVEngine:
     def unavailable_reason(self) -> str | None:
         return None
 
+    def close(self) -> None:
+        """Nothing is held between repairs."""
+
     def repair(self, request: EngineRequest) -> EngineReply:
         check_cancelled(request)
         if request.op not in self.ops:

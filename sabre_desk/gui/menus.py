@@ -20,6 +20,7 @@ from sabre_desk import __version__
 from sabre_desk.core.review import Decision
 from sabre_desk.core.workbench import Go
 from sabre_desk.gui.canvas.compare_view import CompareView
+from sabre_desk.gui.crash_report import open_log_folder
 from sabre_desk.gui.dialogs.shortcuts import ShortcutsDialog
 from sabre_desk.gui.models.probe_model import ANSWER
 from sabre_desk.gui.session import Session
@@ -137,6 +138,7 @@ class WindowActions:
 
         help_menu = bar.addMenu("&Help")
         self._add(help_menu, "Help", "&Keyboard Shortcuts", "F1", self.show_shortcuts)
+        self._add(help_menu, "Help", "Open &Log Folder", None, open_log_folder)
         self._add(help_menu, "Help", "&About sabre-desk", None, self._about)
         session.opened.connect(lambda controller: self.bind_undo(controller.undo_group))
 

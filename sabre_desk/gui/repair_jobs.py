@@ -30,6 +30,7 @@ class RepairJob:
     engine: str
     cancel: threading.Event = field(default_factory=threading.Event)
     worker: Worker | None = None
+    runner: RepairEngine | None = None  # the engine object; the job closes it when it ends
 
 
 class RepairJobs(QObject):
@@ -54,6 +55,7 @@ class RepairJobs(QObject):
         engine: RepairEngine,
     ) -> RepairJob:
         job = RepairJob(next(self._ids), case.case_id, role, engine.name)
+        job.runner = engine
         # The worker gets its own copy: the reviewer keeps editing the live case meanwhile.
         snapshot = replace(
             case,
@@ -92,6 +94,8 @@ class RepairJobs(QObject):
 
     def _finish(self, job: RepairJob) -> None:
         self.jobs.pop(job.id, None)
+        if job.runner is not None:
+            job.runner.close()
         self.count_changed.emit(len(self.jobs))
 
     def _on_returned(self, job: RepairJob, result: tuple) -> None:
