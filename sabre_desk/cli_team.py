@@ -22,7 +22,6 @@ from sabre_desk.core.agreement import (
     confusion,
 )
 from sabre_desk.core.assignments import ASSIGNMENTS_NAME, make_assignments, write_assignments
-from sabre_desk.core.project import Project
 from sabre_desk.core.ratings import TeamRatings, collect
 from sabre_desk.core.stats import compute_stats, reviewer_progress
 from sabre_desk.core.team import blind, write_team_settings
@@ -309,14 +308,12 @@ def run_team(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def progress_of(project: Project) -> list[Any]:
-    return reviewer_progress(collect(project), project.assignments, project.manifest.reviewers)
-
-
 def run_stats(args: argparse.Namespace) -> int:
     project = open_project(args.project, reviewer_name(args))
     stats = compute_stats(project.entries)
-    stats.reviewers = progress_of(project)
+    stats.reviewers = reviewer_progress(
+        collect(project), project.assignments, project.manifest.reviewers
+    )
     if args.json:
         _dump({"project": str(project.root), "reviewer": project.reviewer, **stats.to_json()})
         return EXIT_OK

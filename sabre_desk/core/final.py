@@ -122,7 +122,8 @@ def final_decision(
     return final.decision, final.why
 
 
-def _edit_text(edit: QuestionEdit) -> str:
+def edit_text(edit: QuestionEdit) -> str:
+    """A question edit in words: "answer 'no'; prompt 'Is …?'"."""
     return "; ".join(f"{k} {v!r}" for k, v in edit.model_dump(exclude_none=True).items())
 
 
@@ -138,7 +139,7 @@ def edit_conflicts(reviews: dict[str, Review], settled_by: str | None = None) ->
     for probe, by in sorted(edits.items()):
         if probe in settled or len({e.model_dump_json() for e in by.values()}) < 2:
             continue
-        detail = " / ".join(f"{n}: {_edit_text(e)}" for n, e in by.items())
+        detail = " / ".join(f"{n}: {edit_text(e)}" for n, e in by.items())
         conflicts.append(f"{probe} ({detail})")
     return conflicts
 

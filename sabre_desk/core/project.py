@@ -378,10 +378,11 @@ class Project:
             assigned_to_me=assigned,
         )
 
-    def reindex(self, case_id: str) -> CaseEntry | None:
-        """Read one case's entry again (another reviewer or window changed it), checking
-        every image of a decision exactly; what other parts found (the change map, the
-        team's disagreement) is kept. None when the case is not in the index."""
+    def fresh_entry(self, case_id: str) -> CaseEntry | None:
+        """The case's entry read again from disk (another reviewer or window changed it),
+        every image of a decision checked exactly; what other parts found (the change map,
+        the team's disagreement) is kept. Not put in the index: ``replace_entry`` does that
+        on the thread that owns it. None when the case is not in the index."""
         old = self.entry(case_id)
         if old is None or (old.problem_file is None and old.problem is not None):
             return old
@@ -391,7 +392,6 @@ class Project:
         entry = replace(entry, changes_outside=old.changes_outside, disputed=old.disputed)
         if old.problem and old.problem.startswith("duplicate concept_id"):
             entry = replace(entry, problem=old.problem, problem_file=old.problem_file)
-        self.replace_entry(entry)
         return entry
 
     def entry(self, case_id: str) -> CaseEntry | None:
@@ -510,6 +510,12 @@ class Project:
                 case.other_reviews[name] = review
             except ReviewError as exc:
                 case.warnings.append(exc)
+
+    def locate_images(self, case: Case) -> None:
+        """Find the case's images again (one was replaced on disk)."""
+        case.images, case.image_info, case.image_problems = {}, {}, {}
+        for role in case.spec.image_roles:
+            self._locate_image(case, role)
 
     def _locate_image(self, case: Case, role: ImageRole) -> None:
         path = find_image(case.folder, role.value)

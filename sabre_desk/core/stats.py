@@ -7,9 +7,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from sabre_desk.core.activity import TimeReport, activity
+from sabre_desk.core.agreement import BOOTSTRAP, AgreementReport, agreement
 from sabre_desk.core.assignments import Assignments
-from sabre_desk.core.project import CaseEntry
-from sabre_desk.core.ratings import TeamRatings
+from sabre_desk.core.project import CaseEntry, Project
+from sabre_desk.core.ratings import TeamRatings, collect
 
 
 @dataclass
@@ -156,4 +158,24 @@ def compute_stats(entries: list[CaseEntry]) -> ProjectStats:
         by_subset=dict(sorted(by_subset.items())),
         by_decision=dict(sorted(by_decision.items())),
         decisions_by_subset={k: dict(sorted(v.items())) for k, v in sorted(matrix.items())},
+    )
+
+
+@dataclass
+class TeamSummary:
+    """Everything the Team dialog shows, computed at once (on a worker thread)."""
+
+    ratings: TeamRatings
+    agreement: AgreementReport
+    progress: list[ReviewerProgress]
+    time: TimeReport
+
+
+def team_summary(project: Project, bootstrap: int = BOOTSTRAP) -> TeamSummary:
+    ratings = collect(project)
+    return TeamSummary(
+        ratings,
+        agreement(ratings, bootstrap),
+        reviewer_progress(ratings, project.assignments, project.manifest.reviewers),
+        activity(project),
     )

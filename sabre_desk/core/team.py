@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sabre_desk.core.binding import Hashes, is_stale
+from sabre_desk.core.binding import Hashes, image_hashes, is_stale
 from sabre_desk.core.final import current_decisions, edit_conflicts
 from sabre_desk.core.project import MANIFEST_NAME, PROJECT_VERSION, Case, Manifest, Project
 from sabre_desk.core.ratings import adjudicators_of, is_adjudication
 from sabre_desk.core.review import Review
-from sabre_desk.ground.errors import NotAProjectError, StorageError
+from sabre_desk.ground.errors import CaseLoadError, NotAProjectError, StorageError
 from sabre_desk.ground.storage import atomic_write_json, file_lock, read_json
 
 
@@ -98,6 +98,20 @@ def in_queue(project: Project, case: Case, hashes: Hashes | None) -> bool:
         return False
     review = case.review
     return not (review.adjudication and review.decision and not is_stale(review, hashes))
+
+
+def queue(project: Project, case_ids: list[str]) -> dict[str, bool]:
+    """Which of *case_ids* wait in this adjudicator's queue (reads the cases and hashes
+    their images: for a worker thread). A case that cannot be read is not in it."""
+    flags: dict[str, bool] = {}
+    for case_id in case_ids:
+        try:
+            case = project.load_case(case_id)
+        except CaseLoadError:
+            flags[case_id] = False
+            continue
+        flags[case_id] = in_queue(project, case, image_hashes(case.images))
+    return flags
 
 
 # --- the settings in sabre-project.json ----------------------------------------------------

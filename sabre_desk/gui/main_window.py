@@ -45,6 +45,7 @@ from sabre_desk.gui.qimage import DisplayImage
 from sabre_desk.gui.repair_ui import RepairUi
 from sabre_desk.gui.screen_fit import keep_frame_on_screen, open_within_screen
 from sabre_desk.gui.session import Session
+from sabre_desk.gui.team_ui import TeamUi
 from sabre_desk.gui.toolbar import build_toolbar
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
@@ -164,6 +165,8 @@ class MainWindow(QMainWindow):
             ),
         )
         self.actions_.add_to_edit(self.repair_ui.run_action)
+        self.team_ui = TeamUi(self.session, self.compare, self.workbench, self.case_list, self)
+        self.team_ui.add_actions(self.actions_)
         self.actions_.add_to_view(self.changes_ui.action)
         self.toolbar = build_toolbar(
             self, self.actions_, self.changes_ui.action, self.repair_ui.run_action
@@ -229,6 +232,7 @@ class MainWindow(QMainWindow):
     def _on_index_finished(self, project: Project) -> None:
         self.statusBar().showMessage(f"{self._project_status} · {len(project.entries):,} cases")
         self.changes_ui.sweep(project)
+        self.team_ui.project_indexed(project)
 
     def _attach_controller(self, controller: CaseController) -> None:
         controller.case_loaded.connect(self._on_case_loaded)
@@ -244,6 +248,7 @@ class MainWindow(QMainWindow):
         self.case_panel_dock.setWidget(self.case_panel)
         self.escape.watch(self.case_panel.notes)
         self.case_panel.add_section(self.changes_ui.section)
+        self.case_panel.add_section(self.team_ui.section)
         primers = PrimerLibrary.for_project(controller.project.root)
         default = controller.project.manifest.primer
         self.case_panel.primer_for = lambda case: primers.for_spec(case.spec, default)[0]
@@ -583,13 +588,15 @@ class MainWindow(QMainWindow):
         self._waiting.clear()
         self.repair_ui.jobs.shutdown()
         self.changes_ui.shutdown()
+        self.team_ui.shutdown()
         self.index_reader.stop()
         self.pool.waitForDone(5000)
         super().closeEvent(event)
 
     def wait_for_background(self, timeout_ms: int = 5000) -> bool:
         """Let image decodes, repairs and change maps finish (tests, benchmarks, quitting)."""
-        pools = (self.index_reader.pool, self.pool, self.repair_ui.jobs.pool, self.changes_ui.pool)
+        pools = [self.index_reader.pool, self.pool, self.repair_ui.jobs.pool, self.changes_ui.pool]
+        pools += [self.team_ui.pool, self.team_ui.live.pool]
         return all(pool.waitForDone(timeout_ms) for pool in pools)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

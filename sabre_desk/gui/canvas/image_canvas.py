@@ -54,6 +54,7 @@ class ImageCanvas(QGraphicsView):
     cursor_moved = Signal(object)  # (x, y) image pixel or None when outside
     painted = Signal()
     blink = Signal(bool)  # V held down (True) or let go: show the other image in place
+    scene_cleared = Signal()  # a new image or a message: every item drawn over it is gone
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -131,6 +132,7 @@ class ImageCanvas(QGraphicsView):
             self.fit()
         self._pending_paint = True
         self.viewport().update()
+        self.scene_cleared.emit()
 
     def show_instead(self, image: DisplayImage | None) -> bool:
         """Show *image* in place of this canvas's own, with the same view, boxes and change
@@ -168,6 +170,7 @@ class ImageCanvas(QGraphicsView):
         self._selected = -1
         self._pending_paint = True
         self.viewport().update()
+        self.scene_cleared.emit()
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
