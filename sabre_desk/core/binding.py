@@ -14,6 +14,7 @@ window asks only for remembered hashes on its own thread and lets a worker read 
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,12 +32,22 @@ Hashes = dict[ImageRole, str]
 MTIME_MARGIN_S = 2.0
 
 
+def _regular(path: Path) -> bool:
+    """Only a regular file is hashed: a FIFO named ``edited.png`` would block the read."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
+
+
 def image_hashes(images: Mapping[ImageRole, Path], compute: bool = True) -> Hashes | None:
     """The SHA-256 of each image; with *compute* False only remembered ones, and None when
     any would have to be read. An image that cannot be read is left out (it is reported
     elsewhere; a decision cannot be bound to it)."""
     hashes: Hashes = {}
     for role, path in images.items():
+        if not _regular(path):
+            continue
         try:
             digest = file_sha256(path) if compute else remembered_sha256(path)
         except OSError:
@@ -94,7 +105,7 @@ def quick_stale(folder: str, review: Any, trust_mtime: bool = True) -> bool:
     when = _epoch(decided_at) if trust_mtime and isinstance(decided_at, str) else None
     for role, digest in decided_on.items():
         path = find_image(Path(folder), str(role))
-        if path is None:
+        if path is None or not _regular(path):
             return True
         try:
             if when is not None and path.stat().st_mtime < when - MTIME_MARGIN_S:
