@@ -281,3 +281,71 @@ def test_the_shortcuts_sheet_lists_the_team_keys(window: MainWindow) -> None:
     html = shortcuts_html(window.actions_.groups)
     for text in ("Team…", "Ctrl+Shift+T", "Next Disagreement to Settle", "Ctrl+Shift+D", "F5"):
         assert text in html
+
+
+def go(qtbot, window: MainWindow, case_id: str) -> None:
+    """*window* in front (the keys of the menus act on the active window), at *case_id*."""
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    if window.controller.case is None or window.controller.case.case_id != case_id:
+        with qtbot.waitSignal(window.images_shown, timeout=10000):
+            window.case_list.select(case_id)
+
+
+def decide(qtbot, window: MainWindow, case_id: str, key: Qt.Key) -> None:
+    go(qtbot, window, case_id)
+    qtbot.keyClick(window.compare.canvases[EDITED], key)
+    qtbot.waitUntil(lambda: window.save_label.text() == "✓ Saved", timeout=3000)
+
+
+def test_two_reviewers_and_an_adjudicator_curate_the_demo_into_a_release(
+    qtbot, make_window: Callable, open_case: Callable, demo_project: Path, tmp_path: Path
+) -> None:
+    from sabre_desk.core.export import export
+
+    write_team_settings(demo_project, {"adjudicators": ["carol"]})
+    alice, bob = make_window("alice"), make_window("bob")
+    open_case(alice, demo_project, "ctx01_tape_bagel")
+    open_case(bob, demo_project, "ctx01_tape_bagel")
+    plan = {  # alice, bob
+        "ctx01_tape_bagel": (Qt.Key.Key_1, Qt.Key.Key_1),
+        "attr01_red_triangles": (Qt.Key.Key_1, Qt.Key.Key_1),
+        "tex01_mug_brick": (Qt.Key.Key_1, Qt.Key.Key_3),
+    }
+    for case_id, (key, _) in plan.items():
+        decide(qtbot, alice, case_id, key)
+    for case_id, (_, key) in plan.items():
+        go(qtbot, bob, case_id)
+        # bob has not decided: alice's decision is hidden from him (on the case he had open
+        # when she decided, from the next poll on)
+        qtbot.waitUntil(lambda: bob.team_ui.team.hidden, timeout=5000)
+        assert bob.team_ui.section.cell("Decision", "alice") == ""
+        decide(qtbot, bob, case_id, key)
+        assert bob.team_ui.section.cell("Decision", "alice") == "Keep"
+    dialog = alice.team_ui.show_dialog()
+    qtbot.waitUntil(lambda: dialog.summary is not None, timeout=15000)
+    (pair,) = dialog.summary.agreement.overall.pairs
+    assert pair.reviewers == ("alice", "bob") and pair.n == 3
+    assert pair.percent.value == pytest.approx(2 / 3) and pair.kappa.value is not None
+    assert dialog.summary.agreement.overall.alpha.n == 3
+    dialog.close()
+    carol = make_window("carol")
+    open_case(carol, demo_project, "ctx01_tape_bagel")
+    qtbot.waitUntil(lambda: carol.project.entry("tex01_mug_brick").disputed, timeout=15000)
+    with qtbot.waitSignal(carol.images_shown, timeout=10000):
+        qtbot.keyClick(
+            carol.compare.canvases[EDITED],
+            Qt.Key.Key_D,
+            Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+        )
+    assert carol.controller.case.case_id == "tex01_mug_brick"
+    decide(qtbot, carol, "tex01_mug_brick", Qt.Key.Key_1)
+    summary = export(Project.open(demo_project, "carol"), tmp_path / "release")
+    assert summary.cases == 3  # two agreed, one adjudicated
+    rows = [json.loads(x) for x in (tmp_path / "release/benchmark.jsonl").read_text().splitlines()]
+    assert {r["case_id"] for r in rows} == set(plan)
+    assert {r["provenance"]["decided"] for r in rows} == {
+        "agreed by alice, bob",
+        "adjudicated by carol",
+    }
+    assert len(summary.left_out) == 10 and all(": not reviewed" in x for x in summary.left_out)
