@@ -101,6 +101,11 @@ class ProjectWatch:
     def __init__(self) -> None:
         self._seen: dict[str, tuple[int, int]] = {}
 
+    @property
+    def noted(self) -> int:
+        """How many cases the watch has looked at (0: not yet)."""
+        return len(self._seen)
+
     def look(self, entries: list[CaseEntry]) -> list[str]:
         changed = []
         first = not self._seen

@@ -40,6 +40,11 @@ class LiveUpdates(QObject):
         self.project_timer.setInterval(PROJECT_POLL_MS)
         self.project_timer.timeout.connect(self.poll_project)
 
+    @property
+    def cases_noted(self) -> int:
+        """How many cases of the project the watch has taken note of (0: not yet)."""
+        return self._watch.noted
+
     def follow_case(self, folder: Path | None) -> None:
         """Watch the open case from now on (its current state is the reference)."""
         self._folder = folder

@@ -65,6 +65,7 @@ class TeamUi(QObject):
         self.colors = TeamColors()
         self.team: CaseTeam | None = None
         self.dialog: TeamDialog | None = None
+        self._hashing: Worker | None = None  # the open case's images being hashed
         self.live = LiveUpdates(self)
         self.live.case_changed.connect(self._on_case_changed)
         self.live.cases_changed.connect(self._on_cases_changed)
@@ -116,10 +117,18 @@ class TeamUi(QObject):
     def _on_case_loaded(self, case: Case) -> None:
         self.live.follow_case(case.folder)
         self.refresh()
+        if self._hashing is not None and self._hashing.withdraw(self.pool):
+            self._hashing = None  # a case already left: its images need not be read now
         if image_hashes(case.images, compute=False) is None:
             worker = Worker(_hashes, case)  # the images are read once, on the worker
             worker.signals.returned.connect(self._on_hashed)
+            worker.signals.finished.connect(lambda w=worker: self._hashed(w))
+            self._hashing = worker
             worker.start(self.pool)
+
+    def _hashed(self, worker: Worker) -> None:
+        if self._hashing is worker:
+            self._hashing = None
 
     def _on_hashed(self, result: tuple[str, Hashes]) -> None:
         case = self.session.case

@@ -349,3 +349,35 @@ def test_two_reviewers_and_an_adjudicator_curate_the_demo_into_a_release(
         "adjudicated by carol",
     }
     assert len(summary.left_out) == 10 and all(": not reviewed" in x for x in summary.left_out)
+
+
+def test_other_cases_changed_on_disk_update_the_case_list(
+    qtbot, make_window: Callable, open_case: Callable, team: Path
+) -> None:
+    write_review(team / "cases/c2", "carol", "keep")
+    write_team_settings(team, {"adjudicators": ["carol"]})
+    window = make_window("carol")
+    open_case(window, team, "c1")
+    project = window.project
+    qtbot.waitUntil(lambda: window.team_ui.live.cases_noted == 3, timeout=5000)
+    assert project.entry("c2").decision is Decision.KEEP and not project.entry("c3").disputed
+    # meanwhile, elsewhere: c2's image is repaired, alice and bob disagree on c3
+    alice = Project.open(team, "alice")
+    case = alice.load_case("c2")
+    info = case.image_info[EDITED]
+    record, _ = repairs.save_preview(
+        case,
+        EDITED,
+        rgb_array(info.width, info.height, 5),
+        "file",
+        {"op": "remove", "box": (0, 0, 1, 1)},
+    )
+    repairs.add_preview(alice, case, record)
+    repairs.accept(alice, case, record.id)
+    write_review(team / "cases/c3", "alice", "keep")
+    write_review(team / "cases/c3", "bob", "base_invalid")
+    window.team_ui.live.poll_project()  # what the ten-second poll does
+    qtbot.waitUntil(lambda: project.entry("c2").stale, timeout=5000)
+    assert window.workbench.entry("c2").decision is Decision.NEEDS_RECHECK
+    qtbot.waitUntil(lambda: window.workbench.entry("c3").disputed, timeout=5000)
+    assert window.controller.case.case_id == "c1"  # nothing moved under the reviewer
