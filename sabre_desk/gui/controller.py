@@ -87,6 +87,8 @@ class CaseController(QObject):
         self._stacks: dict[str, QUndoStack] = {}
         self._events: list[tuple[str, dict[str, Any]]] = []
         self._dirty = False
+        #: a decision waits to be bound to its images (not yet hashed when it was made)
+        self._unbound = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(SAVE_DELAY_MS)
@@ -359,7 +361,11 @@ class CaseController(QObject):
         case = self._case()
         review = case.review
         old = review.decision
-        bind(review, decision, image_hashes(case.images) or {})
+        # Never a read of the images on this thread: a worker hashes them as the case opens;
+        # a decision made before it has finished is bound when it is saved.
+        hashes = image_hashes(case.images, compute=False)
+        bind(review, decision, hashes or {})
+        self._unbound = decision is not None and hashes is None
         review.adjudication = decision is not None and self._adjudicating(case)
         data: dict[str, Any] = {"from": _v(old), "to": _v(decision)}
         if review.adjudication:
@@ -371,12 +377,14 @@ class CaseController(QObject):
     def _adjudicating(self, case: Case) -> bool:
         if not self.project.is_adjudicator:
             return False
-        return others_disputed(case, image_hashes(case.images), adjudicators_of(self.project))
+        hashes = image_hashes(case.images, compute=False)
+        return others_disputed(case, hashes, adjudicators_of(self.project))
 
     def decision_stale(self) -> bool:
-        """The open case's decision was made on images since replaced."""
+        """The open case's decision was made on images since replaced (as far as known:
+        images not hashed yet count as unchanged)."""
         case = self.case
-        return case is not None and is_stale(case.review, image_hashes(case.images))
+        return case is not None and is_stale(case.review, image_hashes(case.images, False))
 
     # --- what others changed on disk -----------------------------------------------------
 
@@ -455,6 +463,9 @@ class CaseController(QObject):
         case = self.case
         if case is None or not self._dirty:
             return True
+        if self._unbound:  # hashed by now, as a rule (remembered): else read here, once
+            case.review.decided_on = image_hashes(case.images) or {}
+            self._unbound = False
         try:
             self.project.save_review(case, force=force)
         except ReviewConflictError as exc:

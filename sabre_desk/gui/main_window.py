@@ -596,7 +596,7 @@ class MainWindow(QMainWindow):
     def wait_for_background(self, timeout_ms: int = 5000) -> bool:
         """Let image decodes, repairs and change maps finish (tests, benchmarks, quitting)."""
         pools = [self.index_reader.pool, self.pool, self.repair_ui.jobs.pool, self.changes_ui.pool]
-        pools += [self.team_ui.pool, self.team_ui.live.pool]
+        pools += self.team_ui.pools
         return all(pool.waitForDone(timeout_ms) for pool in pools)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

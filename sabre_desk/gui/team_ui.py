@@ -58,14 +58,16 @@ class TeamUi(QObject):
             case_list,
         )
         self.parent_widget = parent
-        self.pool = QThreadPool(self)
+        self.pool = QThreadPool(self)  # hashing the open case, the queue, changed cases
         self.pool.setMaxThreadCount(1)
+        self.summary_pool = QThreadPool(self)  # the Team dialog's figures, which take longer
+        self.summary_pool.setMaxThreadCount(1)
         self.section = TeamSection()
         self.layers = {role: OtherBoxes(canvas) for role, canvas in compare.canvases.items()}
         self.colors = TeamColors()
         self.team: CaseTeam | None = None
         self.dialog: TeamDialog | None = None
-        self._hashing: Worker | None = None  # the open case's images being hashed
+        self._hashing: tuple[str, Worker] | None = None  # a case whose images are hashed
         self.live = LiveUpdates(self)
         self.live.case_changed.connect(self._on_case_changed)
         self.live.cases_changed.connect(self._on_cases_changed)
@@ -76,6 +78,7 @@ class TeamUi(QObject):
         self.reload_action = self._action("&Reload the Team's Reviews", "F5", self.reload)
         session.opened.connect(self._on_opened)
         workbench.mode_changed.connect(lambda _mode: self.refresh())
+        compare.all_painted.connect(self._on_painted)
 
     def _action(self, text: str, key: str, slot: object) -> QAction:
         action = QAction(text, self.parent_widget)
@@ -117,17 +120,25 @@ class TeamUi(QObject):
     def _on_case_loaded(self, case: Case) -> None:
         self.live.follow_case(case.folder)
         self.refresh()
-        if self._hashing is not None and self._hashing.withdraw(self.pool):
+        job = self._hashing
+        if job is not None and job[0] != case.case_id and job[1].withdraw(self.pool):
             self._hashing = None  # a case already left: its images need not be read now
+
+    def _on_painted(self) -> None:
+        """The case's images are on screen: only now are they hashed (a reviewer flipping
+        through cases does not wait for it, nor share the cores with it)."""
+        case = self.session.case
+        if case is None or (self._hashing is not None and self._hashing[0] == case.case_id):
+            return
         if image_hashes(case.images, compute=False) is None:
             worker = Worker(_hashes, case)  # the images are read once, on the worker
             worker.signals.returned.connect(self._on_hashed)
             worker.signals.finished.connect(lambda w=worker: self._hashed(w))
-            self._hashing = worker
+            self._hashing = (case.case_id, worker)
             worker.start(self.pool)
 
     def _hashed(self, worker: Worker) -> None:
-        if self._hashing is worker:
+        if self._hashing is not None and self._hashing[1] is worker:
             self._hashing = None
 
     def _on_hashed(self, result: tuple[str, Hashes]) -> None:
@@ -252,13 +263,20 @@ class TeamUi(QObject):
         if self.session.controller is not None:
             self.session.controller.flush()
         if self.dialog is None:
-            self.dialog = TeamDialog(project, self.pool, self.case_list.select, self.parent_widget)
+            self.dialog = TeamDialog(
+                project, self.summary_pool, self.case_list.select, self.parent_widget
+            )
         else:
             self.dialog.refresh()
         self.dialog.show()
         self.dialog.raise_()
         return self.dialog
 
+    @property
+    def pools(self) -> list[QThreadPool]:
+        return [self.pool, self.summary_pool, self.live.pool]
+
     def shutdown(self) -> None:
         self.live.shutdown()
-        self.pool.waitForDone(5000)
+        for pool in self.pools:
+            pool.waitForDone(5000)
