@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from sabre_desk.core.live import CaseStamp, ProjectWatch, case_stamp, compare
 from sabre_desk.core.project import Project
-from sabre_desk.gui.workers import Worker, gently
+from sabre_desk.gui.workers import Worker
 
 CASE_POLL_MS = 1000
 PROJECT_POLL_MS = 10_000
@@ -72,7 +72,7 @@ class LiveUpdates(QObject):
         project = self._project
         if project is None or project.indexing or self._looking is not None:
             return
-        worker = Worker(gently(self._watch.look), list(project.entries))
+        worker = Worker(self._watch.look, list(project.entries))
         worker.signals.returned.connect(lambda ids, p=project: self._on_looked(p, ids))
         worker.signals.finished.connect(self._on_finished)
         self._looking = worker

@@ -31,7 +31,7 @@ from sabre_desk.gui.menus import WindowActions
 from sabre_desk.gui.session import Session
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.team_section import TeamSection
-from sabre_desk.gui.workers import Worker, gently
+from sabre_desk.gui.workers import Worker
 
 #: Changes to one's own review that change what the team section shows.
 SHOWN_ASPECTS = (Aspect.DECISION, Aspect.NOTES, Aspect.BOXES, Aspect.QUESTION_EDITS, Aspect.ALL)
@@ -59,9 +59,9 @@ class TeamUi(QObject):
         )
         self.parent_widget = parent
         self.pool = QThreadPool(self)  # hashing the open case, the queue, changed cases
+        self.pool.setMaxThreadCount(1)
         self.summary_pool = QThreadPool(self)  # the Team dialog's figures, which take longer
-        for pool in (self.pool, self.summary_pool):
-            pool.setMaxThreadCount(1)
+        self.summary_pool.setMaxThreadCount(1)
         self.section = TeamSection()
         self.layers = {role: OtherBoxes(canvas) for role, canvas in compare.canvases.items()}
         self.colors = TeamColors()
@@ -131,7 +131,7 @@ class TeamUi(QObject):
         if case is None or (self._hashing is not None and self._hashing[0] == case.case_id):
             return
         if image_hashes(case.images, compute=False) is None:
-            worker = Worker(gently(_hashes), case)  # the images are read once, on the worker
+            worker = Worker(_hashes, case)  # the images are read once, on the worker
             worker.signals.returned.connect(self._on_hashed)
             worker.signals.finished.connect(lambda w=worker: self._hashed(w))
             self._hashing = (case.case_id, worker)
@@ -205,7 +205,7 @@ class TeamUi(QObject):
             return
         current = self.session.case.case_id if self.session.case is not None else None
         others = [c for c in case_ids if c != current]
-        worker = Worker(gently(lambda: [e for c in others if (e := project.fresh_entry(c))]))
+        worker = Worker(lambda: [e for c in others if (e := project.fresh_entry(c))])
         worker.signals.returned.connect(lambda entries: self._apply_entries(project, entries))
         worker.start(self.pool)
         if project.is_adjudicator:
@@ -219,7 +219,7 @@ class TeamUi(QObject):
             self.workbench.update_entry(entry)
 
     def _mark_queue(self, project: Project, case_ids: list[str]) -> None:
-        worker = Worker(gently(queue), project, case_ids)
+        worker = Worker(queue, project, case_ids)
         worker.signals.returned.connect(lambda flags: self._apply_queue(project, flags))
         worker.start(self.pool)
 

@@ -9,9 +9,6 @@ signals are still to be emitted.
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
-import threading
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -68,22 +65,3 @@ class Worker(QRunnable):
     @classmethod
     def in_flight(cls) -> int:
         return len(cls._running)
-
-
-#: How much less than the window a background chore asks of the CPU (Linux "nice").
-GENTLE_NICE = 10
-
-
-def gently(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """*fn*, run at a lower scheduling priority on whatever pool thread runs it: chores the
-    reviewer is not waiting for (hashing, watching the folder, the team's figures) then
-    leave the cores to the window and the image decoders, yet still run on a busy machine.
-    A thread only ever lowers its own priority, so use it on pools of such chores only."""
-
-    def run(*args: Any, **kwargs: Any) -> Any:
-        if sys.platform.startswith("linux"):  # where a thread id may stand for a process id
-            with contextlib.suppress(OSError):
-                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), GENTLE_NICE)
-        return fn(*args, **kwargs)
-
-    return run

@@ -32,7 +32,7 @@ from sabre_desk.core.project import Project
 from sabre_desk.core.stats import TeamSummary, team_summary
 from sabre_desk.core.team import blind
 from sabre_desk.ground.errors import ProjectError
-from sabre_desk.gui.workers import Worker, gently
+from sabre_desk.gui.workers import Worker
 
 FIGURE_COLUMNS = ("Figure", "Value", "95 % interval", "Cases")
 PROGRESS_COLUMNS = (
@@ -164,7 +164,7 @@ class TeamDialog(QDialog):
     def refresh(self) -> None:
         self.refresh_button.setEnabled(False)
         self.header.setText("Reading every review of the project…")
-        worker = Worker(gently(team_summary), self.project)
+        worker = Worker(team_summary, self.project)
         worker.signals.returned.connect(self.show_summary)
         worker.signals.errored.connect(self._on_error)
         worker.start(self.pool)
