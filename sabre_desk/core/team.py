@@ -100,9 +100,12 @@ def in_queue(project: Project, case: Case, hashes: Hashes | None) -> bool:
     return not (review.adjudication and review.decision and not is_stale(review, hashes))
 
 
-def queue(project: Project, case_ids: list[str]) -> dict[str, bool]:
-    """Which of *case_ids* wait in this adjudicator's queue (reads the cases and hashes
-    their images: for a worker thread). A case that cannot be read is not in it."""
+def queue(project: Project, case_ids: list[str], exact: bool = False) -> dict[str, bool]:
+    """Which of *case_ids* wait in this adjudicator's queue (reads the cases: for a worker
+    thread). Without *exact* the images are not hashed, so a disagreement that a repair
+    made stale still shows until the case is opened (opening it checks exactly): hashing
+    every image of a project would keep a core busy for minutes. A case that cannot be
+    read is not in the queue."""
     flags: dict[str, bool] = {}
     for case_id in case_ids:
         try:
@@ -110,7 +113,8 @@ def queue(project: Project, case_ids: list[str]) -> dict[str, bool]:
         except CaseLoadError:
             flags[case_id] = False
             continue
-        flags[case_id] = in_queue(project, case, image_hashes(case.images))
+        hashes = image_hashes(case.images) if exact else None
+        flags[case_id] = in_queue(project, case, hashes)
     return flags
 
 

@@ -165,7 +165,9 @@ class MainWindow(QMainWindow):
             ),
         )
         self.actions_.add_to_edit(self.repair_ui.run_action)
-        self.team_ui = TeamUi(self.session, self.compare, self.workbench, self.case_list, self)
+        self.team_ui = TeamUi(
+            self.session, self.compare, self.workbench, self.case_list, self.pool, self
+        )
         self.team_ui.add_actions(self.actions_)
         self.actions_.add_to_view(self.changes_ui.action)
         self.toolbar = build_toolbar(

@@ -33,6 +33,8 @@ from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.team_section import TeamSection
 from sabre_desk.gui.workers import Worker
 
+#: After every image decode waiting in the pool (its priorities are the decoders' own).
+HASH_PRIORITY = -1
 #: Changes to one's own review that change what the team section shows.
 SHOWN_ASPECTS = (Aspect.DECISION, Aspect.NOTES, Aspect.BOXES, Aspect.QUESTION_EDITS, Aspect.ALL)
 
@@ -48,6 +50,7 @@ class TeamUi(QObject):
         compare: CompareView,
         workbench: Workbench,
         case_list: CaseList,
+        decoders: QThreadPool,
         parent: QWidget,
     ):
         super().__init__(parent)
@@ -58,7 +61,10 @@ class TeamUi(QObject):
             case_list,
         )
         self.parent_widget = parent
-        self.pool = QThreadPool(self)  # hashing the open case, the queue, changed cases
+        #: the open case's images are hashed where they are decoded: a pool that leaves the
+        #: window a core of its own (a thread of the team's would take it back)
+        self.decoders = decoders
+        self.pool = QThreadPool(self)  # the adjudicator's queue, cases changed elsewhere
         self.pool.setMaxThreadCount(1)
         self.summary_pool = QThreadPool(self)  # the Team dialog's figures, which take longer
         self.summary_pool.setMaxThreadCount(1)
@@ -121,7 +127,7 @@ class TeamUi(QObject):
         self.live.follow_case(case.folder)
         self.refresh()
         job = self._hashing
-        if job is not None and job[0] != case.case_id and job[1].withdraw(self.pool):
+        if job is not None and job[0] != case.case_id and job[1].withdraw(self.decoders):
             self._hashing = None  # a case already left: its images need not be read now
 
     def _on_painted(self) -> None:
@@ -135,7 +141,7 @@ class TeamUi(QObject):
             worker.signals.returned.connect(self._on_hashed)
             worker.signals.finished.connect(lambda w=worker: self._hashed(w))
             self._hashing = (case.case_id, worker)
-            worker.start(self.pool)
+            worker.start(self.decoders, HASH_PRIORITY)
 
     def _hashed(self, worker: Worker) -> None:
         if self._hashing is not None and self._hashing[1] is worker:
@@ -209,7 +215,7 @@ class TeamUi(QObject):
         worker.signals.returned.connect(lambda entries: self._apply_entries(project, entries))
         worker.start(self.pool)
         if project.is_adjudicator:
-            self._mark_queue(project, others)
+            self._mark_queue(project, others, exact=True)  # a few cases: hashed
 
     def _apply_entries(self, project: Project, entries: list) -> None:
         if project is not self.session.project:
@@ -218,8 +224,8 @@ class TeamUi(QObject):
             project.replace_entry(entry)
             self.workbench.update_entry(entry)
 
-    def _mark_queue(self, project: Project, case_ids: list[str]) -> None:
-        worker = Worker(queue, project, case_ids)
+    def _mark_queue(self, project: Project, case_ids: list[str], exact: bool = False) -> None:
+        worker = Worker(queue, project, case_ids, exact)
         worker.signals.returned.connect(lambda flags: self._apply_queue(project, flags))
         worker.start(self.pool)
 
