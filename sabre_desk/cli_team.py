@@ -111,11 +111,17 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     sub.choices["stats"].set_defaults(run=run_stats)
     sub.choices["export"].add_argument(
         "--min-reviews",
-        type=int,
+        type=_at_least_one,
         default=1,
         metavar="N",
         help="leave out cases resting on fewer than N current reviews (adjudicated cases are kept)",
     )
+
+
+def _at_least_one(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of reviews (1 or more)")
+    return int(text)
 
 
 def _names(text: str, option: str) -> list[str]:

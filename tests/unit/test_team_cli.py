@@ -145,6 +145,10 @@ def test_export_min_reviews_leaves_out_single_reviews_and_lists_every_case(
     assert "c03: reviewers disagree (alice: keep; bob: scene_changed)" in joined
     assert "c02: final decision Edited replacement failed" in joined
     assert "c09: not reviewed" in joined
+    done = run_cli(
+        "export", str(reviewed), str(tmp_path / "rel2"), "--min-reviews", "0", home=tmp_path
+    )
+    assert done.returncode == 2 and "--min-reviews" in done.stderr
 
 
 def test_stats_shows_each_reviewers_progress_against_the_assignments(
