@@ -16,7 +16,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from sabre_desk.core.review import utc_now
+from sabre_desk.core.review import refuse_newer, utc_now
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.ids import id_problem
 from sabre_desk.ground.storage import atomic_write_json, read_json
@@ -47,11 +47,7 @@ class Assignments(BaseModel):
     @field_validator("version")
     @classmethod
     def _known_version(cls, v: int) -> int:
-        if v > ASSIGNMENTS_VERSION:
-            raise ValueError(
-                f"assignments format version {v} is newer than this sabre-desk understands "
-                f"({ASSIGNMENTS_VERSION}); update sabre-desk"
-            )
+        refuse_newer("assignments", v, ASSIGNMENTS_VERSION)
         return v
 
     @model_validator(mode="after")

@@ -45,6 +45,15 @@ def utc_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def refuse_newer(kind: str, version: int, known: int) -> None:
+    """A file of a format version newer than this sabre-desk knows is refused, not half-read."""
+    if version > known:
+        raise ValueError(
+            f"{kind} format version {version} is newer than this sabre-desk understands "
+            f"({known}); update sabre-desk"
+        )
+
+
 class Decision(StrEnum):
     """The reviewer's verdict, in the words of the SABRE platform."""
 
@@ -189,11 +198,7 @@ class Review(BaseModel):
     @field_validator("version")
     @classmethod
     def _known_version(cls, v: int) -> int:
-        if v > REVIEW_VERSION:
-            raise ValueError(
-                f"review format version {v} is newer than this sabre-desk understands "
-                f"({REVIEW_VERSION}); update sabre-desk"
-            )
+        refuse_newer("review", v, REVIEW_VERSION)
         return REVIEW_VERSION  # an older review is migrated on reading, written as the newest
 
     @field_validator("decided_on")

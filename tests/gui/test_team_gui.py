@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from sabre_desk.core import repairs
 from sabre_desk.core.final import all_reviews, settle
 from sabre_desk.core.locks import LOCK_NAME, OWNER_NAME
-from sabre_desk.core.project import Project
+from sabre_desk.core.project import Case, Project
 from sabre_desk.core.review import Decision
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.core.team import write_team_settings
@@ -34,6 +34,19 @@ def press(qtbot, key: Qt.Key, modifier=Qt.KeyboardModifier.NoModifier) -> None:
 def saved(root: Path, reviewer: str, case_id: str = "c1") -> dict:
     path = root / "cases" / case_id / "reviews" / f"{reviewer}.json"
     return json.loads(path.read_text()) if path.exists() else {}
+
+
+def repair_elsewhere(root: Path, case_id: str, seed: int) -> Case:
+    """alice, in another window, accepts a repair of the Edited image (random pixels)."""
+    alice = Project.open(root, "alice")
+    case = alice.load_case(case_id)
+    info = case.image_info[EDITED]
+    pixels = rgb_array(info.width, info.height, seed)
+    box = {"op": "remove", "box": (0, 0, 1, 1)}
+    record, _ = repairs.save_preview(case, EDITED, pixels, "file", box)
+    repairs.add_preview(alice, case, record)
+    repairs.accept(alice, case, record.id)
+    return case
 
 
 def center_color(canvas) -> tuple[int, int, int]:
@@ -126,18 +139,7 @@ def test_a_repair_accepted_elsewhere_makes_your_decision_stale(
     assert before == (200, 90, 40)  # add_case's flat Edited image
     assert not bob.project.entry("c1").stale
     # alice, in another window, accepts a repair of the Edited image
-    alice = Project.open(team, "alice")
-    case = alice.load_case("c1")
-    info = case.image_info[EDITED]
-    record, _ = repairs.save_preview(
-        case,
-        EDITED,
-        rgb_array(info.width, info.height, 3),
-        "file",
-        {"op": "remove", "box": (0, 0, 1, 1)},
-    )
-    repairs.add_preview(alice, case, record)
-    repairs.accept(alice, case, record.id)
+    case = repair_elsewhere(team, "c1", seed=3)
     section = bob.team_ui.section
     qtbot.waitUntil(lambda: "made on an earlier image" in section.notice.text(), timeout=10000)
     assert bob.project.entry("c1").stale
@@ -362,18 +364,7 @@ def test_other_cases_changed_on_disk_update_the_case_list(
     qtbot.waitUntil(lambda: window.team_ui.live.cases_noted == 3, timeout=5000)
     assert project.entry("c2").decision is Decision.KEEP and not project.entry("c3").disputed
     # meanwhile, elsewhere: c2's image is repaired, alice and bob disagree on c3
-    alice = Project.open(team, "alice")
-    case = alice.load_case("c2")
-    info = case.image_info[EDITED]
-    record, _ = repairs.save_preview(
-        case,
-        EDITED,
-        rgb_array(info.width, info.height, 5),
-        "file",
-        {"op": "remove", "box": (0, 0, 1, 1)},
-    )
-    repairs.add_preview(alice, case, record)
-    repairs.accept(alice, case, record.id)
+    repair_elsewhere(team, "c2", seed=5)
     write_review(team / "cases/c3", "alice", "keep")
     write_review(team / "cases/c3", "bob", "base_invalid")
     window.team_ui.live.poll_project()  # what the ten-second poll does
