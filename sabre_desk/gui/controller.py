@@ -124,6 +124,7 @@ class CaseController(QObject):
         self.case = case
         self.undo_group.setActiveStack(self.stack(case_id))
         self._events.clear()
+        self._unbound = False  # (a pending binding belonged to a version not kept)
         if repairs.needs_recovery(case) and not self.project.read_only:
             try:
                 for note in repairs.recover(self.project, case):
