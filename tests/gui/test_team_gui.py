@@ -17,6 +17,7 @@ from sabre_desk.core import repairs
 from sabre_desk.core.final import all_reviews, settle
 from sabre_desk.core.locks import LOCK_NAME, OWNER_NAME
 from sabre_desk.core.project import Case, Project
+from sabre_desk.core.repairs import RepairStep
 from sabre_desk.core.review import Decision
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.core.team import write_team_settings
@@ -217,6 +218,10 @@ def test_the_repair_panel_names_the_lock_holder_and_breaks_a_stale_lock(
         qtbot.waitUntil(lambda: banner.isVisibleTo(window.repair_ui.panel), timeout=3000)
         assert "locked by bob on" in banner.label.text() and "stale" in banner.label.text()
         assert banner.break_button.isVisibleTo(banner)
+        # accepting now is refused at once, naming the holder (not after a 15 s wait)
+        assert not window.controller.take_repair_step(RepairStep.ACCEPT, "r1")
+        assert "bob on" in window.case_panel.error.text()
+        assert "holds the lock" in window.case_panel.error.text()
         asked: list[str] = []
 
         def answer(parent, title, text, *args, **kwargs):
