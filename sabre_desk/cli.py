@@ -51,7 +51,11 @@ DEFAULT_DEMO_DIR = "sabre-desk-demo"
 
 #: Command groups that live in modules of their own: each adds its subcommands with
 #: ``register(sub, common)`` and names its handler with ``set_defaults(run=...)``.
-COMMAND_MODULES: tuple[str, ...] = ("sabre_desk.cli_make", "sabre_desk.cli_study")
+COMMAND_MODULES: tuple[str, ...] = (
+    "sabre_desk.cli_make",
+    "sabre_desk.cli_study",
+    "sabre_desk.cli_team",
+)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -48,6 +48,7 @@ def run_export(project: Project, args: argparse.Namespace) -> int:
         progress=_progress_bar,
         link=getattr(args, "link", False),
         license_id=getattr(args, "license", None),
+        min_reviews=getattr(args, "min_reviews", 1),
     )
     for folder in summary.removed_partials:
         print(f"removed {folder}: a partial folder left by an export that was killed")
@@ -58,7 +59,7 @@ def run_export(project: Project, args: argparse.Namespace) -> int:
     print(f"root sha256 {summary.root_hash}")
     if summary.not_exported():
         print(f"not exported: {summary.not_exported()}")
-    for line in summary.skipped:
+    for line in summary.left_out:
         print(f"  left out: {line}")
     for line in summary.warnings:
         print(f"  warning: {line}")

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from sabre_desk import __version__
+from sabre_desk.core.binding import image_hashes
 from sabre_desk.core.export_formats import (
     naming,
     vlmevalkit_name_problem,
@@ -36,7 +37,7 @@ from sabre_desk.core.export_formats import (
     write_jsonl,
     write_vlmevalkit,
 )
-from sabre_desk.core.final import all_reviews, final_decision, merged_question_edits
+from sabre_desk.core.final import all_reviews, question_edits, settle
 from sabre_desk.core.lmms_eval_task import FOLDER as LMMS_EVAL_FOLDER
 from sabre_desk.core.lmms_eval_task import task_name, write_task
 from sabre_desk.core.project import Case, Project
@@ -44,7 +45,7 @@ from sabre_desk.core.question_edits import effective
 from sabre_desk.core.release import RELEASE, RELEASE_FORMAT, RELEASE_VERSION, seal, write_manifest
 from sabre_desk.core.release_card import HF_FOLDER, HF_LICENSES, card, hf_file_name, hf_row
 from sabre_desk.core.repairs import encode_png
-from sabre_desk.core.review import Decision, Review
+from sabre_desk.core.review import Decision, QuestionEdit, Review
 from sabre_desk.core.spec import OPTION_LETTERS, ImageRole
 from sabre_desk.core.staging import partial_folder, remove_abandoned
 from sabre_desk.ground.errors import CaseLoadError, ProjectError, ReviewError
@@ -82,6 +83,14 @@ class ExportSummary:
     warnings: list[str] = field(default_factory=list)  # exported, but e.g. a review ignored
     not_reviewed: int = 0  # cases nobody has decided yet (not a problem, not exported)
     other_decisions: dict[str, int] = field(default_factory=dict)  # final decision → cases
+    #: every case not in the release, with the reason ("case: why"): the skipped ones, the
+    #: unreviewed ones and those whose final decision was not exported
+    left_out: list[str] = field(default_factory=list)
+
+    def skip(self, case_id: str, why: str) -> None:
+        """A case left out for a reason someone must act on (also in release.json)."""
+        self.skipped.append(f"{case_id}: {why}")
+        self.left_out.append(f"{case_id}: {why}")
 
     def not_exported(self) -> str:
         """Why the other cases are not in the release, in one line ('' when all are)."""
@@ -190,9 +199,13 @@ def _copy_image(case: Case, role: ImageRole, folder: Path, link: bool) -> str:
 
 
 def _rows(
-    case: Case, decision: Decision, why: str, reviews: dict[str, Review], files: dict[str, str]
+    case: Case,
+    decision: Decision,
+    why: str,
+    reviews: dict[str, Review],
+    edits: dict[str, QuestionEdit],
+    files: dict[str, str],
 ) -> list[dict[str, Any]]:
-    edits = merged_question_edits(reviews, decision)
     accepted = [
         {"id": r.id, "image_role": r.image_role, "engine": r.engine, "op": r.op}
         for review in reviews.values()
@@ -278,11 +291,13 @@ def export(
     cancel: threading.Event | None = None,
     link: bool = False,
     license_id: str | None = None,
+    min_reviews: int = 1,
 ) -> ExportSummary:
     """Write the release to *out* (which must not exist yet).
 
     *link* hard-links the images instead of copying them (see the module docstring);
     *license_id* is the Hugging Face license id the card declares (none: not chosen yet).
+    *min_reviews* leaves out a case resting on fewer current reviews (unless adjudicated).
     """
     out = Path(out).absolute()
     if os.path.lexists(out):
@@ -312,6 +327,7 @@ def export(
                 cancel or threading.Event(),
                 link,
                 license_id,
+                min_reviews,
             )
         except OSError as exc:
             raise _failure(exc, tmp, out) from exc
@@ -337,8 +353,10 @@ def _export_into(
     cancel: threading.Event,
     link: bool,
     license_id: str | None,
+    min_reviews: int = 1,
 ) -> ExportSummary:
     summary = ExportSummary(out)
+    adjudicators = project.manifest.adjudicators or None  # none named: anyone's, as before
     with naming(tmp / "images"):
         (tmp / "images").mkdir()
     rows: list[dict[str, Any]] = []
@@ -349,33 +367,44 @@ def _export_into(
         if progress:
             progress(done, len(entries), entry.case_id)
         if entry.problem:
-            summary.skipped.append(f"{entry.case_id}: invalid ({entry.problem})")
+            summary.skip(entry.case_id, f"invalid ({entry.problem})")
             continue
         try:
             case = project.load_case(entry.case_id)
         except CaseLoadError as exc:
-            summary.skipped.append(f"{entry.case_id}: {exc.reason}")
+            summary.skip(entry.case_id, exc.reason)
             continue
         unreadable = [w for w in case.warnings if isinstance(w, ReviewError)]
         if unreadable:
             # An ignored review could hide a reviewer's rejection: the case waits until the
             # file is fixed, rather than being released on the others' word.
-            summary.skipped.append(f"{entry.case_id}: {unreadable[0].message}")
+            summary.skip(entry.case_id, unreadable[0].message)
             continue
         reviews = all_reviews(case)
-        decision, why = final_decision(reviews)
+        final = settle(reviews, image_hashes(case.images), adjudicators, min_reviews)
+        decision, why = final.decision, final.why
         if decision is None or decision not in decisions:
-            if decision is None and reviews:
-                summary.skipped.append(f"{entry.case_id}: {why}")
+            if decision is None and any(r.decision is not None for r in reviews.values()):
+                summary.skip(entry.case_id, why)
             elif decision is None:
                 summary.not_reviewed += 1
+                summary.left_out.append(f"{entry.case_id}: not reviewed")
             else:
                 label = decision.label
                 summary.other_decisions[label] = summary.other_decisions.get(label, 0) + 1
+                summary.left_out.append(f"{entry.case_id}: final decision {label} ({why})")
             continue
         if case.image_problems:
             problem = next(iter(case.image_problems.values()))
-            summary.skipped.append(f"{entry.case_id}: {problem.reason}")
+            summary.skip(entry.case_id, problem.reason)
+            continue
+        edits, conflicts = question_edits(reviews, final)
+        if conflicts:
+            summary.skip(
+                entry.case_id,
+                "conflicting question edits: " + "; ".join(conflicts) + "; an adjudicator's "
+                "edit settles them",
+            )
             continue
         files: dict[str, str] = {}
         for role in case.spec.image_roles:
@@ -383,7 +412,7 @@ def _export_into(
             key = "file_name" if role is ImageRole.IMAGE else f"{role.value}_file_name"
             files[key] = target
             summary.images += 1
-        rows += _rows(case, decision, why, reviews, files)
+        rows += _rows(case, decision, why, reviews, edits, files)
         summary.warnings += [f"{entry.case_id}: {w.message}" for w in case.warnings]
         summary.cases += 1
     for index, row in enumerate(rows):

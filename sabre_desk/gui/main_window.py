@@ -50,6 +50,7 @@ from sabre_desk.gui.screen_fit import (
     restore_geometry,
 )
 from sabre_desk.gui.session import Session
+from sabre_desk.gui.team_ui import TeamUi
 from sabre_desk.gui.toolbar import build_toolbar
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
@@ -186,6 +187,10 @@ class MainWindow(QMainWindow):
             ),
         )
         self.actions_.add_to_edit(self.repair_ui.run_action)
+        self.team_ui = TeamUi(
+            self.session, self.compare, self.workbench, self.case_list, self.pool, self
+        )
+        self.team_ui.add_actions(self.actions_)
         self.actions_.add_to_view(self.changes_ui.action)
         self.toolbar = build_toolbar(
             self, self.actions_, self.changes_ui.action, self.repair_ui.run_action
@@ -255,6 +260,7 @@ class MainWindow(QMainWindow):
             self.compare.show_roles((ImageRole.IMAGE,))
             self.compare.canvases[ImageRole.IMAGE].show_message(EMPTY_PROJECT)
         self.changes_ui.sweep(project)
+        self.team_ui.project_indexed(project)
 
     def _attach_controller(self, controller: CaseController) -> None:
         controller.case_loaded.connect(self._on_case_loaded)
@@ -270,6 +276,7 @@ class MainWindow(QMainWindow):
         self.case_panel_dock.setWidget(self.case_panel)
         self.escape.watch(self.case_panel.notes)
         self.case_panel.add_section(self.changes_ui.section)
+        self.case_panel.add_section(self.team_ui.section)
         primers = PrimerLibrary.for_project(controller.project.root)
         default = controller.project.manifest.primer
         self.case_panel.primer_for = lambda case: primers.for_spec(case.spec, default)[0]
@@ -567,19 +574,21 @@ class MainWindow(QMainWindow):
         self._waiting.clear()
         self.repair_ui.jobs.shutdown()
         self.changes_ui.shutdown()
+        self.team_ui.shutdown()
         self.index_reader.stop()
         self.pool.waitForDone(5000)
         super().closeEvent(event)
 
     def wait_for_background(self, timeout_ms: int = 5000) -> bool:
         """Let image decodes, repairs and change maps finish (tests, benchmarks, quitting)."""
-        pools = (
+        pools = [
             self.index_reader.pool,
             self.pool,
             self.repair_ui.jobs.pool,
             self.changes_ui.pool,
             self.sources.pool,
-        )
+            *self.team_ui.pools,
+        ]
         return all(pool.waitForDone(timeout_ms) for pool in pools)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

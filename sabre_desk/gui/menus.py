@@ -87,7 +87,7 @@ class WindowActions:
         self._add(self.edit, "Edit", "Edit &Answers", "E", self._edit_answers)
         self._add(self.edit, "Edit", "Edit &Notes", "Ctrl+Shift+N", self._edit_notes)
 
-        review = bar.addMenu("&Review")
+        self.review = review = bar.addMenu("&Review")
         for i, decision in enumerate(Decision):
             self._add(
                 review,
@@ -108,7 +108,7 @@ class WindowActions:
         self.auto_advance.setCheckable(True)
         self.auto_advance.setChecked(parts.settings.auto_advance)
 
-        go = bar.addMenu("&Go")
+        self.go = go = bar.addMenu("&Go")
         self._add(go, "Go", "&Next Case", ["N", "PgDown"], lambda: case_list.go(Go.NEXT))
         self._add(go, "Go", "&Previous Case", ["P", "PgUp"], lambda: case_list.go(Go.PREVIOUS))
         self._add(go, "Go", "Next &Unreviewed", "Shift+N", lambda: case_list.go(Go.UNREVIEWED))
@@ -168,6 +168,11 @@ class WindowActions:
     def add_to_edit(self, action: QAction) -> None:
         self.edit.addAction(action)
         self.groups.setdefault("Edit", []).append(action)
+
+    def add_to(self, menu: QMenu, group: str, action: QAction) -> None:
+        """Another part's action, in a menu and under *group* in the shortcuts sheet."""
+        menu.addAction(action)
+        self.groups.setdefault(group, []).append(action)
 
     def add_to_view(self, action: QAction) -> None:
         self.view.insertAction(self._view_anchor, action)

@@ -59,7 +59,9 @@ class ImageCanvas(QGraphicsView):
     cursor_moved = Signal(object)  # (x, y) image pixel or None when outside
     painted = Signal()
     blink = Signal(bool)  # V held down (True) or let go: show the other image in place
-    image_changed = Signal()  # a new image (or a message instead of one) is shown
+    #: a new image (or a message instead of one) is shown: every item drawn over the old
+    #: one is gone
+    image_changed = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
