@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from sabre_desk.core.boxes import DEFAULT_LABELS
+from sabre_desk.core.preview_cache import PreviewStore
 from sabre_desk.core.primers import PrimerLibrary
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.review import Box
@@ -36,9 +37,11 @@ from sabre_desk.gui.changes_ui import ChangesUi
 from sabre_desk.gui.controller import Aspect, CaseController, SaveState
 from sabre_desk.gui.dialogs.export_dialog import export_release
 from sabre_desk.gui.escape import EscapeToImage
+from sabre_desk.gui.full_resolution import FullResolution
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.index_reader import IndexReader
 from sabre_desk.gui.menus import WindowActions, WindowParts
+from sabre_desk.gui.preview_sweep import PreviewSweep
 from sabre_desk.gui.project_sources import ProjectSources
 from sabre_desk.gui.qimage import DisplayImage
 from sabre_desk.gui.repair_ui import RepairUi
@@ -53,6 +56,7 @@ from sabre_desk.gui.toolbar import build_toolbar
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
 from sabre_desk.gui.widgets.welcome import WelcomePage
+from sabre_desk.gui.workers import on_pool
 from sabre_desk.imaging.geometry import Rect
 from sabre_desk.imaging.io import find_image
 from sabre_desk.settings import Settings, save_settings
@@ -95,6 +99,10 @@ class MainWindow(QMainWindow):
         self.loader = ImageLoader(self.pool, parent=self)
         self.loader.loaded.connect(self._on_image_loaded)
         self.loader.failed.connect(self._on_image_failed)
+        self.loader.stale.connect(lambda _key: self.redisplay_case())
+        self.background_pool = QThreadPool(self)
+        self.background_pool.setMaxThreadCount(1)
+        self.previews = PreviewSweep(on_pool(self.background_pool), self)
         self._waiting: dict[Key, ImageRole] = {}
         self._shown_case: str | None = None
         self.setWindowTitle("sabre-desk")
@@ -104,6 +112,7 @@ class MainWindow(QMainWindow):
         self.compare = CompareView()
         self.compare.sync = settings.sync_views
         self.compare.all_painted.connect(self._on_all_painted)
+        self.full_res = FullResolution(self.loader, self.compare, self)
         self.welcome = WelcomePage()
         self.welcome.set_recent(settings.recent_projects)
         self.sources = ProjectSources(
@@ -214,6 +223,8 @@ class MainWindow(QMainWindow):
             self.report_error("Cannot open project", str(exc))
             return False
         self.loader.clear()
+        limit = self.settings.preview_cache_mb * 1024**2
+        self.loader.set_store(PreviewStore.for_project(project.root, project.read_only, limit))
         self.central.setCurrentWidget(self.compare)
         self._project_status = f"{project.root} · reviewer {self.reviewer}"
         if project.read_only:
@@ -251,6 +262,8 @@ class MainWindow(QMainWindow):
             self.compare.show_roles((ImageRole.IMAGE,))
             self.compare.canvases[ImageRole.IMAGE].show_message(EMPTY_PROJECT)
         self.changes_ui.sweep(project)
+        if self.loader.store is not None:
+            self.previews.start(project, self.loader.store)
 
     def _attach_controller(self, controller: CaseController) -> None:
         controller.case_loaded.connect(self._on_case_loaded)
@@ -303,7 +316,7 @@ class MainWindow(QMainWindow):
             key = self.loader.request(path)
             image = self.loader.cached(key)
             if image is not None:
-                self._show_image(role, image)
+                self._show_image(role, key, image)
             else:
                 self._waiting[key] = role
                 canvas.show_message("Loading…")
@@ -313,6 +326,7 @@ class MainWindow(QMainWindow):
         self.workbench.set_mode(ViewMode.REVIEWING)  # a case opens to be reviewed
         self._overlay = None
         self.changes_ui.note_activity()
+        self.previews.sweep.note_activity()
         self._waiting.clear()
         self._shown_case = case.case_id
         roles = case.spec.image_roles
@@ -331,7 +345,7 @@ class MainWindow(QMainWindow):
             image = self.loader.cached(key)
             failure = self.loader.failure(key)
             if image is not None:
-                self._show_image(role, image)
+                self._show_image(role, key, image)
             elif failure is not None:
                 self.compare.expect_paint(role)
                 canvas.show_message(f"⚠ {failure}")
@@ -347,16 +361,17 @@ class MainWindow(QMainWindow):
             self.compare.expect_paint(role)
             self.compare.canvases[role].show_message("This case cannot be opened.")
 
-    def _show_image(self, role: ImageRole, image: DisplayImage) -> None:
+    def _show_image(self, role: ImageRole, key: Key, image: DisplayImage) -> None:
         canvas = self.compare.canvases[role]
         self.compare.expect_paint(role)
         canvas.set_image(image)
+        self.full_res.shown(role, key)
         self._refresh_boxes(role, fresh=True)
 
     def _on_image_loaded(self, key: Key, image: DisplayImage) -> None:
         role = self._waiting.pop(key, None)
         if role is not None:  # otherwise a prefetch, or a case already left
-            self._show_image(role, image)
+            self._show_image(role, key, image)
 
     def _on_image_failed(self, key: Key, message: str) -> None:
         role = self._waiting.pop(key, None)
@@ -563,6 +578,7 @@ class MainWindow(QMainWindow):
         self._waiting.clear()
         self.repair_ui.jobs.shutdown()
         self.changes_ui.shutdown()
+        self.previews.sweep.stop()
         self.index_reader.stop()
         self.pool.waitForDone(5000)
         super().closeEvent(event)
@@ -575,6 +591,7 @@ class MainWindow(QMainWindow):
             self.repair_ui.jobs.pool,
             self.changes_ui.pool,
             self.sources.pool,
+            self.background_pool,
         )
         return all(pool.waitForDone(timeout_ms) for pool in pools)
 

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from factories import png_bytes, read_only, yes_no_spec
 from PIL import Image
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl

@@ -582,9 +582,7 @@ def test_w_swipes_base_over_edited_behind_a_divider_the_reviewer_drags(
     assert not canvas.swiping and BASE in review.compare.visible_roles
 
 
-def test_right_click_on_a_box_offers_its_label_mirror_and_delete(
-    qtbot, review: MainWindow
-) -> None:
+def test_right_click_on_a_box_offers_its_label_mirror_and_delete(qtbot, review: MainWindow) -> None:
     """The box menu stays up after the click (it is owned by the window) and its choices act
     on that box."""
     from PySide6.QtTest import QTest
