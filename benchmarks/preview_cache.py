@@ -33,7 +33,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).parent))
 
-from case_switch import SPEC, pct, photo_like  # noqa: E402
+from case_switch import SPEC, pct, photo_like
 
 
 def png_with_text(png: bytes, text: str) -> bytes:
@@ -201,8 +201,15 @@ def main() -> None:
         memory = {}
         for with_previews in (True, False):
             done = subprocess.run(
-                [sys.executable, __file__, "--cases", str(args.cases), "--flip", str(root)]
-                + ["1" if with_previews else "0"],
+                [
+                    sys.executable,
+                    __file__,
+                    "--cases",
+                    str(args.cases),
+                    "--flip",
+                    str(root),
+                    "01"[with_previews],
+                ],
                 capture_output=True,
                 text=True,
                 check=True,

@@ -28,11 +28,12 @@ from pathlib import Path
 
 from platformdirs import user_cache_dir
 
-from sabre_desk.ground.errors import ProjectError
+from sabre_desk.core.spec import ImageRole
+from sabre_desk.ground.errors import ImageError, ProjectError
 from sabre_desk.ground.hashing import file_sha256
 from sabre_desk.ground.reading import read_limited
 from sabre_desk.ground.storage import TEMP_SUFFIX, atomic_write_bytes, probe_writable
-from sabre_desk.imaging.io import load_image
+from sabre_desk.imaging.io import find_image, load_image
 from sabre_desk.imaging.preview_file import (
     Preview,
     decode_preview,
@@ -303,3 +304,16 @@ class PreviewStore:
         except OSError:
             return False
         return True
+
+
+def make_case_previews(store: PreviewStore, folder: Path) -> int:
+    """Store the missing previews of one case's images; how many were written."""
+    made = 0
+    for role in ImageRole:
+        path = find_image(folder, role.value)
+        if path is not None and not path.is_symlink():
+            try:
+                made += store.make(path)
+            except (ImageError, OSError):  # no preview for a broken image; validate says why
+                continue
+    return made

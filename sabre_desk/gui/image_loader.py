@@ -13,7 +13,9 @@ image already being loaded joins that load instead of starting a second one.
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
@@ -24,6 +26,8 @@ from sabre_desk.gui.qimage import DisplayImage, load_for_display
 from sabre_desk.gui.workers import Worker
 
 DEFAULT_BUDGET_BYTES = 512 * 1024 * 1024
+#: How often (at most) the budget is asked again of its source (free memory changes).
+BUDGET_REFRESH_S = 2.0
 #: Full images kept for the images last zoomed into (two cases of a pair).
 ZOOMED_KEPT = 4
 #: Background work on the loader's pool (writing and checking previews) waits for decodes.
@@ -48,12 +52,14 @@ class ImageLoader(QObject):
     def __init__(
         self,
         pool: QThreadPool,
-        budget_bytes: int = DEFAULT_BUDGET_BYTES,
+        budget: Callable[[], int] = lambda: DEFAULT_BUDGET_BYTES,
         parent: QObject | None = None,
     ):
         super().__init__(parent)
         self.pool = pool
-        self.budget = budget_bytes
+        self._budget_source = budget
+        self.budget = budget()
+        self._budget_at = time.monotonic()
         self.store: PreviewStore | None = None
         self._cache: OrderedDict[Key, DisplayImage] = OrderedDict()
         self._bytes = 0
@@ -110,6 +116,8 @@ class ImageLoader(QObject):
         look at, and the threads doing them compete with the GUI thread.
         """
         self._current = set(keep)
+        if time.monotonic() - self._budget_at > BUDGET_REFRESH_S:
+            self.budget, self._budget_at = self._budget_source(), time.monotonic()
         dropped = 0
         for key, worker in list(self._queued.items()):
             if key not in keep and worker.withdraw(self.pool):
@@ -165,9 +173,6 @@ class ImageLoader(QObject):
         message = exc.message if isinstance(exc, ProjectError) else f"{key[0]}: {exc}"
         self._failures[key] = message
         self.failed.emit(key, message)
-
-    def set_budget(self, budget_bytes: int) -> None:
-        self.budget = budget_bytes
 
     def clear(self) -> None:
         self._cache.clear()

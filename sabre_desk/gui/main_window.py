@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from sabre_desk.core.boxes import DEFAULT_LABELS
+from sabre_desk.core.memory import image_cache_budget
 from sabre_desk.core.preview_cache import PreviewStore
 from sabre_desk.core.primers import PrimerLibrary
 from sabre_desk.core.project import Case, Project
@@ -35,6 +36,7 @@ from sabre_desk.gui.canvas.compare_view import CAPTIONS, CompareView
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.changes_ui import ChangesUi
 from sabre_desk.gui.controller import Aspect, CaseController, SaveState
+from sabre_desk.gui.dialogs.conflict import ask_conflict
 from sabre_desk.gui.dialogs.export_dialog import export_release
 from sabre_desk.gui.escape import EscapeToImage
 from sabre_desk.gui.full_resolution import FullResolution
@@ -42,6 +44,7 @@ from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.index_reader import IndexReader
 from sabre_desk.gui.menus import WindowActions, WindowParts
 from sabre_desk.gui.preview_sweep import PreviewSweep
+from sabre_desk.gui.process_jobs import ProcessJobs
 from sabre_desk.gui.project_sources import ProjectSources
 from sabre_desk.gui.qimage import DisplayImage
 from sabre_desk.gui.repair_ui import RepairUi
@@ -56,7 +59,6 @@ from sabre_desk.gui.toolbar import build_toolbar
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
 from sabre_desk.gui.widgets.welcome import WelcomePage
-from sabre_desk.gui.workers import on_pool
 from sabre_desk.imaging.geometry import Rect
 from sabre_desk.imaging.io import find_image
 from sabre_desk.settings import Settings, save_settings
@@ -96,13 +98,16 @@ class MainWindow(QMainWindow):
         cores = QThread.idealThreadCount()
         self.pool.setMaxThreadCount(max(1, min(settings.pool_size, cores - 1)))
         self._project_status = ""
-        self.loader = ImageLoader(self.pool, parent=self)
+        self.loader = ImageLoader(
+            self.pool,
+            lambda: image_cache_budget(settings.image_cache_min_mb, settings.image_cache_max_mb),
+            self,
+        )
         self.loader.loaded.connect(self._on_image_loaded)
         self.loader.failed.connect(self._on_image_failed)
         self.loader.stale.connect(lambda _key: self.redisplay_case())
-        self.background_pool = QThreadPool(self)
-        self.background_pool.setMaxThreadCount(1)
-        self.previews = PreviewSweep(on_pool(self.background_pool), self)
+        self.jobs = ProcessJobs(parent=self)  # CPU-bound work, in worker processes
+        self.previews = PreviewSweep(lambda f, a, d: self.jobs.submit(f, a, d, -10), self)
         self._waiting: dict[Key, ImageRole] = {}
         self._shown_case: str | None = None
         self.setWindowTitle("sabre-desk")
@@ -164,13 +169,15 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.position_label)
         self.statusBar().addPermanentWidget(self.save_label)
         self._overlay: dict[ImageRole, list[Box]] | None = None  # boxes shown instead of review's
-        self.repair_ui = RepairUi(self.session, self.compare, self.workbench, settings, self)
+        self.repair_ui = RepairUi(
+            self.session, self.compare, self.workbench, settings, self.jobs, self
+        )
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.repair_ui.dock)
         self.tabifyDockWidget(self.case_panel_dock, self.repair_ui.dock)
         self.case_panel_dock.raise_()
         self.repair_ui.show_files_requested.connect(self.show_files)
         self.repair_ui.redisplay_requested.connect(self.redisplay_case)
-        self.changes_ui = ChangesUi(self.session, self.compare, self.workbench, self)
+        self.changes_ui = ChangesUi(self.session, self.compare, self.workbench, self.jobs, self)
         self.images_shown.connect(lambda _case_id: self.changes_ui.refresh())
         self.actions_ = WindowActions(
             self.menuBar(),
@@ -335,6 +342,7 @@ class MainWindow(QMainWindow):
         self.compare.show_roles(roles)
         current = {image_key(case.images[r]) for r in roles if r in case.images}
         self.loader.cancel_except(current)
+        self.jobs.hold()  # the case on screen first; released once it is painted
         for role in roles:
             canvas = self.compare.canvases[role]
             if role in case.image_problems:
@@ -380,6 +388,7 @@ class MainWindow(QMainWindow):
             self.compare.canvases[role].show_message(f"⚠ {message}")
 
     def _on_all_painted(self) -> None:
+        self.jobs.release()
         if self._shown_case is not None:
             self.images_shown.emit(self._shown_case)
             # Only now, so that flipping quickly does not queue decodes nobody will see.
@@ -511,19 +520,7 @@ class MainWindow(QMainWindow):
 
     def ask_conflict(self, message: str) -> str | None:
         """Ask how to resolve a save conflict: "mine", "theirs" or None (decide later)."""
-        box = QMessageBox(
-            QMessageBox.Icon.Warning,
-            "Review changed on disk",
-            f"{message}\n\nKeep your version (overwrite the file), or load the "
-            "version on disk (your unsaved changes to this case are dropped)?",
-            parent=self,
-        )
-        mine = box.addButton("Keep mine", QMessageBox.ButtonRole.AcceptRole)
-        theirs = box.addButton("Load from disk", QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.exec()
-        clicked = box.clickedButton()
-        return "mine" if clicked is mine else "theirs" if clicked is theirs else None
+        return ask_conflict(message, self)
 
     def report_error(self, title: str, message: str) -> None:
         self.statusBar().showMessage(f"{title}: {message}")
@@ -579,6 +576,7 @@ class MainWindow(QMainWindow):
         self.repair_ui.jobs.shutdown()
         self.changes_ui.shutdown()
         self.previews.sweep.stop()
+        self.jobs.shutdown()
         self.index_reader.stop()
         self.pool.waitForDone(5000)
         super().closeEvent(event)
@@ -589,11 +587,10 @@ class MainWindow(QMainWindow):
             self.index_reader.pool,
             self.pool,
             self.repair_ui.jobs.pool,
-            self.changes_ui.pool,
             self.sources.pool,
-            self.background_pool,
         )
-        return all(pool.waitForDone(timeout_ms) for pool in pools)
+        done = all(pool.waitForDone(timeout_ms) for pool in pools)
+        return self.jobs.wait_idle(timeout_ms) and done
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls()
