@@ -50,7 +50,11 @@ def default_workers() -> int:
 
 
 def lower_priority(nice: int = WORKER_NICE) -> None:
-    """Make this process yield to the window for the CPU."""
+    """Make this process yield to the window for the CPU, on one core (OpenCV would
+    otherwise spread one job over every core, the window's too)."""
+    import cv2
+
+    cv2.setNumThreads(1)
     try:
         if sys.platform == "win32":
             import psutil
