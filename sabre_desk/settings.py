@@ -33,7 +33,7 @@ class Settings(BaseModel):
     preview_cache_mb: int = Field(default=2048, ge=16)
     #: decoded images kept in memory: an eighth of the free memory, within these (MB)
     image_cache_min_mb: int = Field(default=128, ge=32)
-    image_cache_max_mb: int = Field(default=512, ge=32)
+    image_cache_max_mb: int = Field(default=256, ge=32)
     auto_advance: bool = False
     sync_views: bool = True
     gemini_model: str = "gemini-3.1-flash-image"

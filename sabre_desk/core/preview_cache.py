@@ -186,17 +186,18 @@ class PreviewStore:
 
     # --- writing ------------------------------------------------------------------------
 
-    def write(self, path: Path, levels: list[Level], source: Stamp, sha256: str) -> bool:
-        """Store the preview of *path* made from the display *levels* of its bytes as
-        *source* describes them; False when there is nothing to store or it cannot be
-        written (a full disk, a read-only folder: the cache is only ever a shortcut)."""
+    def write(
+        self, path: Path, size: tuple[int, int], levels: list[Level], source: Stamp, sha256: str
+    ) -> bool:
+        """Store the preview of *path* (full *size* as displayed) made from display *levels*
+        of its bytes as *source* describes them; False when there is nothing to store or it
+        cannot be written (a full disk, a read-only folder: the cache is only a shortcut)."""
         if stamp(path) != source:
             return False  # changed while it was decoded: this preview is already stale
-        full = levels[0][1]
         kept = preview_levels(levels)
         if not kept:
             return False
-        data = encode_preview(full.shape[1], full.shape[0], kept, source, sha256)
+        data = encode_preview(size[0], size[1], kept, source, sha256)
         file = self.file_for(source)
         try:
             self._prepare(file.parent)
@@ -215,7 +216,8 @@ class PreviewStore:
             return False
         sha256 = file_sha256(path)
         levels = display_levels(load_image(path))
-        return self.write(path, levels, source, sha256)
+        full = levels[0][1]
+        return self.write(path, (full.shape[1], full.shape[0]), levels, source, sha256)
 
     def _prepare(self, folder: Path) -> None:
         if folder.is_dir():

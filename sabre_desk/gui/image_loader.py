@@ -18,20 +18,19 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal, Slot
 
-from sabre_desk.core.preview_cache import PreviewStore
+from sabre_desk.core.preview_cache import PreviewStore, stamp
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.qimage import DisplayImage, load_for_display
 from sabre_desk.gui.workers import Worker
 
 DEFAULT_BUDGET_BYTES = 512 * 1024 * 1024
+PREVIEW_THREADS = 2
 #: How often (at most) the budget is asked again of its source (free memory changes).
 BUDGET_REFRESH_S = 2.0
 #: Full images kept for the images last zoomed into (two cases of a pair).
 ZOOMED_KEPT = 4
-#: Background work on the loader's pool (writing and checking previews) waits for decodes.
-BACKGROUND = -10
 
 Key = tuple[str, int, int]
 
@@ -57,6 +56,14 @@ class ImageLoader(QObject):
     ):
         super().__init__(parent)
         self.pool = pool
+        # Writing and checking previews (GIL-free: OpenCV's encoder, hashlib) on a thread of
+        # their own: they never delay a decode, and never pile up behind one.
+        self.background = QThreadPool(self)
+        self.background.setMaxThreadCount(1)
+        # Reading a stored preview takes a few milliseconds, mostly in OpenCV's JPEG decoder
+        # (GIL-free): the two images of a pair are read at once, on both cores.
+        self.previews = QThreadPool(self)
+        self.previews.setMaxThreadCount(PREVIEW_THREADS)
         self._budget_source = budget
         self.budget = budget()
         self._budget_at = time.monotonic()
@@ -65,7 +72,8 @@ class ImageLoader(QObject):
         self._bytes = 0
         self._failures: dict[Key, str] = {}
         self._in_flight: dict[Key, bool] = {}  # key → the full image was asked for
-        self._queued: dict[Key, Worker] = {}  # started but maybe still waiting for a thread
+        # started but maybe still waiting for a thread, and the pool it waits in
+        self._queued: dict[Key, tuple[Worker, QThreadPool]] = {}
         self._current: set[Key] = set()  # the images on screen: their full level is kept
         self._zoomed: deque[Key] = deque(maxlen=ZOOMED_KEPT)
 
@@ -99,12 +107,13 @@ class ImageLoader(QObject):
         if key in self._in_flight and (self._in_flight[key] or not full):
             return key
         self._in_flight[key] = full
-        worker = Worker(load_for_display, path, self.store, full)
-        worker.signals.returned.connect(lambda image, k=key: self._on_returned(k, image))
-        worker.signals.errored.connect(lambda exc, k=key: self._on_errored(k, exc))
-        worker.signals.finished.connect(lambda k=key: self._queued.pop(k, None))
-        self._queued[key] = worker
-        worker.start(self.pool)
+        worker = Worker(_load, key, path, self.store, full)
+        # Bound methods, not lambdas: Qt drops the connection if this loader is gone (a
+        # window closed while a decode was still on its way).
+        worker.signals.returned.connect(self._on_result)
+        pool = self.pool if full or not self._has_preview(path) else self.previews
+        self._queued[key] = (worker, pool)
+        worker.start(pool)
         return key
 
     def cancel_except(self, keep: set[Key]) -> int:
@@ -119,8 +128,8 @@ class ImageLoader(QObject):
         if time.monotonic() - self._budget_at > BUDGET_REFRESH_S:
             self.budget, self._budget_at = self._budget_source(), time.monotonic()
         dropped = 0
-        for key, worker in list(self._queued.items()):
-            if key not in keep and worker.withdraw(self.pool):
+        for key, (worker, pool) in list(self._queued.items()):
+            if key not in keep and worker.withdraw(pool):
                 del self._queued[key]
                 self._in_flight.pop(key, None)
                 dropped += 1
@@ -129,20 +138,36 @@ class ImageLoader(QObject):
                 self._put(key, image.preview())
         return dropped
 
+    def _has_preview(self, path: Path) -> bool:
+        source = stamp(path) if self.store is not None else None
+        return (
+            source is not None and self.store is not None and self.store.file_for(source).exists()
+        )
+
     def _keeps_full(self, key: Key) -> bool:
         return key in self._current or key in self._zoomed
+
+    @Slot(object)
+    def _on_result(self, result: tuple[Key, DisplayImage | Exception]) -> None:
+        key, image = result
+        self._queued.pop(key, None)
+        if isinstance(image, Exception):
+            self._on_errored(key, image)
+        else:
+            self._on_returned(key, image)
 
     def _on_returned(self, key: Key, image: DisplayImage) -> None:
         self._in_flight.pop(key, None)
         if image.unstored is not None and self.store is not None:
             source, sha256, levels = image.unstored
             image.unstored = None
-            writer = Worker(self.store.write, Path(key[0]), levels, source, sha256)
-            writer.start(self.pool, BACKGROUND)
+            size = (image.width, image.height)
+            writer = Worker(self.store.write, Path(key[0]), size, levels, source, sha256)
+            writer.start(self.background)
         elif image.is_preview and self.store is not None:
-            checker = Worker(self.store.verify, Path(key[0]))
-            checker.signals.returned.connect(lambda ok, k=key: self._on_checked(k, ok))
-            checker.start(self.pool, BACKGROUND)
+            checker = Worker(_check, key, self.store)
+            checker.signals.returned.connect(self._on_checked)
+            checker.start(self.background)
         held = self._cache.get(key)
         if held is None or image.top_scale >= held.top_scale:
             self._put(key, image if self._keeps_full(key) else image.preview())
@@ -158,9 +183,11 @@ class ImageLoader(QObject):
             _, evicted = self._cache.popitem(last=False)
             self._bytes -= evicted.size_in_bytes()
 
-    def _on_checked(self, key: Key, matches: bool) -> None:
+    @Slot(object)
+    def _on_checked(self, result: tuple[Key, bool]) -> None:
         """A stored preview was made from other bytes than the file holds (its ``stat``
         was kept while its content changed): forget it and have it loaded again."""
+        key, matches = result
         held = self._cache.get(key)
         if not matches and held is not None and held.is_preview:
             self._bytes -= held.size_in_bytes()
@@ -179,3 +206,16 @@ class ImageLoader(QObject):
         self._failures.clear()
         self._zoomed.clear()
         self._bytes = 0
+
+
+def _load(
+    key: Key, path: Path, store: PreviewStore | None, full: bool
+) -> tuple[Key, DisplayImage | Exception]:
+    try:
+        return key, load_for_display(path, store, full)
+    except Exception as exc:  # reported for this key, in ``failed``
+        return key, exc
+
+
+def _check(key: Key, store: PreviewStore) -> tuple[Key, bool]:
+    return key, store.verify(Path(key[0]))

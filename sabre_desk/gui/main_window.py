@@ -588,6 +588,8 @@ class MainWindow(QMainWindow):
             self.pool,
             self.repair_ui.jobs.pool,
             self.sources.pool,
+            self.loader.background,
+            self.loader.previews,
         )
         done = all(pool.waitForDone(timeout_ms) for pool in pools)
         return self.jobs.wait_idle(timeout_ms) and done

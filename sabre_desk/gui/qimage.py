@@ -21,7 +21,7 @@ from PySide6.QtGui import QImage
 from sabre_desk.core.preview_cache import PreviewStore, stamp
 from sabre_desk.ground.hashing import file_sha256
 from sabre_desk.imaging.io import load_image
-from sabre_desk.imaging.preview_file import Preview
+from sabre_desk.imaging.preview_file import Preview, preview_levels
 from sabre_desk.imaging.pyramid import Level, display_levels
 
 
@@ -38,7 +38,8 @@ class DisplayImage:
     height: int
     levels: list[tuple[float, QImage]] = field(default_factory=list)
     _buffers: list[np.ndarray] = field(default_factory=list, repr=False)
-    #: the full image's levels, to be stored as its preview (None: stored already)
+    #: what its preview is to be made of, (source stamp, SHA-256, reduced levels) (None:
+    #: stored already); only the levels a preview keeps, so a pending write holds little
     unstored: tuple[dict[str, int], str, list[Level]] | None = field(default=None, repr=False)
 
     @property
@@ -104,9 +105,6 @@ def load_for_display(path: Path, store: PreviewStore | None, full: bool) -> Disp
     image = decode_for_display(path)
     if source is not None and store is not None and not store.has(path):
         # Hashing a few MB the decoder has just read costs milliseconds, on this worker.
-        image.unstored = (source, file_sha256(path), [(s, px) for s, px in _levels(image)])
+        levels = zip([s for s, _ in image.levels], image._buffers, strict=True)
+        image.unstored = (source, file_sha256(path), preview_levels(list(levels)))
     return image
-
-
-def _levels(image: DisplayImage) -> list[Level]:
-    return list(zip([s for s, _ in image.levels], image._buffers, strict=True))

@@ -110,7 +110,7 @@ def test_a_preview_of_other_bytes_under_the_same_stat_is_caught_by_its_hash(
     source = save(tmp_path / "base.png", photo(1024, 768, seed=3))
     before = stamp(source)
     levels = display_levels(photo(1024, 768, seed=4))  # pixels of another image
-    assert store.write(source, levels, before, "0" * 64)
+    assert store.write(source, (1024, 768), levels, before, "0" * 64)
     assert store.read(source) is not None
     assert not store.verify(source)
     assert store.read(source) is None
