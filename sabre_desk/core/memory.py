@@ -4,6 +4,10 @@ workstation both behave."""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import sys
+
 import psutil
 
 MB = 1024 * 1024
@@ -21,3 +25,22 @@ def image_cache_budget(floor_mb: int, ceiling_mb: int, available: int | None = N
     now), at least *floor_mb* and at most *ceiling_mb*."""
     free = free_memory() if available is None else available
     return int(min(max(free * SHARE_OF_FREE, floor_mb * MB), max(floor_mb, ceiling_mb) * MB))
+
+
+#: glibc's mallopt parameter for the size from which a block gets a mapping of its own.
+_M_MMAP_THRESHOLD = -3
+
+
+def return_freed_images_to_the_os() -> None:
+    """Make every freed image buffer go back to the OS at once (glibc only).
+
+    Once glibc has seen a large block freed it raises the size from which blocks get a
+    mapping of their own to as much as 32 MB, so decoded images (4–16 MB each) then come
+    from its heaps, and a window that has decoded hundreds of them keeps far more than it
+    holds. A fixed 1 MB threshold gives each image buffer its own mapping, unmapped when
+    it is freed.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).mallopt(_M_MMAP_THRESHOLD, 1 << 20)

@@ -10,6 +10,7 @@ from PySide6.QtCore import QMessageLogContext, QTimer, QtMsgType, qInstallMessag
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from sabre_desk.core.memory import return_freed_images_to_the_os
 from sabre_desk.ground.paths import resource_path
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.settings import load_settings
@@ -30,6 +31,7 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(argv or sys.argv[:1])
     qInstallMessageHandler(_qt_message)
+    return_freed_images_to_the_os()
     app.setApplicationName("sabre-desk")
     app.setOrganizationName("sabre-desk")
     app.setWindowIcon(QIcon(str(resource_path("icons", "sabre-desk.svg"))))

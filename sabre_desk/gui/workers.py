@@ -65,24 +65,3 @@ class Worker(QRunnable):
     @classmethod
     def in_flight(cls) -> int:
         return len(cls._running)
-
-
-def on_pool(pool: QThreadPool, priority: int = 0) -> Callable[..., Callable[[], None]]:
-    """A ``submit(fn, args, done)`` that runs jobs on *pool*; ``done(result, error)`` is
-    called on the GUI thread; the function returned takes a job back if it has not started."""
-
-    def submit(
-        fn: Callable[..., Any], args: tuple[Any, ...], done: Callable[[Any, Any], None]
-    ) -> Callable[[], None]:
-        worker = Worker(fn, *args)
-        worker.signals.returned.connect(lambda result: done(result, None))
-        worker.signals.errored.connect(lambda exc: done(None, exc))
-        worker.start(pool, priority)
-
-        def cancel() -> None:
-            if worker.withdraw(pool):
-                done(None, None)
-
-        return cancel
-
-    return submit

@@ -167,3 +167,16 @@ def test_the_idle_sweep_stores_a_preview_of_every_image(
     window.loader.clear()
     _show(qtbot, window, "case2")
     assert all(window.compare.canvases[r].display_image.is_preview for r in (BASE, EDITED))
+
+
+def test_an_image_shown_for_the_first_time_gets_its_preview_at_once(
+    qtbot, make_window, open_case, big_project: Path
+) -> None:
+    """Without waiting for the sweep: an image just decoded (a case opened, an accepted
+    repair shown) is stored as a preview from the pixels already decoded."""
+    window = make_window()
+    open_case(window, big_project, "case1")
+    window.previews.sweep.stop()
+    store = window.loader.store
+    images = window.controller.case.images
+    qtbot.waitUntil(lambda: all(store.has(images[r]) for r in (BASE, EDITED)), timeout=10000)
