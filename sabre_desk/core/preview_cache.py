@@ -70,14 +70,15 @@ def user_cache_root() -> Path:
 def cache_folder(project_root: Path, read_only: bool | None = None) -> Path:
     """The preview folder of the project at *project_root*.
 
-    In the project when it can be written (and the cache folder is not a link), else in
-    the per-user cache folder under a name derived from the project's absolute path.
+    In the project when it can be written (and neither cache folder is a link: nothing is
+    written through one), else in the per-user cache folder, under a name derived from the
+    project's absolute path.
     """
     root = Path(project_root).absolute()
     if read_only is None:
         read_only = not probe_writable(root)
     own = root / PROJECT_CACHE_DIR
-    if not read_only and not own.is_symlink():
+    if not read_only and not own.is_symlink() and not (own / PREVIEWS_DIR).is_symlink():
         return own / PREVIEWS_DIR
     digest = hashlib.sha256(str(root).encode()).hexdigest()[:20]
     return user_cache_root() / "projects" / f"{root.name[:40]}-{digest}" / PREVIEWS_DIR
