@@ -220,3 +220,15 @@ def test_a_png_is_decoded_the_same_with_or_without_a_cache(tmp_path: Path) -> No
     PreviewStore(tmp_path / "cache").make(source)  # too small for a preview: none stored
     assert PreviewStore(tmp_path / "cache").info().files == 0
     assert np.array_equal(load_image(source), pixels)
+
+
+def test_a_cache_folder_that_is_a_link_is_never_written_through(
+    demo_project: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (demo_project / PROJECT_CACHE_DIR).symlink_to(elsewhere)
+    store = PreviewStore(cache_folder(demo_project))
+    assert store.make(demo_project / "cases" / "ctx01_tape_bagel" / "base.png")
+    assert not any(elsewhere.iterdir())
+    assert store.folder.is_relative_to(Path(os.environ["SABRE_DESK_CACHE_DIR"]))
