@@ -55,6 +55,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "sabre_desk.cli_make",
     "sabre_desk.cli_study",
     "sabre_desk.cli_team",
+    "sabre_desk.cli_cache",
 )
 
 

@@ -67,6 +67,8 @@ MAX_RADIUS = 12
 
 class OpenCVEngine:
     ops = frozenset({RepairOp.REMOVE, RepairOp.CLEAN, RepairOp.RESTORE})
+    #: computes here, on this machine's cores: the window runs it in a worker process
+    cpu_bound = True
 
     def __init__(self, name: str = "opencv-fsr", radius: int | None = None):
         if name not in METHODS:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from sabre_desk import __version__
 from sabre_desk.app_log import configure_logging
+from sabre_desk.core.memory import return_freed_images_to_the_os
 from sabre_desk.ground.paths import resource_path
 from sabre_desk.gui.crash_report import install_excepthook
 from sabre_desk.gui.main_window import MainWindow
@@ -33,6 +34,7 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(argv or sys.argv[:1])
     qInstallMessageHandler(_qt_message)
+    return_freed_images_to_the_os()
     app.setApplicationName("sabre-desk")
     app.setOrganizationName("sabre-desk")
     app.setApplicationVersion(__version__)

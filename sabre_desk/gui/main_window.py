@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from sabre_desk.core.boxes import DEFAULT_LABELS
+from sabre_desk.core.memory import image_cache_budget
+from sabre_desk.core.preview_cache import PreviewStore
 from sabre_desk.core.primers import PrimerLibrary
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.review import Box
@@ -34,12 +36,16 @@ from sabre_desk.gui.canvas.compare_view import CAPTIONS, CompareView
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.changes_ui import ChangesUi
 from sabre_desk.gui.controller import Aspect, CaseController, SaveState
+from sabre_desk.gui.dialogs.conflict import ask_conflict
 from sabre_desk.gui.dialogs.export_dialog import export_release
 from sabre_desk.gui.dialogs.new_case_dialog import author_new_case
 from sabre_desk.gui.escape import EscapeToImage
+from sabre_desk.gui.full_resolution import FullResolution
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.index_reader import IndexReader
 from sabre_desk.gui.menus import WindowActions, WindowParts
+from sabre_desk.gui.preview_sweep import PreviewSweep
+from sabre_desk.gui.process_jobs import ProcessJobs
 from sabre_desk.gui.project_sources import ProjectSources
 from sabre_desk.gui.qimage import DisplayImage
 from sabre_desk.gui.repair_ui import RepairUi
@@ -94,9 +100,16 @@ class MainWindow(QMainWindow):
         cores = QThread.idealThreadCount()
         self.pool.setMaxThreadCount(max(1, min(settings.pool_size, cores - 1)))
         self._project_status = ""
-        self.loader = ImageLoader(self.pool, parent=self)
+        self.loader = ImageLoader(
+            self.pool,
+            lambda: image_cache_budget(settings.image_cache_min_mb, settings.image_cache_max_mb),
+            self,
+        )
         self.loader.loaded.connect(self._on_image_loaded)
         self.loader.failed.connect(self._on_image_failed)
+        self.loader.stale.connect(lambda _key: self.redisplay_case())
+        self.jobs = ProcessJobs(parent=self)  # CPU-bound work, in worker processes
+        self.previews = PreviewSweep(lambda f, a, d: self.jobs.submit(f, a, d, -10), self)
         self._waiting: dict[Key, ImageRole] = {}
         self._shown_case: str | None = None
         self.setWindowTitle("sabre-desk")
@@ -106,6 +119,7 @@ class MainWindow(QMainWindow):
         self.compare = CompareView()
         self.compare.sync = settings.sync_views
         self.compare.all_painted.connect(self._on_all_painted)
+        self.full_res = FullResolution(self.loader, self.compare, self)
         self.welcome = WelcomePage()
         self.welcome.set_recent(settings.recent_projects)
         self.sources = ProjectSources(
@@ -157,13 +171,15 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.position_label)
         self.statusBar().addPermanentWidget(self.save_label)
         self._overlay: dict[ImageRole, list[Box]] | None = None  # boxes shown instead of review's
-        self.repair_ui = RepairUi(self.session, self.compare, self.workbench, settings, self)
+        self.repair_ui = RepairUi(
+            self.session, self.compare, self.workbench, settings, self.jobs, self
+        )
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.repair_ui.dock)
         self.tabifyDockWidget(self.case_panel_dock, self.repair_ui.dock)
         self.case_panel_dock.raise_()
         self.repair_ui.show_files_requested.connect(self.show_files)
         self.repair_ui.redisplay_requested.connect(self.redisplay_case)
-        self.changes_ui = ChangesUi(self.session, self.compare, self.workbench, self)
+        self.changes_ui = ChangesUi(self.session, self.compare, self.workbench, self.jobs, self)
         self.images_shown.connect(lambda _case_id: self.changes_ui.refresh())
         self.actions_ = WindowActions(
             self.menuBar(),
@@ -223,6 +239,8 @@ class MainWindow(QMainWindow):
             self.report_error("Cannot open project", str(exc))
             return False
         self.loader.clear()
+        limit = self.settings.preview_cache_mb * 1024**2
+        self.loader.set_store(PreviewStore.for_project(project.root, project.read_only, limit))
         self.central.setCurrentWidget(self.compare)
         self._project_status = f"{project.root} · reviewer {self.reviewer}"
         if project.read_only:
@@ -261,6 +279,8 @@ class MainWindow(QMainWindow):
             self.compare.canvases[ImageRole.IMAGE].show_message(EMPTY_PROJECT)
         self.changes_ui.sweep(project)
         self.team_ui.project_indexed(project)
+        if self.loader.store is not None:
+            self.previews.start(project, self.loader.store)
 
     def _attach_controller(self, controller: CaseController) -> None:
         controller.case_loaded.connect(self._on_case_loaded)
@@ -314,7 +334,7 @@ class MainWindow(QMainWindow):
             key = self.loader.request(path)
             image = self.loader.cached(key)
             if image is not None:
-                self._show_image(role, image)
+                self._show_image(role, key, image)
             else:
                 self._waiting[key] = role
                 canvas.show_message("Loading…")
@@ -324,6 +344,7 @@ class MainWindow(QMainWindow):
         self.workbench.set_mode(ViewMode.REVIEWING)  # a case opens to be reviewed
         self._overlay = None
         self.changes_ui.note_activity()
+        self.previews.sweep.note_activity()
         self._waiting.clear()
         self._shown_case = case.case_id
         roles = case.spec.image_roles
@@ -332,6 +353,7 @@ class MainWindow(QMainWindow):
         self.compare.show_roles(roles)
         current = {image_key(case.images[r]) for r in roles if r in case.images}
         self.loader.cancel_except(current)
+        self.jobs.hold()  # the case on screen first; released once it is painted
         for role in roles:
             canvas = self.compare.canvases[role]
             if role in case.image_problems:
@@ -342,7 +364,7 @@ class MainWindow(QMainWindow):
             image = self.loader.cached(key)
             failure = self.loader.failure(key)
             if image is not None:
-                self._show_image(role, image)
+                self._show_image(role, key, image)
             elif failure is not None:
                 self.compare.expect_paint(role)
                 canvas.show_message(f"⚠ {failure}")
@@ -358,16 +380,17 @@ class MainWindow(QMainWindow):
             self.compare.expect_paint(role)
             self.compare.canvases[role].show_message("This case cannot be opened.")
 
-    def _show_image(self, role: ImageRole, image: DisplayImage) -> None:
+    def _show_image(self, role: ImageRole, key: Key, image: DisplayImage) -> None:
         canvas = self.compare.canvases[role]
         self.compare.expect_paint(role)
         canvas.set_image(image)
+        self.full_res.shown(role, key)
         self._refresh_boxes(role, fresh=True)
 
     def _on_image_loaded(self, key: Key, image: DisplayImage) -> None:
         role = self._waiting.pop(key, None)
         if role is not None:  # otherwise a prefetch, or a case already left
-            self._show_image(role, image)
+            self._show_image(role, key, image)
 
     def _on_image_failed(self, key: Key, message: str) -> None:
         role = self._waiting.pop(key, None)
@@ -376,6 +399,7 @@ class MainWindow(QMainWindow):
             self.compare.canvases[role].show_message(f"⚠ {message}")
 
     def _on_all_painted(self) -> None:
+        self.jobs.release()
         if self._shown_case is not None:
             self.images_shown.emit(self._shown_case)
             # Only now, so that flipping quickly does not queue decodes nobody will see.
@@ -507,19 +531,7 @@ class MainWindow(QMainWindow):
 
     def ask_conflict(self, message: str) -> str | None:
         """Ask how to resolve a save conflict: "mine", "theirs" or None (decide later)."""
-        box = QMessageBox(
-            QMessageBox.Icon.Warning,
-            "Review changed on disk",
-            f"{message}\n\nKeep your version (overwrite the file), or load the "
-            "version on disk (your unsaved changes to this case are dropped)?",
-            parent=self,
-        )
-        mine = box.addButton("Keep mine", QMessageBox.ButtonRole.AcceptRole)
-        theirs = box.addButton("Load from disk", QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.exec()
-        clicked = box.clickedButton()
-        return "mine" if clicked is mine else "theirs" if clicked is theirs else None
+        return ask_conflict(message, self)
 
     def report_error(self, title: str, message: str) -> None:
         self.statusBar().showMessage(f"{title}: {message}")
@@ -575,6 +587,8 @@ class MainWindow(QMainWindow):
         self.repair_ui.jobs.shutdown()
         self.changes_ui.shutdown()
         self.team_ui.shutdown()
+        self.previews.sweep.stop()
+        self.jobs.shutdown()
         self.index_reader.stop()
         self.pool.waitForDone(5000)
         super().closeEvent(event)
@@ -585,11 +599,13 @@ class MainWindow(QMainWindow):
             self.index_reader.pool,
             self.pool,
             self.repair_ui.jobs.pool,
-            self.changes_ui.pool,
             self.sources.pool,
+            self.loader.background,
+            self.loader.previews,
             *self.team_ui.pools,
         ]
-        return all(pool.waitForDone(timeout_ms) for pool in pools)
+        done = all(pool.waitForDone(timeout_ms) for pool in pools)
+        return self.jobs.wait_idle(timeout_ms) and done
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls()

@@ -22,6 +22,7 @@ from sabre_desk.engines.pipeline import RepairOutcome
 from sabre_desk.ground.errors import RepairError
 from sabre_desk.gui.canvas.compare_view import CAPTIONS, CompareView
 from sabre_desk.gui.controller import CaseController
+from sabre_desk.gui.process_jobs import ProcessJobs
 from sabre_desk.gui.repair_jobs import RepairJob, RepairJobs
 from sabre_desk.gui.session import Session
 from sabre_desk.gui.widgets.repair_panel import RepairPanel
@@ -40,6 +41,7 @@ class RepairUi(QObject):
         compare: CompareView,
         workbench: Workbench,
         settings: Settings,
+        processes: ProcessJobs,
         parent: QWidget,
     ):
         super().__init__(parent)
@@ -49,7 +51,7 @@ class RepairUi(QObject):
             workbench,
             settings,
         )
-        self.jobs = RepairJobs(settings.pool_size, self)
+        self.jobs = RepairJobs(settings.pool_size, processes, self)
         self.jobs.landed.connect(self._on_landed)
         self.jobs.failed.connect(self._on_failed)
         self.jobs.cancelled.connect(

@@ -79,10 +79,10 @@ def test_the_bundle_icons_ico_and_icns(tmp_path: Path) -> None:
         assert (512, 512) in {s[:2] for s in icns.info["sizes"]} or icns.size == (512, 512)
 
 
-def test_a_project_opens_from_its_manifest_file(demo_master: Path, tmp_path: Path) -> None:
+def test_a_project_opens_from_its_manifest_file(demo_project: Path, tmp_path: Path) -> None:
     """What the desktop runs for a double-click on sabre-project.json."""
     shot = tmp_path / "shot.png"
-    manifest = str(demo_master / "sabre-project.json")
+    manifest = str(demo_project / "sabre-project.json")
     result = run_cli("open", manifest, "--screenshot", str(shot), home=tmp_path, timeout=120)
     assert result.returncode == 0, result.stderr
     assert shot.is_file()

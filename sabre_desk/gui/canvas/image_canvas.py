@@ -26,6 +26,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
 
 from sabre_desk.core.review import Box
+from sabre_desk.gui.canvas import rect_ops
 from sabre_desk.gui.canvas.box_item import HANDLE_CURSORS, BoxItem
 from sabre_desk.gui.canvas.overlay_items import heat_item, region_item
 from sabre_desk.gui.canvas.pixmap_item import LeveledPixmapItem
@@ -62,6 +63,7 @@ class ImageCanvas(QGraphicsView):
     #: a new image (or a message instead of one) is shown: every item drawn over the old
     #: one is gone
     image_changed = Signal()
+    detail_needed = Signal()  # the zoom shows more pixels than the preview shown has
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -149,6 +151,26 @@ class ImageCanvas(QGraphicsView):
         self._pending_paint = True
         self.viewport().update()
         self.image_changed.emit()
+
+    def upgrade_image(self, image: DisplayImage) -> bool:
+        """Give the image shown a more detailed version of itself (the full image for its
+        preview): same size, so the view, boxes and overlays stay exactly where they are."""
+        shown, item = self._display, self._own_pixmap or self._pixmap_item
+        if shown is None or item is None or image.width != shown.width:
+            return False
+        if image.height != shown.height:
+            return False
+        if image.top_scale > shown.top_scale:
+            self._display = image
+            item.upgrade(image)  # (during a blink: the own image, shown again later)
+        return True
+
+    def check_detail(self) -> None:
+        """Ask (``detail_needed``) for the full image if the zoom shows more than is held."""
+        if self._display is not None and self._display.is_preview:
+            item = self._own_pixmap or self._pixmap_item
+            if item is not None and item.lacks_detail(self.screen_zoom):
+                self.detail_needed.emit()
 
     @property
     def swiping(self) -> bool:
@@ -311,6 +333,7 @@ class ImageCanvas(QGraphicsView):
         self.setTransform(QTransform.fromScale(zoom, zoom))
         self.centerOn(QPointF(cx, cy))
         self.view_changed.emit()
+        self.check_detail()
 
     def actual_size(self) -> None:
         """One image pixel per physical screen pixel (sharp on high-DPI screens too)."""
@@ -337,6 +360,7 @@ class ImageCanvas(QGraphicsView):
 
     def _after_zoom(self) -> None:
         self.view_changed.emit()
+        self.check_detail()
 
     def view_state(self) -> tuple[float, float, float]:
         """(zoom relative to fit, centre x and y as fractions of the image) for syncing."""
@@ -355,6 +379,7 @@ class ImageCanvas(QGraphicsView):
         z = relative * self._fit_zoom()
         self.setTransform(QTransform.fromScale(z, z))
         self.centerOn(QPointF(cx * size[0], cy * size[1]))
+        self.check_detail()
 
     def _fit_zoom(self) -> float:
         size = self.image_size
@@ -498,25 +523,13 @@ class ImageCanvas(QGraphicsView):
         return QRectF(0, 0, w, h)
 
     def _clamped(self, rect: QRectF) -> QRectF:
-        return rect.normalized().intersected(self._bounds())
+        return rect_ops.clamped(rect, self._bounds())
 
     def _moved(self, rect: QRectF, delta: QPointF) -> QRectF:
-        bounds = self._bounds()
-        dx = max(bounds.left() - rect.left(), min(bounds.right() - rect.right(), delta.x()))
-        dy = max(bounds.top() - rect.top(), min(bounds.bottom() - rect.bottom(), delta.y()))
-        return rect.translated(dx, dy)
+        return rect_ops.moved(rect, delta, self._bounds())
 
     def _resized(self, rect: QRectF, handle: str, delta: QPointF) -> QRectF:
-        r = QRectF(rect)
-        if "l" in handle:
-            r.setLeft(r.left() + delta.x())
-        if "r" in handle:
-            r.setRight(r.right() + delta.x())
-        if "t" in handle:
-            r.setTop(r.top() + delta.y())
-        if "b" in handle:
-            r.setBottom(r.bottom() + delta.y())
-        return self._clamped(r)
+        return rect_ops.resized(rect, handle, delta, self._bounds())
 
     # --- keys ------------------------------------------------------------------------------
 
