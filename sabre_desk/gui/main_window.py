@@ -32,7 +32,7 @@ from sabre_desk.core.spec import ImageRole
 from sabre_desk.core.workbench import Go, ViewMode, Workbench
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.box_menu import box_menu
-from sabre_desk.gui.canvas.compare_view import CAPTIONS, CompareView
+from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.changes_ui import ChangesUi
 from sabre_desk.gui.controller import Aspect, CaseController, SaveState
@@ -157,7 +157,6 @@ class MainWindow(QMainWindow):
             canvas.box_edited.connect(lambda i, box, r=role: self._on_box_changed(r, i, box, False))
             canvas.box_nudged.connect(lambda i, box, r=role: self._on_box_changed(r, i, box, True))
             canvas.box_delete_requested.connect(lambda i, r=role: self._on_box_deleted(r, i))
-            canvas.blink.connect(lambda on, r=role: self._on_blink(r, on))
             canvas.box_menu_requested.connect(
                 lambda i, pos, r=role: (
                     self.controller and box_menu(self.controller, r, i, pos, self)
@@ -414,23 +413,6 @@ class MainWindow(QMainWindow):
                         self.loader.request(path)
 
     # --- review changes -------------------------------------------------------------------
-
-    def _on_blink(self, role: ImageRole, on: bool) -> None:
-        """V held on one image of a pair shows the other in its place, same view and boxes:
-        what changed between them jumps out (a blink comparator); letting go shows it back."""
-        case = self.controller.case if self.controller else None
-        canvas, caption = self.compare.canvases[role], self.compare.captions[role]
-        if not on:
-            canvas.show_instead(None)
-            caption.setText(CAPTIONS[role])
-            return
-        if case is None or self.workbench.mode is not ViewMode.REVIEWING:
-            return
-        other = {ImageRole.BASE: ImageRole.EDITED, ImageRole.EDITED: ImageRole.BASE}.get(role)
-        path = case.images.get(other) if other else None
-        image = self.loader.cached(image_key(path)) if path is not None else None
-        if other is not None and image is not None and canvas.show_instead(image):
-            caption.setText(f"{other.value.capitalize()} (while V is held)")
 
     def _on_mode_changed(self, mode: ViewMode) -> None:
         """Boxes can be drawn and edited only while reviewing, never on a comparison."""

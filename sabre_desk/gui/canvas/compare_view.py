@@ -29,6 +29,7 @@ class CompareView(QWidget):
         self._aspect: float | None = None  # width / height of the pair being shown
         self._shown: tuple[ImageRole, ...] = ()
         self.swiping = False
+        self._caption_before: dict[ImageRole, str] = {}  # while V is held
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(2)
@@ -54,6 +55,7 @@ class CompareView(QWidget):
             canvas.view_changed.connect(lambda r=role: self._on_view_changed(r))
             canvas.painted.connect(lambda r=role: self._on_painted(r))
             canvas.image_changed.connect(self._update_swipe)
+            canvas.blink.connect(lambda on, r=role: self._blink(r, on))
             layout.addWidget(caption)
             layout.addWidget(canvas, 1)
             row.addWidget(column, 1)
@@ -97,6 +99,21 @@ class CompareView(QWidget):
             under = self.canvases[shown[0]].display_image if wanted else None
             if under is not canvas.swipe_image:
                 canvas.set_swipe(under)
+
+    def _blink(self, role: ImageRole, on: bool) -> None:
+        """V held on one image of a pair shows the other in its place, same view and boxes:
+        what changed between them jumps out (a blink comparator); letting go shows it back.
+        The same on a repair comparison: the current image and the preview."""
+        canvas, caption = self.canvases[role], self.captions[role]
+        if not on:
+            canvas.show_instead(None)
+            caption.setText(self._caption_before.pop(role, caption.text()))
+            return
+        others = [r for r in self._shown if r is not role]
+        image = self.canvases[others[0]].display_image if len(others) == 1 else None
+        if image is not None and canvas.show_instead(image):
+            self._caption_before.setdefault(role, caption.text())
+            caption.setText(f"{self.captions[others[0]].text()} (while V is held)")
 
     def set_aspect(self, aspect: float | None) -> None:
         """The shown pair's width/height: wide images of a pair go one above the other when
