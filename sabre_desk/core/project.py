@@ -16,11 +16,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from sabre_desk.core.gate import GateRule, ScreenStatus
 from sabre_desk.core.question_edits import edit_problems
 from sabre_desk.core.review import Decision, Review, utc_now
-from sabre_desk.core.screening import ScreeningRecord
+from sabre_desk.core.screening import (
+    SCREENING_NAME,
+    CaseScreening,
+    ScreeningRecord,
+    case_screening,
+    quick_status,
+)
 from sabre_desk.core.spec import ImageRole, SampleSpec
 from sabre_desk.ground.errors import (
     CaseLoadError,
@@ -60,9 +67,16 @@ PROJECT_FORMAT = "sabre-desk-project"
 PROJECT_VERSION = 1
 CASES_DIR = "cases"
 SPEC_NAME = "spec.json"
-SCREENING_NAME = "screening.json"
 REVIEWS_DIR = "reviews"
 HISTORY_NAME = "history.jsonl"
+
+
+class ScreeningSettings(BaseModel):
+    """``"screening"`` in sabre-project.json: the filter gate's rule (see core/gate.py)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    gate: GateRule = Field(default_factory=GateRule)
 
 
 class Manifest(BaseModel):
@@ -75,6 +89,7 @@ class Manifest(BaseModel):
     name: str
     created_at: str | None = None
     primer: str | None = None
+    screening: ScreeningSettings = Field(default_factory=lambda: ScreeningSettings())
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +109,8 @@ class CaseEntry:
     pending_repair: bool = False
     #: the change map found changes well outside the edit (None: not compared yet)
     changes_outside: bool | None = None
+    #: the filter gate on the latest screening run (None: could not be told when indexed)
+    screening: ScreenStatus | None = None
 
     @property
     def folder(self) -> Path:
@@ -227,6 +244,11 @@ class Project:
     def cases_dir(self) -> Path:
         return self.root / CASES_DIR
 
+    @property
+    def gate(self) -> GateRule:
+        """The filter gate's rule this project uses (sabre-project.json)."""
+        return self.manifest.screening.gate
+
     def index(self) -> list[CaseEntry]:
         """List every case without decoding images; problems are recorded, never raised."""
         run = self.begin_index()
@@ -306,8 +328,18 @@ class Project:
                 case_id, cases_dir, subset, concept, mode, None, reason, Path(review_path)
             )
         pending = isinstance(review, dict) and _has_pending_repair(review.get("repairs"))
+        screening = quick_status(
+            folder, spec, review if isinstance(review, dict) else None, self.gate, _quick_json
+        )
         return CaseEntry(
-            case_id, cases_dir, subset, concept, mode, decision, pending_repair=pending
+            case_id,
+            cases_dir,
+            subset,
+            concept,
+            mode,
+            decision,
+            pending_repair=pending,
+            screening=screening,
         )
 
     def entry(self, case_id: str) -> CaseEntry | None:
@@ -495,7 +527,12 @@ class Project:
                 self.entries[position],
                 decision=case.review.decision,
                 pending_repair=any(r.status == "preview" for r in case.review.repairs),
+                screening=self.screening_of(case).status,
             )
+
+    def screening_of(self, case: Case) -> CaseScreening:
+        """The filter gate on *case* as it is now, with each probe's result (stale or not)."""
+        return case_screening(case, self.gate)
 
 
 def _ownership_problem(review: Review, case_id: str, reviewer: str) -> str | None:

@@ -11,20 +11,20 @@ own ``HttpOptions(timeout=...)`` is an httpx *per-read* timeout, so a server tri
 every few seconds would keep it waiting forever, and its tenacity retries sleep without
 looking at a deadline or at a cancel button. So the SDK is given an httpx2 client whose
 sockets (through an httpcore2 network backend) refuse to wait past the current deadline and
-poll the cancel event, and the 408/429/5xx retries with exponential backoff are done here,
-where the deadline, the cancel event and the true number of attempts are known.
+poll the cancel event, and the 408/429/5xx retries with exponential backoff are done in
+``gemini_call`` (shared with the question-answering and batch clients), where the deadline,
+the cancel event and the true number of attempts are known.
 """
 
 from __future__ import annotations
 
 import io
-import os
-import random
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
+from sabre_desk.engines.answers import Usage
 from sabre_desk.engines.base import (
     ALL_OPS,
     EngineReply,
@@ -32,36 +32,31 @@ from sabre_desk.engines.base import (
     RepairCancelledError,
     check_cancelled,
 )
-from sabre_desk.engines.deadline_http import (
-    Budget,
-    OutOfTimeError,
-    RequestCancelledError,
-    budget_transport_class,
+from sabre_desk.engines.deadline_http import Budget
+from sabre_desk.engines.gemini_call import (
+    NO_KEY,
+    CallCancelledError,
+    CallFailedError,
+    RetryPolicy,
+    api_key,
+    call_with_retries,
+    open_client,
+    usage_of,
 )
+from sabre_desk.engines.gemini_call import scrub as _scrub
 from sabre_desk.ground.errors import EngineUnavailableError, RepairError
 from sabre_desk.imaging.patch import as_rgb8
 
-if TYPE_CHECKING:
-    from google import genai
-    from google.genai import types as genai_types
-
 DEFAULT_MODEL = "gemini-3.1-flash-image"
-KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
-RETRY_CODES = frozenset({408, 429, 500, 502, 503, 504})
 #: The longest one request (connect, send, wait, read the whole reply) may take.
 DEFAULT_TIMEOUT_S = 180.0
 #: The longest a whole repair may take, every attempt and every backoff pause included.
 DEFAULT_DEADLINE_S = 300.0
 DEFAULT_ATTEMPTS = 4
-#: Backoff pauses double from the initial delay up to this, plus jitter of up to one
-#: initial delay (so that many clients hit by the same 429 do not come back in step).
-MAX_BACKOFF_S = 30.0
 #: Small patches are sent larger (models return their own fixed sizes anyway) and the reply
 #: is fitted back to the patch; this is the shorter side they are brought up to.
 MIN_SEND_SIDE = 512
 MAX_REPLY_PIXELS = 40_000_000
-#: The shortest start or end of the key that is masked when a text holds only part of it.
-KEY_FRAGMENT = 8
 
 FINISH_REASONS = {
     "IMAGE_SAFETY": "the model's safety filter stopped the image",
@@ -74,14 +69,6 @@ FINISH_REASONS = {
     "IMAGE_OTHER": "the model could not make the image",
     "BLOCKLIST": "the request contains a blocked term",
 }
-
-
-def api_key() -> str | None:
-    for name in KEY_VARIABLES:
-        value = os.environ.get(name, "").strip()
-        if value:
-            return value
-    return None
 
 
 def _png(pixels: np.ndarray) -> bytes:
@@ -99,10 +86,6 @@ def _prepare(marked: np.ndarray) -> np.ndarray:
     return np.asarray(Image.fromarray(marked).resize(size, Image.Resampling.LANCZOS))
 
 
-def _attempts(n: int) -> str:
-    return f"{n} attempt" if n == 1 else f"{n} attempts"
-
-
 class GeminiEngine:
     name = "gemini"
     ops = ALL_OPS
@@ -118,23 +101,28 @@ class GeminiEngine:
     ) -> None:
         """``deadline_s`` defaults to DEFAULT_DEADLINE_S, or to ``timeout_s`` when that is
         longer, so that raising the per-request limit alone still allows one full request."""
-        if timeout_s <= 0 or (deadline_s is not None and deadline_s <= 0):
-            raise ValueError("Gemini time limits must be positive")
-        if attempts < 1:
-            raise ValueError("Gemini needs at least one attempt")
         self.model = model
         self.base_url = base_url
-        self.timeout_s = timeout_s
-        self.deadline_s = (
-            deadline_s if deadline_s is not None else max(DEFAULT_DEADLINE_S, timeout_s)
+        self.policy = RetryPolicy(
+            timeout_s,
+            deadline_s if deadline_s is not None else max(DEFAULT_DEADLINE_S, timeout_s),
+            attempts,
+            initial_delay_s,
         )
-        self.attempts = attempts
-        self.initial_delay_s = initial_delay_s
+        #: Called with (model, usage) after each reply that reported its token use (the
+        #: cost ledger listens here); never with the key or the image.
+        self.on_usage: Callable[[str, Usage], None] | None = None
+
+    @property
+    def timeout_s(self) -> float:
+        return self.policy.timeout_s
+
+    @property
+    def deadline_s(self) -> float:
+        return self.policy.deadline_s
 
     def unavailable_reason(self) -> str | None:
-        if api_key() is None:
-            return "set GEMINI_API_KEY (or GOOGLE_API_KEY) in the environment to use Gemini"
-        return None
+        return NO_KEY if api_key() is None else None
 
     def repair(self, request: EngineRequest) -> EngineReply:
         check_cancelled(request)
@@ -152,116 +140,33 @@ class GeminiEngine:
             raise RepairError(_scrub(reason, key)) from None
 
     def _repair(self, request: EngineRequest, key: str) -> EngineReply:
-        import httpx2
-        from google import genai
         from google.genai import types
 
-        budget = Budget(self.deadline_s, self.timeout_s, request.cancel)
+        policy = self.policy
+        budget = Budget(policy.deadline_s, policy.timeout_s, request.cancel)
         image = types.Part.from_bytes(data=_png(_prepare(request.marked)), mime_type="image/png")
-        # trust_env=False: environment proxies would otherwise get transports of httpx2's own
-        # that know nothing of the budget; the budget transport honours them instead.
-        transport = budget_transport_class()(budget)
-        with httpx2.Client(transport=transport, trust_env=False) as http:
-            options = types.HttpOptions(
-                base_url=self.base_url,
-                # Also sent to the server as X-Server-Timeout. No retry_options: the SDK then
-                # makes exactly one attempt per call and the retries are ours.
-                timeout=max(1, int(min(self.timeout_s, self.deadline_s) * 1000)),
-                httpx_client=http,
-            )
-            with genai.Client(api_key=key, http_options=options) as client:
-                response = self._generate(client, image, request, budget)
+        config = types.GenerateContentConfig(response_modalities=["IMAGE", "TEXT"])
+        timeout = min(policy.timeout_s, policy.deadline_s)
+        with open_client(key, self.base_url, budget, timeout) as client:
+            try:
+                response = call_with_retries(
+                    lambda: client.models.generate_content(
+                        model=self.model, contents=[image, request.instruction], config=config
+                    ),
+                    budget,
+                    policy,
+                    request.cancel,
+                )
+            except CallCancelledError:
+                raise RepairCancelledError("repair cancelled") from None
+            except CallFailedError as exc:
+                raise RepairError(exc.reason) from None
+        usage = usage_of(response)
+        if usage is not None and self.on_usage is not None:
+            self.on_usage(self.model, usage)
         check_cancelled(request)
         notes = _reply_text(response, key)
         return EngineReply(_reply_image(response, key), model=self.model, notes=notes)
-
-    def _generate(
-        self,
-        client: genai.Client,
-        image: genai_types.Part,
-        request: EngineRequest,
-        budget: Budget,
-    ) -> genai_types.GenerateContentResponse:
-        """Call the model, retrying 408/429/5xx, timeouts and refused connections (the cases
-        the SDK's own retry predicate covers) until the attempts or the deadline run out."""
-        import httpx2
-        from google.genai import errors, types
-
-        config = types.GenerateContentConfig(response_modalities=["IMAGE", "TEXT"])
-        contents: list[genai_types.PartUnionDict] = [image, request.instruction]
-        attempt = 0
-        while True:
-            attempt += 1
-            budget.begin_attempt()
-            try:
-                return client.models.generate_content(
-                    model=self.model, contents=contents, config=config
-                )
-            except RequestCancelledError:
-                raise RepairCancelledError("repair cancelled") from None
-            except (OutOfTimeError, httpx2.TimeoutException):
-                if budget.attempt_was_capped_by_deadline():
-                    raise RepairError(
-                        f"Gemini did not finish answering within {self.deadline_s:g} s "
-                        f"({_attempts(attempt)})"
-                    ) from None
-                failure = (
-                    f"Gemini did not finish answering within {self.timeout_s:g} s, "
-                    "the limit per request"
-                )
-                retry = True
-            except errors.APIError as exc:
-                failure = f"Gemini answered {exc.code}: {exc.message or exc}"
-                retry = exc.code in RETRY_CODES
-            except httpx2.TransportError as exc:
-                failure = f"could not reach Gemini ({type(exc).__name__}: {exc})"
-                retry = isinstance(exc, httpx2.ConnectError)
-            except Exception as exc:  # a reply the SDK cannot parse, …
-                failure = f"Gemini's reply could not be read ({type(exc).__name__}: {exc})"
-                retry = False
-            tally = f" ({_attempts(attempt)})" if attempt > 1 or retry else ""
-            if not retry or attempt >= self.attempts:
-                raise RepairError(failure + tally)
-            pause = self._backoff(attempt)
-            if pause >= budget.overall_left():
-                raise RepairError(
-                    f"{failure}{tally}; no time left for another attempt within "
-                    f"{self.deadline_s:g} s"
-                )
-            if request.cancel.wait(pause):
-                raise RepairCancelledError("repair cancelled")
-
-    def _backoff(self, attempt: int) -> float:
-        """Exponential backoff with jitter, as the SDK's own retry would wait."""
-        base = min(MAX_BACKOFF_S, self.initial_delay_s * 2.0 ** (attempt - 1))
-        return base + random.uniform(0, self.initial_delay_s)
-
-
-def _scrub(message: str, key: str) -> str:
-    """*message* with the key masked, also where a cut (ours or a library's, shortening a
-    long text) left only its start or its end: every run of KEY_FRAGMENT or more characters
-    that begins the key or ends it."""
-    if not key:
-        return message
-    masked = [False] * len(message)
-    fragment = min(KEY_FRAGMENT, len(key))
-    for probe, forward in ((key[:fragment], True), (key[-fragment:], False)):
-        at = message.find(probe)
-        while at >= 0:
-            lo, hi, n = at, at + fragment, fragment
-            while n < len(key) and forward and hi < len(message) and message[hi] == key[n]:
-                hi, n = hi + 1, n + 1
-            while n < len(key) and not forward and lo > 0 and message[lo - 1] == key[-n - 1]:
-                lo, n = lo - 1, n + 1
-            masked[lo:hi] = [True] * (hi - lo)
-            at = message.find(probe, at + 1)
-    out: list[str] = []
-    for i, (char, hidden) in enumerate(zip(message, masked, strict=True)):
-        if not hidden:
-            out.append(char)
-        elif i == 0 or not masked[i - 1]:
-            out.append("***")
-    return "".join(out)
 
 
 # --- reading the reply ---------------------------------------------------------------------
