@@ -49,7 +49,7 @@ DEFAULT_DEMO_DIR = "sabre-desk-demo"
 
 #: Command groups that live in modules of their own: each adds its subcommands with
 #: ``register(sub, common)`` and names its handler with ``set_defaults(run=...)``.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("sabre_desk.cli_screen",)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -185,8 +185,9 @@ def current_probes(
         edit = (edits or {}).get(probe_id) or {}
         prompt = edit.get("prompt") if isinstance(edit.get("prompt"), str) else q["prompt"]
         answer = edit.get("answer") if isinstance(edit.get("answer"), str) else q["answer"]
-        values = (probe_id, q["image_role"], prompt, answer, q["eval_type"])
+        role, eval_type = q["image_role"], q["eval_type"]
+        values = (probe_id, role, prompt, answer, eval_type)
         if not all(isinstance(v, str) for v in values):
             raise ValueError(f"question {probe_id!r} is malformed")
-        out.append(CurrentProbe(*values))
+        out.append(CurrentProbe(str(probe_id), str(role), str(prompt), str(answer), str(eval_type)))
     return out

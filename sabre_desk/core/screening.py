@@ -89,6 +89,8 @@ class ScreeningRun(BaseModel):
     #: the gate's outcome when the run was written (the live status is recomputed)
     gate: str | None = None
     reviewer: str | None = None
+    #: the Batch API job that answered it (screen --batch)
+    batch: str | None = None
 
 
 class ScreeningRecord(BaseModel):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
@@ -46,6 +47,9 @@ from sabre_desk.engines.gemini_call import (
 from sabre_desk.engines.gemini_call import scrub as _scrub
 from sabre_desk.ground.errors import EngineUnavailableError, RepairError
 from sabre_desk.imaging.patch import as_rgb8
+
+if TYPE_CHECKING:
+    from google.genai import types as genai_types
 
 DEFAULT_MODEL = "gemini-3.1-flash-image"
 #: The longest one request (connect, send, wait, read the whole reply) may take.
@@ -147,11 +151,12 @@ class GeminiEngine:
         image = types.Part.from_bytes(data=_png(_prepare(request.marked)), mime_type="image/png")
         config = types.GenerateContentConfig(response_modalities=["IMAGE", "TEXT"])
         timeout = min(policy.timeout_s, policy.deadline_s)
+        contents: list[genai_types.PartUnionDict] = [image, request.instruction]
         with open_client(key, self.base_url, budget, timeout) as client:
             try:
                 response = call_with_retries(
                     lambda: client.models.generate_content(
-                        model=self.model, contents=[image, request.instruction], config=config
+                        model=self.model, contents=contents, config=config
                     ),
                     budget,
                     policy,

@@ -101,7 +101,8 @@ class GeminiAnswerer:
     def _answer(self, request: AnswerRequest, key: str, cancel: threading.Event) -> Answer:
         policy = self.policy
         budget = Budget(policy.deadline_s, policy.timeout_s, cancel)
-        contents, config = request_parts(request)
+        contents = [request_content(request)]
+        config = generation_config(request.config)
         with open_client(key, self.base_url, budget, policy.timeout_s) as client:
             response = call_with_retries(
                 lambda: client.models.generate_content(
@@ -127,17 +128,17 @@ def generation_config(config: AnswerConfig) -> genai_types.GenerateContentConfig
     )
 
 
-def request_parts(
-    request: AnswerRequest,
-) -> tuple[list[genai_types.Part], genai_types.GenerateContentConfig]:
-    """What is sent: the image, then the prompt (the paper's order), and the config."""
+def request_content(request: AnswerRequest) -> genai_types.Content:
+    """What is sent: the image, then the prompt (the paper's order), as one user turn."""
     from google.genai import types
 
-    contents = [
-        types.Part.from_bytes(data=request.image, mime_type=request.mime_type),
-        types.Part.from_text(text=request.prompt),
-    ]
-    return contents, generation_config(request.config)
+    return types.Content(
+        role="user",
+        parts=[
+            types.Part.from_bytes(data=request.image, mime_type=request.mime_type),
+            types.Part.from_text(text=request.prompt),
+        ],
+    )
 
 
 def read_answer(response: Any, key: str | None) -> Answer:
