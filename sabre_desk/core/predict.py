@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sabre_desk.core.ledger import Ledger
-from sabre_desk.core.prompts import PromptSet, load_prompts, shipped_prompts
+from sabre_desk.core.prompts import RELEASE_PROMPTS, PromptSet, load_prompts, shipped_prompts
 from sabre_desk.core.release import BENCHMARK, MAX_ROW, unsafe_name
 from sabre_desk.core.screen_run import MAX_IMAGE_BYTES, MIME_TYPES, run_bounded
 from sabre_desk.engines.answers import Answer, AnswerEngine, AnswerRequest
@@ -29,7 +29,6 @@ from sabre_desk.ground.reading import iter_lines, loads, read_limited
 from sabre_desk.ground.storage import append_history, atomic_write_bytes, read_json
 
 STAGE = "predict"
-RELEASE_PROMPTS = "prompts"
 
 
 @dataclass(frozen=True)
@@ -198,7 +197,9 @@ def predict_batch(
     for question in todo:
         answer = state.answers.get(question.question_id)
         if answer is None:
-            answer = Answer(None, failure=f"the batch job {state.words} without answering it")
+            answer = Answer(
+                None, failure=f"the batch job ended without answering it: {state.words}"
+            )
         elif ledger is not None:
             ledger.add(
                 STAGE, "gemini", client.model, answer.usage, question.question_id, None, True

@@ -25,6 +25,8 @@ from sabre_desk.ground.reading import read_limited
 
 PROMPTS_FORMAT = "sabre-desk-prompts"
 MANIFEST = "prompts.json"
+#: The folder of a release that carries its prompt set.
+RELEASE_PROMPTS = "prompts"
 #: The prompt set new screening runs use.
 CURRENT_VERSION = "v1"
 MAX_TEMPLATE_BYTES = 64 * 1024

@@ -33,6 +33,7 @@ from sabre_desk.core.screen_run import (
 from sabre_desk.core.screening import ImageSeen
 from sabre_desk.engines.answers import Answer, AnswerConfig
 from sabre_desk.engines.gemini_batch import BatchItem, BatchState, GeminiBatchClient
+from sabre_desk.engines.gemini_call import CallCancelledError, CallFailedError
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.storage import atomic_write_json, read_json
 
@@ -194,7 +195,13 @@ def wait_and_collect(
     """Poll every pending job until it is done (or *cancel*), then collect it."""
     report = BatchReport()
     for job in pending_jobs(project):
-        state = _poll_until_done(job, client, notify, cancel, interval_s)
+        try:
+            state = _poll_until_done(job, client, notify, cancel, interval_s)
+        except CallCancelledError:
+            state = None
+        except CallFailedError as exc:
+            report.errors.append(f"{job.name}: cannot ask for its state ({exc.reason}); kept")
+            continue
         if state is None:
             report.cancelled = True
             report.jobs.append(f"{job.name}: still {job.data.get('state')}; collected later")
@@ -253,7 +260,7 @@ def collect(
                     probe_id,
                     batch=True,
                 )
-    missing = f"the batch job {state.words} without answering this request"
+    missing = f"the batch job ended without answering this request: {state.words}"
     for case_id, data in job.data["cases"].items():
         task = _task_from_json(project, case_id, data)
         answers: dict[str, tuple[Answer, bool]] = {}
