@@ -20,7 +20,6 @@ from fakes.gemini_server import (
     hang_reply,
     retry_reply,
     serving,
-    text_reply,
 )
 from fakes.oracle import Oracle
 
