@@ -20,7 +20,7 @@ from typing import Any
 from sabre_desk.core.review import utc_now
 from sabre_desk.engines.answers import Answer, AnswerConfig, Usage
 from sabre_desk.ground.errors import StorageError
-from sabre_desk.ground.storage import atomic_write_json
+from sabre_desk.ground.storage import atomic_write_json, remove_orphan_temps
 
 CACHE_DIR = "cache"
 REQUESTS_DIR = "requests"
@@ -90,6 +90,9 @@ class RequestCache:
         }
         try:
             os.makedirs(path.parent, exist_ok=True)  # noqa: PTH103
+            # A killed writer's temp file of this entry goes; a concurrent writer of the
+            # same key that loses its temp here writes nothing, and the entry is the same.
+            remove_orphan_temps(path.parent, path.name)
             atomic_write_json(path, entry)
         except (OSError, StorageError):
             pass

@@ -125,6 +125,7 @@ def append_run(folder: Path, run: ScreeningRun, case_id: str | None = None) -> S
     path = folder / SCREENING_NAME
     with file_lock(path):
         remove_orphan_temps(folder, SCREENING_NAME)
+        remove_orphan_temps(folder, BRIEF_NAME)
         try:
             record = read_record(folder, case_id) or ScreeningRecord()
         except ScreeningError as exc:
