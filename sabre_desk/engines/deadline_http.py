@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 #: How often a socket that is waiting looks at the cancel event.
 POLL_S = 0.2
 WRITE_CHUNK = 64 * 1024
+#: httpx2's own client limits (httpcore2's pool alone allows 10 connections, which would cap
+#: one shared client at 10 calls in flight).
+MAX_CONNECTIONS, MAX_KEEPALIVE = 100, 20
 
 
 class StopRequestError(Exception):
@@ -71,16 +74,45 @@ class Budget:
         return left
 
 
+class ThreadBudget(Budget):
+    """The budget of whichever call the current thread is making: one transport (and one
+    connection pool) serves many threads, each request held to its own call's budget."""
+
+    def __init__(self) -> None:
+        super().__init__(0.0, 0.0, threading.Event())
+        self._local = threading.local()
+
+    @contextlib.contextmanager
+    def applying(self, budget: Budget) -> Iterator[None]:
+        self._local.budget = budget
+        try:
+            yield
+        finally:
+            self._local.budget = None
+
+    def left(self) -> float:
+        budget: Budget | None = getattr(self._local, "budget", None)
+        if budget is None:
+            raise OutOfTimeError()  # a request outside any call: never waits
+        return budget.left()
+
+
 def _cap(timeout: float | None, limit: float) -> float:
     return limit if timeout is None else min(timeout, limit)
 
 
 def _ssl_context() -> ssl.SSLContext:
     """What the SDK itself would use: SSL_CERT_FILE/SSL_CERT_DIR when set, otherwise the
-    operating system's trust store through httpx2."""
+    operating system's trust store through httpx2. Made once per setting: loading the trust
+    store takes ~35 ms and holds the interpreter, and a context serves any number of
+    connections and threads."""
+    return _ssl_context_for(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@functools.lru_cache(maxsize=4)
+def _ssl_context_for(cafile: str | None, capath: str | None) -> ssl.SSLContext:
     import httpx2
 
-    cafile, capath = os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")
     if cafile or capath:
         return ssl.create_default_context(cafile=cafile, capath=capath)
     return httpx2.create_ssl_context()
@@ -236,7 +268,10 @@ def budget_transport_class() -> Callable[[Budget], httpx2.BaseTransport]:
             pool: httpcore2.ConnectionPool
             if proxy_url is None:
                 pool = httpcore2.ConnectionPool(
-                    ssl_context=self._ssl, network_backend=self._backend
+                    ssl_context=self._ssl,
+                    network_backend=self._backend,
+                    max_connections=MAX_CONNECTIONS,
+                    max_keepalive_connections=MAX_KEEPALIVE,
                 )
             else:
                 proxy = httpx2.Proxy(proxy_url)
@@ -255,6 +290,8 @@ def budget_transport_class() -> Callable[[Budget], httpx2.BaseTransport]:
                     proxy_headers=proxy.headers.raw,
                     ssl_context=self._ssl,
                     network_backend=self._backend,
+                    max_connections=MAX_CONNECTIONS,
+                    max_keepalive_connections=MAX_KEEPALIVE,
                 )
             self._pools[proxy_url] = pool
             return pool

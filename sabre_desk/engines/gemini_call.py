@@ -26,6 +26,7 @@ from sabre_desk.engines.deadline_http import (
     Budget,
     OutOfTimeError,
     RequestCancelledError,
+    ThreadBudget,
     budget_transport_class,
 )
 
@@ -126,6 +127,52 @@ def open_client(
         )
         with genai.Client(api_key=key, http_options=options) as client:
             yield client
+
+
+class SharedClient:
+    """One google-genai client for every call of an answerer, on any number of threads.
+
+    Building a client per call costs ~100 ms of interpreter time (the SDK loads trust stores
+    for clients it may never use), which would cap a screening run at a few calls a second
+    and stall a window's thread. Here the client, its connection pool and the budget
+    transport are made once; each call runs under its own Budget (``ThreadBudget``)."""
+
+    def __init__(self, base_url: str | None, timeout_s: float) -> None:
+        self.base_url = base_url
+        self.timeout_s = timeout_s
+        self.budgets = ThreadBudget()
+        self._lock = threading.Lock()
+        self._key: str | None = None
+        self._http: Any = None
+        self._client: genai.Client | None = None
+
+    def client(self, key: str) -> genai.Client:
+        import httpx2
+        from google import genai
+        from google.genai import types
+
+        with self._lock:
+            if self._client is None or key != self._key:
+                self._close()
+                transport = budget_transport_class()(self.budgets)
+                self._http = httpx2.Client(transport=transport, trust_env=False)
+                options = types.HttpOptions(
+                    base_url=self.base_url,
+                    timeout=max(1, int(self.timeout_s * 1000)),
+                    httpx_client=self._http,
+                )
+                self._client = genai.Client(api_key=key, http_options=options)
+                self._key = key
+            return self._client
+
+    def _close(self) -> None:
+        if self._http is not None:
+            self._http.close()
+        self._client = self._http = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._close()
 
 
 def attempts_text(n: int) -> str:

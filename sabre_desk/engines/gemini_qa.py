@@ -25,9 +25,9 @@ from sabre_desk.engines.gemini_call import (
     CallFailedError,
     Cooldown,
     RetryPolicy,
+    SharedClient,
     api_key,
     call_with_retries,
-    open_client,
     scrub,
     smallest_thinking,
     usage_of,
@@ -75,6 +75,11 @@ class GeminiAnswerer:
         self.thinking = smallest_thinking(model) if thinking == "auto" else thinking
         #: shared by every call of this client: a 429 with a retry delay pauses them all
         self.cooldown = Cooldown()
+        self.shared = SharedClient(base_url, self.policy.timeout_s)
+
+    def close(self) -> None:
+        """Close the connections (they are also closed when the answerer is collected)."""
+        self.shared.close()
 
     def unavailable_reason(self) -> str | None:
         return NO_KEY if api_key() is None else None
@@ -103,7 +108,8 @@ class GeminiAnswerer:
         budget = Budget(policy.deadline_s, policy.timeout_s, cancel)
         contents = [request_content(request)]
         config = generation_config(request.config)
-        with open_client(key, self.base_url, budget, policy.timeout_s) as client:
+        client = self.shared.client(key)
+        with self.shared.budgets.applying(budget):
             response = call_with_retries(
                 lambda: client.models.generate_content(
                     model=self.model, contents=contents, config=config

@@ -184,6 +184,8 @@ class FakeGemini:
     answer: Callable[[dict[str, Any]], Reply] | None = None
     #: Silence before every generateContent reply (a benchmark's latency).
     latency_s: float = 0.0
+    #: False: record each request without its body (a benchmark sends gigabytes)
+    keep_bodies: bool = True
     in_flight: int = 0
     max_in_flight: int = 0
 
@@ -216,7 +218,8 @@ class FakeGemini:
                 if path.startswith("/upload/") or "/uploads/" in path:
                     return self._reply_now(fake.batches.upload(path, dict(self.headers), raw))
                 body = json.loads(raw or b"{}")
-                fake.requests.append({"path": path, "headers": dict(self.headers), "body": body})
+                kept = body if fake.keep_bodies else {}
+                fake.requests.append({"path": path, "headers": dict(self.headers), "body": kept})
                 if ":batchGenerateContent" in path:
                     return self._reply_now(fake.batches.create(path, body, fake.reply_for))
                 if path.rstrip("/").endswith(":cancel"):
@@ -235,6 +238,9 @@ class FakeGemini:
                 self.close_connection = True  # one request per connection keeps it simple
 
             def do_GET(self) -> None:
+                if self.path == "/__stats":  # for a benchmark running the fake elsewhere
+                    stats = {"requests": len(fake.requests), "max_in_flight": fake.max_in_flight}
+                    return self._reply_now(Reply(body=stats))
                 fake.requests.append({"path": self.path, "headers": dict(self.headers), "body": {}})
                 self._reply_now(fake.batches.get(self.path))
 
