@@ -114,8 +114,7 @@ def screen(root: Path, concurrency: int, again: bool = False) -> tuple:
 
 def serve(latency: float) -> None:
     """The child process: a fake Gemini answering "Yes" after *latency*; prints its URL."""
-    fake = FakeGemini(latency_s=latency, keep_bodies=False)
-    fake.answer = lambda body: text_reply("Yes")
+    fake = FakeGemini(latency_s=latency, keep_bodies=False, default=text_reply("Yes"))
     print(fake.url, flush=True)
     sys.stdin.read()  # until the parent closes it
     fake.close()
@@ -146,25 +145,32 @@ class RemoteFake:
         self.proc.wait(timeout=30)
 
 
-def gui_stall(master: Path, probes: int, concurrency: int) -> float:
-    """The largest GUI-thread stall while a worker thread screens *probes* probes."""
+def gui_stall(master: Path, probes: int, concurrency: int, process: bool) -> float:
+    """The largest GUI-thread stall while a worker thread (or a child process: the
+    ScreenProcess the window uses) screens *probes* probes."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from PySide6.QtWidgets import QApplication
     from stall_meter import StallMeter
 
     app = QApplication.instance() or QApplication([])
-    root = master.parent / "gui-stall"
+    from sabre_desk.core.screen_process import ScreenOrder, ScreenProcess
+
+    root = master.parent / f"gui-stall-{process}"
     make_project(root, probes // 4)
     meter = StallMeter()
     done = threading.Event()
-    worker = threading.Thread(target=lambda: (screen(root, concurrency), done.set()))
     meter.start()
-    worker.start()
+    if process:
+        env = {k: os.environ[k] for k in ("GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY")}
+        job = ScreenProcess(ScreenOrder(root, "bench", concurrency=concurrency, env=env))
+        job.start(lambda event: None, lambda report, error: done.set())
+    else:
+        worker = threading.Thread(target=lambda: (screen(root, concurrency), done.set()))
+        worker.start()
     while not done.is_set():
         app.processEvents()
         time.sleep(0.001)
     meter.stop()
-    worker.join()
     return meter.largest
 
 
@@ -209,13 +215,15 @@ def main() -> None:
         if args.gui_stall:
             fake = RemoteFake(args.gui_latency)
             os.environ["GOOGLE_GEMINI_BASE_URL"] = fake.url
-            stall = gui_stall(master, 1000, args.gui_concurrency)
+            for process in (False, True):
+                stall = gui_stall(master, 1000, args.gui_concurrency, process)
+                where = "a child process (ScreenProcess)" if process else "a worker thread"
+                print(
+                    f"  largest GUI-thread stall while 1,000 probes are screened in {where} "
+                    f"({args.gui_concurrency} in flight, {args.gui_latency:g} s latency): "
+                    f"{stall:.1f} ms"
+                )
             fake.close()
-            print(
-                f"  largest GUI-thread stall while 1,000 probes are screened on a worker "
-                f"thread ({args.gui_concurrency} in flight, {args.gui_latency:g} s latency): "
-                f"{stall:.1f} ms"
-            )
 
 
 if __name__ == "__main__":

@@ -314,3 +314,32 @@ def test_a_changed_gate_rule_in_the_project_applies(
     manifest["screening"] = {"gate": {"paired": "edit2"}}
     (demo_project / "sabre-project.json").write_text(json.dumps(manifest))
     assert statuses(demo_project)[CTX] is ScreenStatus.SOLVED  # both Edited probes right
+
+
+def test_a_screening_process_relays_progress_and_can_be_cancelled(
+    demo_project: Path, fake: FakeGemini
+) -> None:
+    from sabre_desk.core.screen_process import ScreenOrder, ScreenProcess
+
+    env = {"GOOGLE_GEMINI_BASE_URL": fake.url, "GEMINI_API_KEY": KEY}
+    events: list[ScreenProgress] = []
+    done: list[tuple[ScreenReport | None, str | None]] = []
+    order = ScreenOrder(demo_project, "alice", case_ids=[CTX], env=env)
+    job = ScreenProcess(order)
+    job.start(events.append, lambda report, error: done.append((report, error)))
+    assert job.wait(60)
+    ((report, error),) = done
+    assert error is None and report is not None and report.sent == 4
+    assert events[-1].case_id == CTX and events[-1].case_status is not None
+    assert Project.open(demo_project, "alice").entry(CTX).screening is events[-1].case_status  # type: ignore[union-attr]
+
+    fake.latency_s = 2.0
+    done.clear()
+    job = ScreenProcess(ScreenOrder(demo_project, "alice", use_cache=False, env=env))
+    job.start(events.append, lambda report, error: done.append((report, error)))
+    while not fake.in_flight:
+        threading.Event().wait(0.05)
+    job.cancel()
+    assert job.wait(30)
+    ((report, error),) = done
+    assert report is not None and report.cancelled and not report.cases_written
