@@ -343,3 +343,21 @@ def test_a_screening_process_relays_progress_and_can_be_cancelled(
     assert job.wait(30)
     ((report, error),) = done
     assert report is not None and report.cancelled and not report.cases_written
+
+
+def test_a_gemini_repair_lands_in_the_ledger(demo_project: Path, fake: FakeGemini) -> None:
+    from fakes.gemini_server import USAGE, image_reply
+
+    from sabre_desk.engines.gemini import GeminiEngine
+
+    reply = image_reply(64, 64)
+    assert reply.body is not None
+    reply.body["usageMetadata"] = USAGE
+    fake.script = [reply]
+    project = Project.open(demo_project, "alice")
+    case = project.load_case(CTX)
+    engine = GeminiEngine(model="gemini-3.1-flash-image", initial_delay_s=0.01)
+    repairs.compute_preview(case, ImageRole.EDITED, RepairOrder(FRAGMENT, "remove", "x"), engine)
+    (line,) = [json.loads(x) for x in (demo_project / "ledger.jsonl").read_text().splitlines()]
+    assert line["stage"] == "repair" and line["model"] == "gemini-3.1-flash-image"
+    assert line["case_id"] == CTX and line["usage"]["input"] == 270
