@@ -329,7 +329,12 @@ class Project:
             )
         pending = isinstance(review, dict) and _has_pending_repair(review.get("repairs"))
         screening = quick_status(
-            folder, spec, review if isinstance(review, dict) else None, self.gate, _quick_json
+            folder,
+            spec,
+            review if isinstance(review, dict) else None,
+            self.gate,
+            _quick_json,
+            not self.read_only,
         )
         return CaseEntry(
             case_id,

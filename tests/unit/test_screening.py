@@ -361,3 +361,22 @@ def test_a_gemini_repair_lands_in_the_ledger(demo_project: Path, fake: FakeGemin
     (line,) = [json.loads(x) for x in (demo_project / "ledger.jsonl").read_text().splitlines()]
     assert line["stage"] == "repair" and line["model"] == "gemini-3.1-flash-image"
     assert line["case_id"] == CTX and line["usage"]["input"] == 270
+
+
+def test_touched_images_are_hashed_once_and_remembered_in_the_brief(
+    demo_project: Path, fake: FakeGemini, oracle: Oracle
+) -> None:
+    import os
+
+    project = Project.open(demo_project, "alice")
+    folder = project.cases_dir / CTX
+    answer_ctx_right(oracle, folder)
+    screen(project, [CTX])
+    edited = folder / "edited.png"
+    os.utime(edited, ns=(1_000_000_000, 1_000_000_000))  # a copy that did not keep times
+    assert statuses(demo_project)[CTX] is ScreenStatus.SOLVED  # same bytes: not stale
+    brief = json.loads((folder / "screening.brief.json").read_text())
+    assert brief["run"]["images"]["edited"]["mtime_ns"] == 1_000_000_000
+    (folder / "screening.brief.json").unlink()  # derived: rebuilt from the run
+    assert statuses(demo_project)[CTX] is ScreenStatus.SOLVED
+    assert (folder / "screening.brief.json").exists()
