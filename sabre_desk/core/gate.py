@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from sabre_desk.core.scoring import CASE_SCORED, grade, parse
 
@@ -68,6 +68,14 @@ class GateRule(BaseModel):
 
     per_probe: PerProbeRule = "any_wrong"
     paired: PairedRule = "all4"
+
+
+class ScreeningSettings(BaseModel):
+    """``"screening"`` in sabre-project.json: the filter gate's rule."""
+
+    model_config = ConfigDict(extra="allow")
+
+    gate: GateRule = Field(default_factory=GateRule)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from sabre_desk.core.gate import GateRule, ScreenStatus
+from sabre_desk.core.gate import GateRule, ScreeningSettings, ScreenStatus
 from sabre_desk.core.question_edits import edit_problems
 from sabre_desk.core.review import Decision, Review, utc_now
 from sabre_desk.core.screening import (
@@ -69,14 +69,6 @@ CASES_DIR = "cases"
 SPEC_NAME = "spec.json"
 REVIEWS_DIR = "reviews"
 HISTORY_NAME = "history.jsonl"
-
-
-class ScreeningSettings(BaseModel):
-    """``"screening"`` in sabre-project.json: the filter gate's rule (see core/gate.py)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    gate: GateRule = Field(default_factory=GateRule)
 
 
 class Manifest(BaseModel):
@@ -328,14 +320,9 @@ class Project:
                 case_id, cases_dir, subset, concept, mode, None, reason, Path(review_path)
             )
         pending = isinstance(review, dict) and _has_pending_repair(review.get("repairs"))
-        screening = quick_status(
-            folder,
-            spec,
-            review if isinstance(review, dict) else None,
-            self.gate,
-            _quick_json,
-            not self.read_only,
-        )
+        own = review if isinstance(review, dict) else None
+        writable = not self.read_only
+        screening = quick_status(folder, spec, own, self.gate, _quick_json, writable)
         return CaseEntry(
             case_id,
             cases_dir,
@@ -343,7 +330,9 @@ class Project:
             concept,
             mode,
             decision,
-            pending_repair=pending,
+            None,
+            None,
+            pending,
             screening=screening,
         )
 

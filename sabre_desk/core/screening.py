@@ -263,10 +263,12 @@ def quick_status(
     *read_small_json* is the index's own reader (regular files only, bounded). In a
     *writable* project a brief found out of date, or images found unchanged by their hash
     after a copy touched their times, are written back so the next index costs a stat."""
-    base = Path(folder)
-    current = _stat_key(base / SCREENING_NAME)
-    if current is None:
+    try:  # the hot path of indexing: plain os calls, no Path objects for unscreened cases
+        st = os.stat(os.path.join(folder, SCREENING_NAME))  # noqa: PTH116, PTH118
+    except OSError:
         return ScreenStatus.NOT_SCREENED
+    base = Path(folder)
+    current = {"size": st.st_size, "mtime_ns": st.st_mtime_ns}
     try:
         brief = read_small_json(os.path.join(folder, BRIEF_NAME), BRIEF_LIMIT)  # noqa: PTH118
     except (OSError, ValueError):
