@@ -56,6 +56,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "sabre_desk.cli_study",
     "sabre_desk.cli_team",
     "sabre_desk.cli_cache",
+    "sabre_desk.cli_screen",
 )
 
 

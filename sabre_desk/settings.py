@@ -13,6 +13,7 @@ from pathlib import Path
 from platformdirs import user_config_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from sabre_desk.core.ledger import ModelPrice
 from sabre_desk.ground.errors import ProjectError, StorageError
 from sabre_desk.ground.ids import id_problem, reviewer_from_login
 from sabre_desk.ground.storage import atomic_write_json, read_json
@@ -37,6 +38,14 @@ class Settings(BaseModel):
     auto_advance: bool = False
     sync_views: bool = True
     gemini_model: str = "gemini-3.1-flash-image"
+    #: the Filtering VLM (paper §3.4) and the model `predict` uses when none is named
+    screening_model: str = "gemini-3.5-flash"
+    #: requests in flight at once when screening without --batch
+    screening_concurrency: int = Field(default=8, ge=1, le=64)
+    #: an OpenAI-compatible server on this machine (vLLM, llama.cpp, Ollama), for --local
+    local_base_url: str = "http://127.0.0.1:8000/v1"
+    #: model id → price; a model missing here is reported as "unknown", never as free
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
     #: main window geometry per screen ("<name> <w>x<h>", most recent last) and the dock
     #: layout (Qt's own blobs, base64), restored at start
     window_geometries: dict[str, str] = Field(default_factory=dict)

@@ -78,20 +78,28 @@ def parse(eval_type: str, response: str) -> str | None:
     raise ValueError(f"unknown eval_type {eval_type!r}")
 
 
+def grade(eval_type: str, parsed: str | None, answer: str) -> bool:
+    """Whether a parsed answer (``parse``'s result) matches the reference answer."""
+    if parsed is None:
+        return False
+    if eval_type == "contains":
+        return normalize(answer) in parsed
+    if eval_type == "exact_match":
+        return parsed == normalize(answer)
+    if eval_type == "count_exact":
+        try:
+            return parsed == str(int(answer))
+        except ValueError:
+            return False
+    if eval_type == "yes_no_exact":
+        return parsed == answer.strip().lower()
+    return parsed == answer.strip().upper()  # mcq_letter
+
+
 def is_correct(eval_type: str, response: str, answer: str) -> tuple[bool, str | None]:
     """Whether *response* gives *answer* under *eval_type*'s rule, and what was parsed."""
     parsed = parse(eval_type, response)
-    if parsed is None:
-        return False, None
-    if eval_type == "contains":
-        return normalize(answer) in parsed, parsed
-    if eval_type == "exact_match":
-        return parsed == normalize(answer), parsed
-    if eval_type == "count_exact":
-        return parsed == str(int(answer)), parsed
-    if eval_type == "yes_no_exact":
-        return parsed == answer.strip().lower(), parsed
-    return parsed == answer.strip().upper(), parsed  # mcq_letter
+    return grade(eval_type, parsed, answer), parsed
 
 
 def is_case_scored(subset: str, cases: dict[str, dict[str, bool]]) -> bool:

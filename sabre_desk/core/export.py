@@ -13,7 +13,8 @@ reaches the project's image too.
 
 Formats: ``benchmark.jsonl`` (canonical), ``images/``, a Hugging Face imagefolder
 (``metadata.jsonl`` and a dataset card), VLMEvalKit TSVs with a config, and
-``MANIFEST.sha256`` + ``release.json``.
+``MANIFEST.sha256`` + ``release.json``, and ``prompts/``: the zero-shot prompts (and their
+version) the cases were screened with, which ``predict`` asks with.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from sabre_desk.core.final import all_reviews, question_edits, settle
 from sabre_desk.core.lmms_eval_task import FOLDER as LMMS_EVAL_FOLDER
 from sabre_desk.core.lmms_eval_task import task_name, write_task
 from sabre_desk.core.project import Case, Project
+from sabre_desk.core.prompts import RELEASE_PROMPTS, copy_prompts, shipped_prompts
 from sabre_desk.core.question_edits import effective
 from sabre_desk.core.release import RELEASE, RELEASE_FORMAT, RELEASE_VERSION, seal, write_manifest
 from sabre_desk.core.release_card import HF_FOLDER, HF_LICENSES, card, hf_file_name, hf_row
@@ -426,6 +428,9 @@ def _export_into(
     subsets = sorted({r["subset"] for r in rows})
     readme = card(name, summary.cases, len(rows), subsets, license_id, task_name(name), tsv)
     write_bytes(tmp / "README.md", readme.encode())
+    prompts = shipped_prompts()
+    with naming(tmp / RELEASE_PROMPTS):
+        copy_prompts(prompts, tmp / RELEASE_PROMPTS)
     summary.root_hash = write_manifest(tmp)
     release = {
         "format": RELEASE_FORMAT,
@@ -439,6 +444,7 @@ def _export_into(
         "questions": summary.questions,
         "images": summary.images,
         "subsets": {s: sum(r["subset"] == s for r in rows) for s in subsets},
+        "prompts": {"version": prompts.version, "folder": RELEASE_PROMPTS},
         "root_sha256": summary.root_hash,
         "skipped": summary.skipped,
     }

@@ -20,9 +20,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from sabre_desk.core.assignments import Assignments, AssignmentsError, read_assignments
 from sabre_desk.core.binding import image_hashes, is_stale, quick_stale
+from sabre_desk.core.gate import GateRule, ScreeningSettings, ScreenStatus
 from sabre_desk.core.question_edits import edit_problems
 from sabre_desk.core.review import Decision, Review, utc_now
-from sabre_desk.core.screening import ScreeningRecord
+from sabre_desk.core.screening import (
+    SCREENING_NAME,
+    CaseScreening,
+    ScreeningRecord,
+    case_screening,
+    quick_status,
+)
 from sabre_desk.core.spec import ImageRole, SampleSpec
 from sabre_desk.ground.errors import (
     CaseLoadError,
@@ -65,7 +72,6 @@ PROJECT_FORMAT = "sabre-desk-project"
 PROJECT_VERSION = 2
 CASES_DIR = "cases"
 SPEC_NAME = "spec.json"
-SCREENING_NAME = "screening.json"
 REVIEWS_DIR = "reviews"
 HISTORY_NAME = "history.jsonl"
 
@@ -97,6 +103,8 @@ class Manifest(BaseModel):
                 raise ValueError(problem)
         return v
 
+    screening: ScreeningSettings = Field(default_factory=lambda: ScreeningSettings())
+
 
 @dataclass(frozen=True, slots=True)
 class CaseEntry:
@@ -122,6 +130,8 @@ class CaseEntry:
     assigned_to_me: bool | None = None
     #: other reviewers disagree and nobody has settled it (known once the team was read)
     disputed: bool = False
+    #: the filter gate on the latest screening run (None: could not be told when indexed)
+    screening: ScreenStatus | None = None
 
     @property
     def folder(self) -> Path:
@@ -275,6 +285,11 @@ class Project:
     def cases_dir(self) -> Path:
         return self.root / CASES_DIR
 
+    @property
+    def gate(self) -> GateRule:
+        """The filter gate's rule this project uses (sabre-project.json)."""
+        return self.manifest.screening.gate
+
     def index(self) -> list[CaseEntry]:
         """List every case without decoding images; problems are recorded, never raised."""
         run = self.begin_index()
@@ -372,6 +387,9 @@ class Project:
             )
         pending = isinstance(review, dict) and _has_pending_repair(review.get("repairs"))
         stale = decision is not None and quick_stale(folder, review, trust_mtime=not exact)
+        own = review if isinstance(review, dict) else None
+        writable = not self.read_only
+        screening = quick_status(folder, spec, own, self.gate, _quick_json, writable)
         return CaseEntry(
             case_id,
             cases_dir,
@@ -382,6 +400,7 @@ class Project:
             pending_repair=pending,
             stale=stale,
             assigned_to_me=assigned,
+            screening=screening,
         )
 
     def fresh_entry(self, case_id: str) -> CaseEntry | None:
@@ -604,7 +623,12 @@ class Project:
                 decision=Decision.NEEDS_RECHECK if stale else case.review.decision,
                 stale=stale,
                 pending_repair=any(r.status == "preview" for r in case.review.repairs),
+                screening=self.screening_of(case).status,
             )
+
+    def screening_of(self, case: Case) -> CaseScreening:
+        """The filter gate on *case* as it is now, with each probe's result (stale or not)."""
+        return case_screening(case, self.gate)
 
 
 def _ownership_problem(review: Review, case_id: str, reviewer: str) -> str | None:

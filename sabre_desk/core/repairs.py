@@ -11,6 +11,7 @@ short, by comparing file contents. Reverting works the same way in the other dir
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
@@ -26,13 +27,15 @@ import numpy as np
 from PIL import Image
 
 from sabre_desk.core.binding import bind, folder_hashes
+from sabre_desk.core.ledger import LEDGER_NAME, Ledger
 from sabre_desk.core.locks import case_lock
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.review import Decision, RepairRecord, utc_now
 from sabre_desk.core.spec import ImageRole
+from sabre_desk.engines.answers import Usage
 from sabre_desk.engines.base import RepairEngine
 from sabre_desk.engines.pipeline import RepairOrder, RepairOutcome, run_repair
-from sabre_desk.ground.errors import LockBusyError, RepairError
+from sabre_desk.ground.errors import LockBusyError, ProjectError, RepairError
 from sabre_desk.ground.reading import MB, read_limited
 from sabre_desk.ground.storage import LOCK_TIMEOUT_S, atomic_write_bytes, create_new_file
 from sabre_desk.imaging.io import IMAGE_EXTENSIONS, find_image, load_image, probe_image
@@ -463,6 +466,20 @@ def _recover(project: Project, case: Case) -> list[str]:
     return done
 
 
+def _charge_to_ledger(case: Case, engine: RepairEngine) -> None:
+    """Let an engine that reports its token use (Gemini) append it to the project's cost
+    ledger, stage "repair". A ledger that cannot be written never fails the repair."""
+    if not hasattr(engine, "on_usage"):
+        return
+    ledger = Ledger(case.folder.parent.parent / LEDGER_NAME)
+
+    def charge(model: str, usage: Usage) -> None:
+        with contextlib.suppress(ProjectError, OSError):
+            ledger.add("repair", engine.name, model, usage, case.case_id)
+
+    engine.on_usage = charge
+
+
 def compute_preview(
     case: Case,
     role: ImageRole,
@@ -480,6 +497,7 @@ def compute_preview(
             problem.path if problem else case.folder,
             case.case_id,
         )
+    _charge_to_ledger(case, engine)
     outcome = run_repair(load_image(path), order, engine, cancel)
     record, _ = save_preview(
         case,

@@ -12,7 +12,6 @@ itself: no thread is left blocked, no socket left open.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import functools
 import os
 import ssl
@@ -28,6 +27,9 @@ if TYPE_CHECKING:
 #: How often a socket that is waiting looks at the cancel event.
 POLL_S = 0.2
 WRITE_CHUNK = 64 * 1024
+#: httpx2's own client limits (httpcore2's pool alone allows 10 connections, which would cap
+#: one shared client at 10 calls in flight).
+MAX_CONNECTIONS, MAX_KEEPALIVE = 100, 20
 
 
 class StopRequestError(Exception):
@@ -72,24 +74,27 @@ class Budget:
         return left
 
 
-_CURRENT: contextvars.ContextVar[Budget] = contextvars.ContextVar("sabre_desk_budget")
+class ThreadBudget(Budget):
+    """The budget of whichever call the current thread is making: one transport (and one
+    connection pool) serves many threads, each request held to its own call's budget."""
 
+    def __init__(self) -> None:
+        super().__init__(0.0, 0.0, threading.Event())
+        self._local = threading.local()
 
-@contextlib.contextmanager
-def obeying(budget: Budget) -> Iterator[None]:
-    """Every socket operation made in this context (this thread, this call) obeys *budget*."""
-    token = _CURRENT.set(budget)
-    try:
-        yield
-    finally:
-        _CURRENT.reset(token)
+    @contextlib.contextmanager
+    def applying(self, budget: Budget) -> Iterator[None]:
+        self._local.budget = budget
+        try:
+            yield
+        finally:
+            self._local.budget = None
 
-
-def current_budget() -> Budget:
-    try:
-        return _CURRENT.get()
-    except LookupError:  # a request outside obeying(): a bug, never a wait without end
-        raise OutOfTimeError("no time budget was given for this request") from None
+    def left(self) -> float:
+        budget: Budget | None = getattr(self._local, "budget", None)
+        if budget is None:
+            raise OutOfTimeError()  # a request outside any call: never waits
+        return budget.left()
 
 
 def _cap(timeout: float | None, limit: float) -> float:
@@ -98,10 +103,16 @@ def _cap(timeout: float | None, limit: float) -> float:
 
 def _ssl_context() -> ssl.SSLContext:
     """What the SDK itself would use: SSL_CERT_FILE/SSL_CERT_DIR when set, otherwise the
-    operating system's trust store through httpx2."""
+    operating system's trust store through httpx2. Made once per setting: loading the trust
+    store takes ~35 ms and holds the interpreter, and a context serves any number of
+    connections and threads."""
+    return _ssl_context_for(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@functools.lru_cache(maxsize=4)
+def _ssl_context_for(cafile: str | None, capath: str | None) -> ssl.SSLContext:
     import httpx2
 
-    cafile, capath = os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")
     if cafile or capath:
         return ssl.create_default_context(cafile=cafile, capath=capath)
     return httpx2.create_ssl_context()
@@ -121,10 +132,8 @@ def _environment_proxy(scheme: str, host: str) -> str | None:
 
 
 @functools.cache
-def budget_transport_class() -> Callable[[], httpx2.BaseTransport]:
-    """The httpx2 transport whose sockets obey the Budget of the call under way
-    (``obeying``), so one client and its pooled connections serve many repairs, each
-    under its own deadline, from any thread.
+def budget_transport_class() -> Callable[[Budget], httpx2.BaseTransport]:
+    """The httpx2 transport whose sockets obey a Budget.
 
     Built on first use: the classes derive from httpx2 and httpcore2, and importing those
     when this module is imported (the engine registry imports it for every engine, the
@@ -138,13 +147,14 @@ def budget_transport_class() -> Callable[[], httpx2.BaseTransport]:
         that a cancel is noticed within POLL_S; the per-read timeout httpcore2 asks for still
         holds across the slices."""
 
-        def __init__(self, inner: httpcore2.NetworkStream) -> None:
+        def __init__(self, inner: httpcore2.NetworkStream, budget: Budget) -> None:
             self._inner = inner
+            self._budget = budget
 
         def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
             until = None if timeout is None else time.monotonic() + timeout
             while True:
-                wait = min(current_budget().left(), POLL_S)
+                wait = min(self._budget.left(), POLL_S)
                 if until is not None:
                     rest = until - time.monotonic()
                     if rest <= 0:
@@ -161,7 +171,7 @@ def budget_transport_class() -> Callable[[], httpx2.BaseTransport]:
             view = memoryview(buffer)
             for start in range(0, len(view), WRITE_CHUNK):
                 chunk = bytes(view[start : start + WRITE_CHUNK])
-                self._inner.write(chunk, _cap(timeout, current_budget().left()))
+                self._inner.write(chunk, _cap(timeout, self._budget.left()))
 
         def close(self) -> None:
             self._inner.close()
@@ -172,8 +182,10 @@ def budget_transport_class() -> Callable[[], httpx2.BaseTransport]:
             server_hostname: str | None = None,
             timeout: float | None = None,
         ) -> httpcore2.NetworkStream:
-            limit = _cap(timeout, current_budget().left())
-            return BudgetStream(self._inner.start_tls(ssl_context, server_hostname, limit))
+            limit = _cap(timeout, self._budget.left())
+            return BudgetStream(
+                self._inner.start_tls(ssl_context, server_hostname, limit), self._budget
+            )
 
         def get_extra_info(self, info: str) -> Any:
             return self._inner.get_extra_info(info)
@@ -181,8 +193,9 @@ def budget_transport_class() -> Callable[[], httpx2.BaseTransport]:
     class BudgetBackend(httpcore2.NetworkBackend):
         """httpcore2's own blocking sockets, each wrapped to obey the budget."""
 
-        def __init__(self) -> None:
+        def __init__(self, budget: Budget) -> None:
             self._inner = httpcore2.SyncBackend()
+            self._budget = budget
 
         def connect_tcp(
             self,
@@ -192,9 +205,9 @@ def budget_transport_class() -> Callable[[], httpx2.BaseTransport]:
             local_address: str | None = None,
             socket_options: Iterable[Any] | None = None,
         ) -> httpcore2.NetworkStream:
-            limit = _cap(timeout, current_budget().left())
+            limit = _cap(timeout, self._budget.left())
             stream = self._inner.connect_tcp(host, port, limit, local_address, socket_options)
-            return BudgetStream(stream)
+            return BudgetStream(stream, self._budget)
 
         def connect_unix_socket(
             self,
@@ -202,12 +215,12 @@ def budget_transport_class() -> Callable[[], httpx2.BaseTransport]:
             timeout: float | None = None,
             socket_options: Iterable[Any] | None = None,
         ) -> httpcore2.NetworkStream:
-            limit = _cap(timeout, current_budget().left())
+            limit = _cap(timeout, self._budget.left())
             stream = self._inner.connect_unix_socket(path, limit, socket_options)
-            return BudgetStream(stream)
+            return BudgetStream(stream, self._budget)
 
         def sleep(self, seconds: float) -> None:
-            self._inner.sleep(min(seconds, current_budget().left()))
+            self._inner.sleep(min(seconds, self._budget.left()))
 
     @contextlib.contextmanager
     def httpx_errors() -> Iterator[None]:
@@ -241,8 +254,8 @@ def budget_transport_class() -> Callable[[], httpx2.BaseTransport]:
         """httpx2's HTTPTransport in miniature, on connection pools whose sockets come from
         the budget backend: one pool for direct requests, one per environment proxy."""
 
-        def __init__(self) -> None:
-            self._backend = BudgetBackend()
+        def __init__(self, budget: Budget) -> None:
+            self._backend = BudgetBackend(budget)
             self._ssl: ssl.SSLContext | None = None
             self._pools: dict[str | None, httpcore2.ConnectionPool] = {}
 
@@ -255,7 +268,10 @@ def budget_transport_class() -> Callable[[], httpx2.BaseTransport]:
             pool: httpcore2.ConnectionPool
             if proxy_url is None:
                 pool = httpcore2.ConnectionPool(
-                    ssl_context=self._ssl, network_backend=self._backend
+                    ssl_context=self._ssl,
+                    network_backend=self._backend,
+                    max_connections=MAX_CONNECTIONS,
+                    max_keepalive_connections=MAX_KEEPALIVE,
                 )
             else:
                 proxy = httpx2.Proxy(proxy_url)
@@ -274,6 +290,8 @@ def budget_transport_class() -> Callable[[], httpx2.BaseTransport]:
                     proxy_headers=proxy.headers.raw,
                     ssl_context=self._ssl,
                     network_backend=self._backend,
+                    max_connections=MAX_CONNECTIONS,
+                    max_keepalive_connections=MAX_KEEPALIVE,
                 )
             self._pools[proxy_url] = pool
             return pool

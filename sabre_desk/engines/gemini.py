@@ -11,28 +11,22 @@ own ``HttpOptions(timeout=...)`` is an httpx *per-read* timeout, so a server tri
 every few seconds would keep it waiting forever, and its tenacity retries sleep without
 looking at a deadline or at a cancel button. So the SDK is given an httpx2 client whose
 sockets (through an httpcore2 network backend) refuse to wait past the current deadline and
-poll the cancel event, and the 408/429/5xx retries with exponential backoff are done here,
-where the deadline, the cancel event and the true number of attempts are known.
-
-One client per engine, reused by its repairs (each under its own budget, see
-``deadline_http.obeying``) and closed by ``close()``. The reply is asked for in the
-supported aspect ratio nearest the patch's, and a part the model marks as a thought is
-never taken for the result.
+poll the cancel event, and the 408/429/5xx retries with exponential backoff are done in
+``gemini_call`` (shared with the question-answering and batch clients), where the deadline,
+the cancel event and the true number of attempts are known.
 """
 
 from __future__ import annotations
 
 import io
-import logging
 import math
-import os
-import random
-import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
+from sabre_desk.engines.answers import Usage
 from sabre_desk.engines.base import (
     ALL_OPS,
     EngineReply,
@@ -40,43 +34,35 @@ from sabre_desk.engines.base import (
     RepairCancelledError,
     check_cancelled,
 )
-from sabre_desk.engines.deadline_http import (
-    Budget,
-    OutOfTimeError,
-    RequestCancelledError,
-    budget_transport_class,
-    obeying,
+from sabre_desk.engines.deadline_http import Budget
+from sabre_desk.engines.gemini_call import (
+    NO_KEY,
+    CallCancelledError,
+    CallFailedError,
+    RetryPolicy,
+    SharedClient,
+    api_key,
+    call_with_retries,
+    usage_of,
 )
+from sabre_desk.engines.gemini_call import scrub as _scrub
 from sabre_desk.ground.errors import EngineUnavailableError, RepairError
 from sabre_desk.imaging.patch import as_rgb8
 
 if TYPE_CHECKING:
-    import httpx2
-    from google import genai
     from google.genai import types as genai_types
 
-log = logging.getLogger(__name__)
-
 DEFAULT_MODEL = "gemini-3.1-flash-image"
-KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
-RETRY_CODES = frozenset({408, 429, 500, 502, 503, 504})
 #: The longest one request (connect, send, wait, read the whole reply) may take.
 DEFAULT_TIMEOUT_S = 180.0
 #: The longest a whole repair may take, every attempt and every backoff pause included.
 DEFAULT_DEADLINE_S = 300.0
 DEFAULT_ATTEMPTS = 4
-#: Backoff pauses double from the initial delay up to this, plus jitter of up to one
-#: initial delay (so that many clients hit by the same 429 do not come back in step).
-MAX_BACKOFF_S = 30.0
 #: Small patches are sent larger (models return their own fixed sizes anyway) and the reply
 #: is fitted back to the patch; this is the shorter side they are brought up to.
 MIN_SEND_SIDE = 512
 MAX_REPLY_PIXELS = 40_000_000
-#: The shortest start or end of the key that is masked when a text holds only part of it.
-KEY_FRAGMENT = 8
 
-#: Why a reply without an image ended, for every finish reason the API names (a test holds
-#: this table to the installed SDK's FinishReason), in words a reviewer can act on.
 FINISH_REASONS = {
     "FINISH_REASON_UNSPECIFIED": "the model stopped without saying why",
     "STOP": "the model finished without making an image",
@@ -119,12 +105,16 @@ BLOCK_REASONS = {
 ASPECT_RATIOS = ("1:1", "2:3", "3:2", "3:4", "4:3", "9:16", "16:9", "21:9")
 
 
-def api_key() -> str | None:
-    for name in KEY_VARIABLES:
-        value = os.environ.get(name, "").strip()
-        if value:
-            return value
-    return None
+def nearest_aspect_ratio(width: int, height: int) -> str:
+    """The supported aspect ratio closest to width:height (compared as logarithms, so 2:1
+    is as far from 1:1 as 1:2 is)."""
+    target = math.log(width / height)
+
+    def distance(ratio: str) -> float:
+        w, h = (int(v) for v in ratio.split(":"))
+        return abs(math.log(w / h) - target)
+
+    return min(ASPECT_RATIOS, key=distance)
 
 
 def _png(pixels: np.ndarray) -> bytes:
@@ -142,22 +132,6 @@ def _prepare(marked: np.ndarray) -> np.ndarray:
     return np.asarray(Image.fromarray(marked).resize(size, Image.Resampling.LANCZOS))
 
 
-def _attempts(n: int) -> str:
-    return f"{n} attempt" if n == 1 else f"{n} attempts"
-
-
-def nearest_aspect_ratio(width: int, height: int) -> str:
-    """The supported aspect ratio closest to width:height (compared as logarithms, so 2:1
-    is as far from 1:1 as 1:2 is)."""
-    target = math.log(width / height)
-
-    def distance(ratio: str) -> float:
-        w, h = (int(v) for v in ratio.split(":"))
-        return abs(math.log(w / h) - target)
-
-    return min(ASPECT_RATIOS, key=distance)
-
-
 class GeminiEngine:
     name = "gemini"
     ops = ALL_OPS
@@ -173,31 +147,25 @@ class GeminiEngine:
     ) -> None:
         """``deadline_s`` defaults to DEFAULT_DEADLINE_S, or to ``timeout_s`` when that is
         longer, so that raising the per-request limit alone still allows one full request."""
-        if timeout_s <= 0 or (deadline_s is not None and deadline_s <= 0):
-            raise ValueError("Gemini time limits must be positive")
-        if attempts < 1:
-            raise ValueError("Gemini needs at least one attempt")
         self.model = model
         self.base_url = base_url
-        self.timeout_s = timeout_s
-        self.deadline_s = (
-            deadline_s if deadline_s is not None else max(DEFAULT_DEADLINE_S, timeout_s)
+        self.policy = RetryPolicy(
+            timeout_s,
+            deadline_s if deadline_s is not None else max(DEFAULT_DEADLINE_S, timeout_s),
+            attempts,
+            initial_delay_s,
+            what="repair",
         )
-        self.attempts = attempts
-        self.initial_delay_s = initial_delay_s
-        # One client (and its pooled connections) for every repair of this engine, made on
-        # first use, made again only if the key changes, closed by close().
-        self._lock = threading.Lock()
-        self._client: tuple[str, httpx2.Client, genai.Client] | None = None
+        #: Called with (model, usage) after each reply that reported its token use (the
+        #: cost ledger listens here); never with the key or the image.
+        self.on_usage: Callable[[str, Usage], None] | None = None
+        # One client (and its pooled connections) for every repair of this engine, each
+        # repair under its own budget; closed by close().
+        self._shared = SharedClient(base_url, min(self.policy.timeout_s, self.policy.deadline_s))
 
     def close(self) -> None:
         """Close the client and its connections (a later repair makes a new one)."""
-        with self._lock:
-            held, self._client = self._client, None
-        if held is not None:
-            _, http, client = held
-            client.close()
-            http.close()
+        self._shared.close()
 
     def __enter__(self) -> GeminiEngine:
         return self
@@ -205,42 +173,16 @@ class GeminiEngine:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _client_for(self, key: str) -> genai.Client:
-        import httpx2
-        from google import genai
-        from google.genai import types
+    @property
+    def timeout_s(self) -> float:
+        return self.policy.timeout_s
 
-        with self._lock:
-            if self._client is not None and self._client[0] == key:
-                return self._client[2]
-            stale, self._client = self._client, None
-        if stale is not None:
-            stale[2].close()
-            stale[1].close()
-        # trust_env=False: environment proxies would otherwise get transports of httpx2's
-        # own that know nothing of the budget; the budget transport honours them instead.
-        http = httpx2.Client(transport=budget_transport_class()(), trust_env=False)
-        options = types.HttpOptions(
-            base_url=self.base_url,
-            # Also sent to the server as X-Server-Timeout. No retry_options: the SDK then
-            # makes exactly one attempt per call and the retries are ours.
-            timeout=max(1, int(min(self.timeout_s, self.deadline_s) * 1000)),
-            httpx_client=http,
-        )
-        client = genai.Client(api_key=key, http_options=options)
-        with self._lock:
-            if self._client is None:
-                self._client = (key, http, client)
-                return client
-        # another thread made one meanwhile: use theirs
-        client.close()
-        http.close()
-        return self._client_for(key)
+    @property
+    def deadline_s(self) -> float:
+        return self.policy.deadline_s
 
     def unavailable_reason(self) -> str | None:
-        if api_key() is None:
-            return "set GEMINI_API_KEY (or GOOGLE_API_KEY) in the environment to use Gemini"
-        return None
+        return NO_KEY if api_key() is None else None
 
     def repair(self, request: EngineRequest) -> EngineReply:
         check_cancelled(request)
@@ -260,113 +202,37 @@ class GeminiEngine:
     def _repair(self, request: EngineRequest, key: str) -> EngineReply:
         from google.genai import types
 
-        budget = Budget(self.deadline_s, self.timeout_s, request.cancel)
+        policy = self.policy
+        budget = Budget(policy.deadline_s, policy.timeout_s, request.cancel)
         sent = _prepare(request.marked)
+        sent_h, sent_w = sent.shape[:2]
         image = types.Part.from_bytes(data=_png(sent), mime_type="image/png")
-        client = self._client_for(key)
-        with obeying(budget):
-            response = self._generate(client, image, sent.shape, request, budget)
+        config = types.GenerateContentConfig(
+            response_modalities=["IMAGE", "TEXT"],
+            image_config=types.ImageConfig(aspect_ratio=nearest_aspect_ratio(sent_w, sent_h)),
+        )
+        contents: list[genai_types.PartUnionDict] = [image, request.instruction]
+        client = self._shared.client(key)
+        with self._shared.budgets.applying(budget):
+            try:
+                response = call_with_retries(
+                    lambda: client.models.generate_content(
+                        model=self.model, contents=contents, config=config
+                    ),
+                    budget,
+                    policy,
+                    request.cancel,
+                )
+            except CallCancelledError:
+                raise RepairCancelledError("repair cancelled") from None
+            except CallFailedError as exc:
+                raise RepairError(exc.reason) from None
+        usage = usage_of(response)
+        if usage is not None and self.on_usage is not None:
+            self.on_usage(self.model, usage)
         check_cancelled(request)
         notes = _reply_text(response, key)
         return EngineReply(_reply_image(response, key), model=self.model, notes=notes)
-
-    def _generate(
-        self,
-        client: genai.Client,
-        image: genai_types.Part,
-        shape: tuple[int, ...],
-        request: EngineRequest,
-        budget: Budget,
-    ) -> genai_types.GenerateContentResponse:
-        """Call the model, retrying 408/429/5xx, timeouts and refused connections (the cases
-        the SDK's own retry predicate covers) until the attempts or the deadline run out."""
-        import httpx2
-        from google.genai import errors, types
-
-        config = types.GenerateContentConfig(
-            response_modalities=["IMAGE", "TEXT"],
-            image_config=types.ImageConfig(aspect_ratio=nearest_aspect_ratio(shape[1], shape[0])),
-        )
-        contents: list[genai_types.PartUnionDict] = [image, request.instruction]
-        attempt = 0
-        while True:
-            attempt += 1
-            budget.begin_attempt()
-            try:
-                return client.models.generate_content(
-                    model=self.model, contents=contents, config=config
-                )
-            except RequestCancelledError:
-                raise RepairCancelledError("repair cancelled") from None
-            except (OutOfTimeError, httpx2.TimeoutException):
-                if budget.attempt_was_capped_by_deadline():
-                    raise RepairError(
-                        f"Gemini did not finish answering within {self.deadline_s:g} s, the "
-                        f"limit for the whole repair ({_attempts(attempt)} of up to "
-                        f"{self.timeout_s:g} s each)"
-                    ) from None
-                failure = (
-                    f"Gemini did not finish answering within {self.timeout_s:g} s, the limit "
-                    "per attempt"
-                )
-                retry = True
-            except errors.APIError as exc:
-                failure = f"Gemini answered {exc.code}: {exc.message or exc}"
-                retry = exc.code in RETRY_CODES
-            except httpx2.TransportError as exc:
-                failure = f"could not reach Gemini ({type(exc).__name__}: {exc})"
-                retry = isinstance(exc, httpx2.ConnectError)
-            except Exception as exc:  # a reply the SDK cannot parse, …
-                failure = f"Gemini's reply could not be read ({type(exc).__name__}: {exc})"
-                retry = False
-            tally = ""
-            if attempt > 1 or retry:
-                tally = f" ({_attempts(attempt)}, at most {self.deadline_s:g} s in all)"
-            if not retry or attempt >= self.attempts:
-                raise RepairError(failure + tally)
-            pause = self._backoff(attempt)
-            log.info(
-                "Gemini attempt %d failed (%s); trying again in %.1f s", attempt, failure, pause
-            )
-            if pause >= budget.overall_left():
-                raise RepairError(
-                    f"{failure}{tally}; no time left for another attempt within "
-                    f"{self.deadline_s:g} s"
-                )
-            if request.cancel.wait(pause):
-                raise RepairCancelledError("repair cancelled")
-
-    def _backoff(self, attempt: int) -> float:
-        """Exponential backoff with jitter, as the SDK's own retry would wait."""
-        base = min(MAX_BACKOFF_S, self.initial_delay_s * 2.0 ** (attempt - 1))
-        return base + random.uniform(0, self.initial_delay_s)
-
-
-def _scrub(message: str, key: str) -> str:
-    """*message* with the key masked, also where a cut (ours or a library's, shortening a
-    long text) left only its start or its end: every run of KEY_FRAGMENT or more characters
-    that begins the key or ends it."""
-    if not key:
-        return message
-    masked = [False] * len(message)
-    fragment = min(KEY_FRAGMENT, len(key))
-    for probe, forward in ((key[:fragment], True), (key[-fragment:], False)):
-        at = message.find(probe)
-        while at >= 0:
-            lo, hi, n = at, at + fragment, fragment
-            while n < len(key) and forward and hi < len(message) and message[hi] == key[n]:
-                hi, n = hi + 1, n + 1
-            while n < len(key) and not forward and lo > 0 and message[lo - 1] == key[-n - 1]:
-                lo, n = lo - 1, n + 1
-            masked[lo:hi] = [True] * (hi - lo)
-            at = message.find(probe, at + 1)
-    out: list[str] = []
-    for i, (char, hidden) in enumerate(zip(message, masked, strict=True)):
-        if not hidden:
-            out.append(char)
-        elif i == 0 or not masked[i - 1]:
-            out.append("***")
-    return "".join(out)
 
 
 # --- reading the reply ---------------------------------------------------------------------

@@ -9,6 +9,13 @@ Besides answers it can misbehave the way a bad network or server does: answer la
 never answer (``hang``). Every wait in a handler ends when the client hangs up or the server
 is closed, and each handler records how it ended (``outcomes``), so tests can check that the
 client really dropped the connection and that no server thread is left behind.
+
+For text answers (screening, predict) ``answer`` decides the reply to each generateContent
+request from what was asked (``text_reply`` for a word, ``finish_reply`` for a safety stop
+…); ``in_flight``/``max_in_flight`` count the requests being handled at once. The batch
+endpoints the SDK calls are here too (``batch.py`` beside this file): create (inline requests
+or an uploaded JSONL file), get, cancel, the resumable file upload and the download of a
+results file.
 """
 
 from __future__ import annotations
@@ -20,9 +27,9 @@ import select
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -49,6 +56,10 @@ class Reply:
     trickle_from: Literal["status", "body"] = "status"
     #: Read the request, then never answer.
     hang: bool = False
+    #: Extra response headers (Retry-After, X-Goog-Upload-*).
+    headers: dict[str, str] = field(default_factory=dict)
+    #: A body that is not JSON (a downloaded file).
+    raw: bytes | None = None
 
 
 def trickle_reply(every_s: float, start: Literal["status", "body"] = "status") -> Reply:
@@ -82,14 +93,49 @@ def image_reply(width: int = 640, height: int = 480, mime: str = "image/png") ->
     )
 
 
-def text_reply(text: str = "I cannot edit this image.") -> Reply:
-    return Reply(
-        body={
-            "candidates": [
-                {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}
-            ]
-        }
-    )
+def text_reply(text: str = "I cannot edit this image.", usage: bool = True) -> Reply:
+    body: dict[str, Any] = {
+        "candidates": [
+            {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}
+        ]
+    }
+    if usage:
+        body["usageMetadata"] = USAGE
+    return Reply(body=body)
+
+
+#: The token use every text reply reports (an image of 258 tokens, as Gemini counts one).
+USAGE = {
+    "promptTokenCount": 270,
+    "candidatesTokenCount": 2,
+    "thoughtsTokenCount": 5,
+    "totalTokenCount": 277,
+    "promptTokensDetails": [
+        {"modality": "IMAGE", "tokenCount": 258},
+        {"modality": "TEXT", "tokenCount": 12},
+    ],
+}
+
+
+def asked_text(body: dict[str, Any]) -> str:
+    """The text parts of a generateContent request body (the prompt)."""
+    parts = [p for c in body.get("contents", []) for p in c.get("parts", [])]
+    return "\n".join(p["text"] for p in parts if "text" in p)
+
+
+def blocked_reply(reason: str = "SAFETY") -> Reply:
+    """The prompt itself was blocked: no candidates at all."""
+    return Reply(body={"promptFeedback": {"blockReason": reason}, "usageMetadata": USAGE})
+
+
+def retry_reply(seconds: float, status: int = 429) -> Reply:
+    """A 429 that names its retry delay, the way Gemini does (google.rpc.RetryInfo)."""
+    reply = error_reply(status, "quota exceeded")
+    assert reply.body is not None
+    reply.body["error"]["details"] = [
+        {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{seconds:g}s"}
+    ]
+    return reply
 
 
 def finish_reply(reason: str = "IMAGE_SAFETY") -> Reply:
@@ -134,9 +180,25 @@ class FakeGemini:
     requests: list[dict[str, Any]] = field(default_factory=list)
     #: How each handled request ended: "answered", "client hung up" or "server closed".
     outcomes: list[str] = field(default_factory=list)
+    #: The reply to a generateContent request when the script is used up (None: default).
+    answer: Callable[[dict[str, Any]], Reply] | None = None
+    #: Silence before every generateContent reply (a benchmark's latency).
+    latency_s: float = 0.0
+    #: False: record each request without its body (a benchmark sends gigabytes)
+    keep_bodies: bool = True
+    in_flight: int = 0
+    max_in_flight: int = 0
+
+    def reply_for(self, body: dict[str, Any]) -> Reply:
+        """The reply to one generateContent body when no script step is left."""
+        return self.answer(body) if self.answer is not None else self.default
 
     def __post_init__(self) -> None:
+        from fakes.batch import FakeBatches
+
         fake = self
+        #: the batch jobs and files this server holds (knobs for expiry, failures …)
+        self.batches = FakeBatches(lambda: self.url)
         self.stopping = threading.Event()
         self.handlers: list[threading.Thread] = []
         self._lock = threading.Lock()
@@ -151,23 +213,55 @@ class FakeGemini:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
-                body = json.loads(self.rfile.read(length) or b"{}")
-                fake.requests.append(
-                    {"path": self.path, "headers": dict(self.headers), "body": body}
-                )
-                reply = fake.script.pop(0) if fake.script else fake.default
-                fake.outcomes.append(self._answer(reply))
+                raw = self.rfile.read(length)
+                path = self.path
+                if path.startswith("/upload/") or "/uploads/" in path:
+                    return self._reply_now(fake.batches.upload(path, dict(self.headers), raw))
+                lean = not fake.keep_bodies and fake.answer is None and ":generateContent" in path
+                body = {} if lean else json.loads(raw or b"{}")  # a benchmark's server: no parse
+                kept = body if fake.keep_bodies else {}
+                fake.requests.append({"path": path, "headers": dict(self.headers), "body": kept})
+                if ":batchGenerateContent" in path:
+                    return self._reply_now(fake.batches.create(path, body, fake.reply_for))
+                if path.rstrip("/").endswith(":cancel"):
+                    return self._reply_now(fake.batches.cancel(path))
+                with fake._lock:
+                    fake.in_flight += 1
+                    fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+                try:
+                    reply = fake.script.pop(0) if fake.script else fake.reply_for(body)
+                    if fake.latency_s and not reply.delay_s and not reply.hang:
+                        reply = replace(reply, delay_s=fake.latency_s)
+                    fake.outcomes.append(self._answer(reply))
+                finally:
+                    with fake._lock:
+                        fake.in_flight -= 1
                 self.close_connection = True  # one request per connection keeps it simple
+
+            def do_GET(self) -> None:
+                if self.path == "/__stats":  # for a benchmark running the fake elsewhere
+                    stats = {"requests": len(fake.requests), "max_in_flight": fake.max_in_flight}
+                    return self._reply_now(Reply(body=stats))
+                fake.requests.append({"path": self.path, "headers": dict(self.headers), "body": {}})
+                self._reply_now(fake.batches.get(self.path))
+
+            def _reply_now(self, reply: Reply) -> None:
+                fake.outcomes.append(self._answer(reply))
+                self.close_connection = True
 
             def _answer(self, reply: Reply) -> str:
                 if reply.hang:
                     return self._idle(None)
                 if reply.delay_s and (outcome := self._idle(reply.delay_s)):
                     return outcome
-                payload = json.dumps(reply.body or {}).encode()
+                payload = (
+                    reply.raw if reply.raw is not None else json.dumps(reply.body or {}).encode()
+                )
+                extra = "".join(f"{k}: {v}\r\n" for k, v in reply.headers.items())
                 head = (
                     f"HTTP/1.1 {reply.status} {HTTPStatus(reply.status).phrase}\r\n"
                     "Content-Type: application/json\r\n"
+                    f"{extra}"
                     f"Content-Length: {len(payload)}\r\n"
                     "Connection: close\r\n\r\n"
                 ).encode()

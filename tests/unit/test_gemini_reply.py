@@ -88,11 +88,12 @@ def test_one_client_serves_every_repair_of_an_engine_each_under_its_own_deadline
     engine = GeminiEngine(timeout_s=1.0, deadline_s=1.0)
     with engine:
         repair(engine)
-        client = engine._client
+        client = engine._shared._client
+        assert client is not None
         time.sleep(1.2)  # the first repair's deadline is long past
         repair(engine)  # still fine: its client obeys this repair's own budget
-        assert engine._client is client
-    assert engine._client is None  # closed with the engine
+        assert engine._shared._client is client
+    assert engine._shared._client is None  # closed with the engine
     repair(engine)  # a closed engine makes a new client when used again
     engine.close()
     assert len(fake.requests) == 3

@@ -1,0 +1,245 @@
+"""The Gemini Batch API through google-genai's ``client.batches``: many questions as one job,
+at half the price, answered within a day rather than in seconds.
+
+Small jobs go inline (the requests in the create call, under ~20 MB); larger ones are
+written as JSONL (``{"key": …, "request": {…}}`` a line), uploaded with ``client.files`` and
+named as the job's source. Every request carries its key (the request cache key), so results
+are matched by key, whatever order they come back in. A request the service could not answer
+comes back as a failed Answer with the service's reason; a job that expired, failed or was
+cancelled has no answers at all (``BatchState.answers`` is empty).
+
+Each call to the service goes through ``gemini_call`` (deadline, cancel, retries).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from sabre_desk.engines.answers import Answer, AnswerRequest
+from sabre_desk.engines.deadline_http import Budget
+from sabre_desk.engines.gemini_call import (
+    NO_KEY,
+    CallFailedError,
+    RetryPolicy,
+    api_key,
+    call_with_retries,
+    open_client,
+    scrub,
+)
+from sabre_desk.engines.gemini_qa import generation_config, read_answer, request_content
+
+if TYPE_CHECKING:
+    from google import genai
+
+#: Inline jobs up to this many bytes of requests (the service takes 20 MB per call).
+INLINE_LIMIT = 16 * 1024 * 1024
+DONE_STATES = {
+    "JOB_STATE_SUCCEEDED",
+    "JOB_STATE_FAILED",
+    "JOB_STATE_CANCELLED",
+    "JOB_STATE_EXPIRED",
+    "JOB_STATE_PARTIALLY_SUCCEEDED",
+}
+STATE_WORDS = {
+    "JOB_STATE_PENDING": "waiting to start",
+    "JOB_STATE_QUEUED": "waiting to start",
+    "JOB_STATE_RUNNING": "running",
+    "JOB_STATE_SUCCEEDED": "finished",
+    "JOB_STATE_PARTIALLY_SUCCEEDED": "finished, some requests failed",
+    "JOB_STATE_FAILED": "failed",
+    "JOB_STATE_CANCELLED": "cancelled",
+    "JOB_STATE_EXPIRED": "expired before it finished (the service keeps a job 48 hours)",
+}
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    key: str
+    request: AnswerRequest
+
+
+@dataclass
+class BatchState:
+    name: str
+    state: str
+    answers: dict[str, Answer] = field(default_factory=dict)  # by key; only when done
+
+    @property
+    def done(self) -> bool:
+        return self.state in DONE_STATES
+
+    @property
+    def words(self) -> str:
+        return STATE_WORDS.get(self.state, self.state)
+
+
+def rest_request(request: AnswerRequest) -> dict[str, Any]:
+    """A GenerateContentRequest in the REST shape, for a line of a batch input file."""
+    config = request.config
+    generation: dict[str, Any] = {
+        "temperature": config.temperature,
+        "maxOutputTokens": config.max_output_tokens,
+        "responseModalities": ["TEXT"],
+    }
+    if config.thinking:
+        generation["thinkingConfig"] = {
+            "thinkingBudget" if k == "thinking_budget" else "thinkingLevel": (
+                v.upper() if isinstance(v, str) else v
+            )
+            for k, v in config.thinking.items()
+        }
+    image = base64.b64encode(request.image).decode("ascii")
+    return {
+        "contents": [
+            {
+                "role": "user",
+                "parts": [
+                    {"inlineData": {"mimeType": request.mime_type, "data": image}},
+                    {"text": request.prompt},
+                ],
+            }
+        ],
+        "generationConfig": generation,
+    }
+
+
+class GeminiBatchClient:
+    kind = "gemini"
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        timeout_s: float = 120.0,
+        attempts: int = 4,
+        initial_delay_s: float = 2.0,
+        inline_limit: int = INLINE_LIMIT,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        self.policy = RetryPolicy(timeout_s, timeout_s * attempts * 2, attempts, initial_delay_s)
+        self.inline_limit = inline_limit
+
+    def unavailable_reason(self) -> str | None:
+        return NO_KEY if api_key() is None else None
+
+    def _call(self, action: Callable[[genai.Client], T], cancel: threading.Event) -> T:
+        key = api_key()
+        if key is None:
+            raise CallFailedError(NO_KEY)
+        budget = Budget(self.policy.deadline_s, self.policy.timeout_s, cancel)
+        try:
+            with open_client(key, self.base_url, budget, self.policy.timeout_s) as client:
+                return call_with_retries(lambda: action(client), budget, self.policy, cancel)
+        except CallFailedError as exc:
+            raise CallFailedError(scrub(exc.reason, key)) from None
+
+    def submit(
+        self, items: list[BatchItem], display_name: str, cancel: threading.Event
+    ) -> tuple[str, str]:
+        """Create the job; returns (job name, "inline" or "file")."""
+        from google.genai import types
+
+        size = sum(len(i.request.image) * 4 // 3 + len(i.request.prompt) + 512 for i in items)
+        if size <= self.inline_limit:
+            inline = []
+            for item in items:
+                inline.append(
+                    types.InlinedRequest(
+                        contents=[request_content(item.request)],
+                        config=generation_config(item.request.config),
+                        metadata={"key": item.key},
+                    )
+                )
+            job = self._call(
+                lambda c: c.batches.create(
+                    model=self.model, src=inline, config={"display_name": display_name}
+                ),
+                cancel,
+            )
+            return str(job.name), "inline"
+        with tempfile.TemporaryDirectory(prefix="sabre-batch-") as tmp:
+            path = os.path.join(tmp, "requests.jsonl")  # noqa: PTH118
+            with open(path, "w", encoding="utf-8") as fh:  # noqa: PTH123
+                for item in items:
+                    line = {"key": item.key, "request": rest_request(item.request)}
+                    fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+            uploaded = self._call(
+                lambda c: c.files.upload(
+                    file=path,
+                    config={"mime_type": "application/jsonl", "display_name": display_name},
+                ),
+                cancel,
+            )
+            name = str(uploaded.name)
+            job = self._call(
+                lambda c: c.batches.create(
+                    model=self.model, src=name, config={"display_name": display_name}
+                ),
+                cancel,
+            )
+        return str(job.name), "file"
+
+    def poll(self, name: str, cancel: threading.Event) -> BatchState:
+        """The job's state; when it is done, its answers by key."""
+        job = self._call(lambda c: c.batches.get(name=name), cancel)
+        raw = getattr(job.state, "value", str(job.state))
+        state = BatchState(name, str(raw))
+        if state.state not in ("JOB_STATE_SUCCEEDED", "JOB_STATE_PARTIALLY_SUCCEEDED"):
+            return state
+        dest = job.dest
+        key = api_key()
+        if dest is not None and dest.inlined_responses:
+            for item in dest.inlined_responses:
+                meta = item.metadata or {}
+                if not isinstance(meta.get("key"), str):
+                    continue
+                state.answers[meta["key"]] = _answer(item.response, item.error, key)
+        elif dest is not None and dest.file_name:
+            file_name = dest.file_name
+            data = self._call(lambda c: c.files.download(file=file_name), cancel)
+            for line in bytes(data).decode("utf-8", "replace").splitlines():
+                try:
+                    row = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(row, dict) and isinstance(row.get("key"), str):
+                    state.answers[row["key"]] = _file_answer(row, key)
+        return state
+
+    def cancel(self, name: str, cancel: threading.Event) -> None:
+        self._call(lambda c: c.batches.cancel(name=name), cancel)
+
+
+def _error_text(error: Any) -> str:
+    code = getattr(error, "code", None) if not isinstance(error, dict) else error.get("code")
+    message = (
+        getattr(error, "message", None) if not isinstance(error, dict) else error.get("message")
+    )
+    return f"the batch could not answer this request ({code}: {message or 'no reason given'})"
+
+
+def _answer(response: Any, error: Any, key: str | None) -> Answer:
+    if error is not None or response is None:
+        return Answer(None, failure=scrub(_error_text(error), key))
+    return read_answer(response, key)
+
+
+def _file_answer(row: dict[str, Any], key: str | None) -> Answer:
+    from google.genai import types
+
+    if row.get("error") is not None or not isinstance(row.get("response"), dict):
+        return Answer(None, failure=scrub(_error_text(row.get("error") or {}), key))
+    try:
+        response = types.GenerateContentResponse.model_validate(row["response"])
+    except ValueError as exc:
+        return Answer(None, failure=f"the batch's reply could not be read ({exc})")
+    return read_answer(response, key)
