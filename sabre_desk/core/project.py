@@ -492,6 +492,11 @@ class Project:
             raise ReviewError(problem + "; it is left untouched", path, case_id)
         return review, fingerprint(raw)
 
+    def reload_screening(self, case: Case) -> None:
+        """screening.json read again (a run was appended while the case was open)."""
+        case.screening = None
+        self._load_screening(case)
+
     def _load_screening(self, case: Case) -> None:
         path = case.folder / SCREENING_NAME
         if not path.exists():

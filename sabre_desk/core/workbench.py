@@ -19,6 +19,7 @@ from typing import Any
 from sortedcontainers import SortedList
 
 from sabre_desk.core.events import Event
+from sabre_desk.core.gate import ScreenStatus
 from sabre_desk.core.project import CaseEntry
 from sabre_desk.core.review import Decision
 
@@ -33,7 +34,18 @@ class Show(StrEnum):
     CHANGES_OUTSIDE = "outside"
     ASSIGNED = "assigned"  # the cases assigned to this reviewer
     DISPUTED = "disputed"  # an adjudicator's queue: disagreements nobody settled yet
+    SOLVED = "solved"  # the filtering model answered correctly: out of the review queue
+    KEPT = "kept"  # the filtering model failed on it: people review it
+    NOT_SCREENED = "not_screened"
+    SCREENING_STALE = "screening_stale"  # the latest run was about another image or question
 
+
+SCREEN_SHOWS: dict[str, ScreenStatus] = {
+    Show.SOLVED: ScreenStatus.SOLVED,
+    Show.KEPT: ScreenStatus.KEPT,
+    Show.NOT_SCREENED: ScreenStatus.NOT_SCREENED,
+    Show.SCREENING_STALE: ScreenStatus.STALE,
+}
 
 #: The list's "show" choices in the reviewer's words: (label, key); a key is a Show or a
 #: Decision value.
@@ -46,6 +58,10 @@ SHOW_CHOICES: list[tuple[str, str]] = [
     ("Changes outside the edit", Show.CHANGES_OUTSIDE),
     ("Assigned to me", Show.ASSIGNED),
     ("Disagreements to settle", Show.DISPUTED),
+    ("Solved by the filter", Show.SOLVED),
+    ("Kept by the filter", Show.KEPT),
+    ("Not screened", Show.NOT_SCREENED),
+    ("Screening stale", Show.SCREENING_STALE),
 ]
 
 
@@ -92,6 +108,9 @@ class CaseFilter:
         elif show == Show.DISPUTED:
             if not e.disputed:
                 return False
+        elif show in SCREEN_SHOWS:
+            if e.screening is not SCREEN_SHOWS[show]:
+                return False
         elif show and (e.decision is None or e.decision.value != show):
             return False
         if self.subset and e.subset != self.subset:
@@ -111,7 +130,9 @@ class Counts:
 
 
 def _is_todo(e: CaseEntry) -> bool:
-    return e.decision is None and e.problem is None
+    """To be reviewed: valid, undecided, and not solved by the filter (paper §3.4: a case the
+    filtering model answers correctly is discarded; it stays on disk, out of the queue)."""
+    return e.decision is None and e.problem is None and e.screening is not ScreenStatus.SOLVED
 
 
 def _haystack(e: CaseEntry) -> str:

@@ -55,6 +55,7 @@ from sabre_desk.gui.screen_fit import (
     remember_geometry,
     restore_geometry,
 )
+from sabre_desk.gui.screening_ui import ScreeningUi
 from sabre_desk.gui.session import Session
 from sabre_desk.gui.team_ui import TeamUi
 from sabre_desk.gui.toolbar import build_toolbar
@@ -206,6 +207,9 @@ class MainWindow(QMainWindow):
             self.session, self.compare, self.workbench, self.case_list, self.pool, self
         )
         self.team_ui.add_actions(self.actions_)
+        self.screening_ui = ScreeningUi(self.session, self.workbench, settings, self)
+        self.screening_ui.add_actions(self.actions_)
+        self.statusBar().addPermanentWidget(self.screening_ui.widget)
         self.actions_.add_to_view(self.changes_ui.action)
         self.toolbar = build_toolbar(
             self, self.actions_, self.changes_ui.action, self.repair_ui.run_action
@@ -569,6 +573,7 @@ class MainWindow(QMainWindow):
         self.repair_ui.jobs.shutdown()
         self.changes_ui.shutdown()
         self.team_ui.shutdown()
+        self.screening_ui.shutdown()
         self.previews.sweep.stop()
         self.jobs.shutdown()
         self.index_reader.stop()

@@ -130,3 +130,24 @@ def test_more_of_the_index_arrives_behind_the_first_cases() -> None:
     assert wb.counts == Counts(total=10, reviewed=1, invalid=0)
     assert wb.next_unreviewed("c3") == "c7"
     assert wb.row_of("c9") == 4
+
+
+def test_a_case_the_filter_solved_is_out_of_the_queue_but_listed_and_filterable() -> None:
+    """Paper §3.4: what the filtering model answers correctly is discarded from review; it
+    stays in the list and can be shown with its own filter, as kept and stale ones can."""
+    from sabre_desk.core.gate import ScreenStatus
+
+    wb = Workbench()
+    es = entries(4)
+    es[1] = replace(es[1], screening=ScreenStatus.SOLVED)
+    es[2] = replace(es[2], screening=ScreenStatus.KEPT)
+    es[3] = replace(es[3], screening=ScreenStatus.STALE)
+    wb.set_entries(es)
+    assert wb.next_unreviewed("c0") == "c2"  # c1 was solved: not to be reviewed
+    assert wb.row_of("c1") is not None  # … but still listed
+    wb.set_filter(show=Show.SOLVED)
+    assert wb.visible_ids() == ["c1"]
+    wb.set_filter(show=Show.SCREENING_STALE)
+    assert wb.visible_ids() == ["c3"]
+    wb.set_filter(show=Show.KEPT)
+    assert wb.visible_ids() == ["c2"]
