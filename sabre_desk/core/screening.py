@@ -194,7 +194,7 @@ class CaseScreening:
 
 
 def image_change(
-    folder: Path,
+    folder: str | Path,
     role: str,
     seen: Mapping[str, Any] | None,
     confirmed: dict[str, dict[str, int]] | None = None,
@@ -209,15 +209,15 @@ def image_change(
     name = seen["file"]
     if "/" in name or "\\" in name or name.startswith("."):
         return f"the run names an odd image file {name!r}"
-    path = folder / name
+    path = os.path.join(folder, name)  # noqa: PTH118 - the index's hot path
     try:
-        st = path.stat()
+        st = os.stat(path)  # noqa: PTH116
     except OSError:
         return f"the {role} image the run saw ({name}) is gone (replaced by a repair?)"
     if st.st_size == seen.get("size") and st.st_mtime_ns == seen.get("mtime_ns"):
         return None
     try:
-        digest = file_sha256(path)
+        digest = file_sha256(Path(path))
     except OSError:
         return f"the {role} image cannot be read"
     if digest == seen.get("sha256"):
@@ -228,7 +228,7 @@ def image_change(
 
 
 def case_verdict(
-    folder: Path,
+    folder: str | Path,
     run: Mapping[str, Any] | None,
     probes: list[CurrentProbe],
     subset: str | None,
@@ -267,7 +267,6 @@ def quick_status(
         st = os.stat(os.path.join(folder, SCREENING_NAME))  # noqa: PTH116, PTH118
     except OSError:
         return ScreenStatus.NOT_SCREENED
-    base = Path(folder)
     current = {"size": st.st_size, "mtime_ns": st.st_mtime_ns}
     try:
         brief = read_small_json(os.path.join(folder, BRIEF_NAME), BRIEF_LIMIT)  # noqa: PTH118
@@ -277,7 +276,7 @@ def quick_status(
     rewrite = run is None
     if run is None:
         try:
-            record = read_record(base)
+            record = read_record(Path(folder))
         except ScreeningError:
             return None
         run = record.latest.model_dump(mode="json") if record and record.latest else None
@@ -291,11 +290,11 @@ def quick_status(
     subset = spec.get("pressure_test_type")
     subset = subset if isinstance(subset, str) else None
     confirmed: dict[str, dict[str, int]] = {}
-    status = case_verdict(base, run, probes, subset, rule, repaired, confirmed).status
+    status = case_verdict(folder, run, probes, subset, rule, repaired, confirmed).status
     if writable and (rewrite or confirmed):
         images = {r: {**seen, **confirmed.get(r, {})} for r, seen in run.get("images", {}).items()}
         with contextlib.suppress(OSError, ProjectError):
-            write_brief(base, {**run, "images": images})
+            write_brief(Path(folder), {**run, "images": images})
     return status
 
 
