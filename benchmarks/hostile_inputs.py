@@ -100,7 +100,16 @@ def main() -> None:
         x1 = (args.side + args.box) / 2 / args.side
         box = f"{x0:.4f},{x0:.4f},{x1:.4f},{x1:.4f}"
         seconds, peak, done = run(
-            "repair", str(root), "big", "--box", box, "--op", "remove", home=home
+            "repair",
+            str(root),
+            "big",
+            "--box",
+            box,
+            "--op",
+            "remove",
+            "--engine",
+            "opencv-telea",
+            home=home,
         )
         print(
             f"repair of a {args.box}² box on a {args.side}² ({args.side**2 / 1e6:.0f} MP) image, "

@@ -13,6 +13,7 @@ import ctypes.util
 import difflib
 import importlib.util
 import json
+import logging
 import os
 import re
 import signal
@@ -22,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sabre_desk import __version__
+from sabre_desk.app_log import configure_logging
 from sabre_desk.cli_common import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -41,7 +43,7 @@ from sabre_desk.core.project import MANIFEST_NAME, Project
 from sabre_desk.core.stats import compute_stats
 from sabre_desk.core.validate import validate_project
 from sabre_desk.engines.base import RepairOp
-from sabre_desk.engines.registry import ENGINE_NAMES
+from sabre_desk.engines.registry import ENGINE_NAMES, OFFLINE_DEFAULT
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.settings import load_settings, write_crash_log
 
@@ -49,7 +51,13 @@ DEFAULT_DEMO_DIR = "sabre-desk-demo"
 
 #: Command groups that live in modules of their own: each adds its subcommands with
 #: ``register(sub, common)`` and names its handler with ``set_defaults(run=...)``.
-COMMAND_MODULES: tuple[str, ...] = ("sabre_desk.cli_screen",)
+COMMAND_MODULES: tuple[str, ...] = (
+    "sabre_desk.cli_make",
+    "sabre_desk.cli_study",
+    "sabre_desk.cli_team",
+    "sabre_desk.cli_cache",
+    "sabre_desk.cli_screen",
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -60,6 +68,12 @@ def _parser() -> argparse.ArgumentParser:
         parents=[common],
     )
     parser.add_argument("--version", action="version", version=f"sabre-desk {__version__}")
+    parser.add_argument(
+        "--install-desktop",
+        action="store_true",
+        help="install the launcher, the icons and the project file type for this user "
+        "(Linux desktops: under $XDG_DATA_HOME, default ~/.local/share) and exit",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("open", parents=[common], help="open a project in the workbench")
@@ -107,7 +121,7 @@ def _parser() -> argparse.ArgumentParser:
         help="normalized box, e.g. 0.4,0.55,0.52,0.63",
     )
     p.add_argument("--op", default="remove", choices=[op.value for op in RepairOp])
-    p.add_argument("--engine", default="opencv-telea", choices=ENGINE_NAMES)
+    p.add_argument("--engine", default=OFFLINE_DEFAULT, choices=ENGINE_NAMES)
     p.add_argument(
         "--instruction",
         metavar="TEXT",
@@ -154,6 +168,12 @@ def _parser() -> argparse.ArgumentParser:
         "disk only); an in-place edit of a released image then also changes the project's "
         "image",
     )
+    p.add_argument(
+        "--license",
+        metavar="ID",
+        help="the Hugging Face license id the dataset card declares (e.g. cc-by-4.0; "
+        "default: none chosen yet)",
+    )
 
     p = sub.add_parser(
         "verify",
@@ -168,7 +188,11 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("score", help="score model predictions on a release")
     p.add_argument("out", type=Path, help="the release folder")
     p.add_argument(
-        "predictions", type=Path, help='JSONL: {"question_id": …, "response": …} (or "index")'
+        "predictions",
+        type=Path,
+        nargs="+",
+        help='JSONL: {"question_id": …, "response": …} (or "index") lines, or VLMEvalKit\'s '
+        "prediction TSVs (PRED_FORMAT=tsv: index, prediction); several files are merged",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -277,6 +301,8 @@ def cmd_open(args: argparse.Namespace) -> int:
     project = getattr(args, "project", None)
     if project is None and args.command is None:
         project = _last_project()  # plain `sabre-desk` picks up where the reviewer left off
+    if project is not None and project.name == MANIFEST_NAME and project.is_file():
+        project = project.parent  # the desktop opens a project by its sabre-project.json
     case = getattr(args, "case", None)
     if project is not None:  # fail fast, in the terminal (the window reads the index itself)
         opened = _open_project(project, reviewer, index=False)
@@ -289,6 +315,16 @@ def cmd_open(args: argparse.Namespace) -> int:
         getattr(args, "screenshot", None),
         getattr(args, "size", None),
     )
+
+
+def _install_desktop(args: argparse.Namespace) -> int:
+    """--install-desktop: Qt draws the icons, so the gui's installer is imported only here."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # drawing needs no screen
+    from sabre_desk.gui.desktop_install import install_desktop
+
+    for path in install_desktop():
+        print(f"installed {path}")
+    return 0
 
 
 def _last_project() -> Path | None:
@@ -430,6 +466,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command. Exit codes: 0 success; 1 problems found or the command failed
     (one line on stderr naming the file and the reason); 2 bad usage or not a project;
     70 an internal error (the details are written to a crash log); 130 interrupted."""
+    if argv is None:  # a process of its own (tests that call main() in-process pass argv)
+        configure_logging()
     argv = list(sys.argv[1:] if argv is None else argv)
     # `sabre-desk PROJECT` is short for `sabre-desk open PROJECT`.
     parser = _parser()
@@ -442,6 +480,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv.insert(0, "open")
     args = parser.parse_args(argv)
     handler = getattr(args, "run", None) or HANDLERS[args.command or "open"]
+    if args.install_desktop:
+        handler = _install_desktop
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
@@ -463,6 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error("interrupted; nothing half-written was left behind")
         return EXIT_INTERRUPTED
     except Exception as exc:
+        logging.getLogger("sabre_desk").exception("internal error")
         log = write_crash_log(exc)
         where = f"; details in {log}" if log else ""
         _error(f"internal error ({type(exc).__name__}: {exc}){where}")

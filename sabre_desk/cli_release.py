@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import sys
 from collections.abc import Iterator
@@ -15,7 +17,7 @@ from sabre_desk.core.release import BENCHMARK, MAX_ROW, verify
 from sabre_desk.core.review import Decision
 from sabre_desk.core.scoring import Sample, score
 from sabre_desk.ground.errors import ProjectError
-from sabre_desk.ground.reading import MB, human_size, iter_lines, loads
+from sabre_desk.ground.reading import MB, human_size, iter_lines, loads, open_regular
 
 #: Longest prediction line accepted: a model's response can be long, not unbounded.
 MAX_PREDICTION = 16 * MB
@@ -45,6 +47,8 @@ def run_export(project: Project, args: argparse.Namespace) -> int:
         args.name,
         progress=_progress_bar,
         link=getattr(args, "link", False),
+        license_id=getattr(args, "license", None),
+        min_reviews=getattr(args, "min_reviews", 1),
     )
     for folder in summary.removed_partials:
         print(f"removed {folder}: a partial folder left by an export that was killed")
@@ -55,7 +59,7 @@ def run_export(project: Project, args: argparse.Namespace) -> int:
     print(f"root sha256 {summary.root_hash}")
     if summary.not_exported():
         print(f"not exported: {summary.not_exported()}")
-    for line in summary.skipped:
+    for line in summary.left_out:
         print(f"  left out: {line}")
     for line in summary.warnings:
         print(f"  warning: {line}")
@@ -121,21 +125,51 @@ def _benchmark_samples(path: Path) -> list[tuple[int, Sample]]:
     return samples
 
 
-def _predictions(path: Path) -> tuple[dict[str, str | None], dict[int, str | None]]:
+def _index(value: object, where: str, path: Path) -> int:
+    try:
+        return int(str(value))
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ProjectError(f"{where}: 'index' is not a number", path) from exc
+
+
+def _tsv_predictions(path: Path, by_index: dict[int, str | None]) -> None:
+    """VLMEvalKit's prediction table (``PRED_FORMAT=tsv``): its ``index`` is the release's
+    row index and ``prediction`` the model's answer, every other column is ignored."""
+    csv.field_size_limit(MAX_PREDICTION)
+    try:
+        with open_regular(path) as (handle, _):
+            reader = csv.DictReader(io.TextIOWrapper(handle, "utf-8", newline=""), delimiter="\t")
+            if not {"index", "prediction"} <= set(reader.fieldnames or ()):
+                raise ProjectError("has no 'index' and 'prediction' columns", path)
+            for row in reader:
+                where = f"line {reader.line_num}"
+                by_index[_index(row["index"], where, path)] = row["prediction"]
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise ProjectError(f"is not a readable TSV ({exc})", path) from exc
+
+
+def _predictions(paths: list[Path]) -> tuple[dict[str, str | None], dict[int, str | None]]:
     """Responses by question_id and, for lines without one, by index (null: no response)."""
     by_id: dict[str, str | None] = {}
     by_index: dict[int, str | None] = {}
+    for path in paths:
+        if path.suffix.lower() == ".tsv":
+            _tsv_predictions(path, by_index)
+        else:
+            _jsonl_predictions(path, by_id, by_index)
+    return by_id, by_index
+
+
+def _jsonl_predictions(
+    path: Path, by_id: dict[str, str | None], by_index: dict[int, str | None]
+) -> None:
     for number, row in _jsonl_objects(path, MAX_PREDICTION):
         raw = row.get("response", "")
         response = None if raw is None else str(raw)
         if "question_id" in row:
             by_id[str(row["question_id"])] = response
         elif "index" in row:
-            try:
-                by_index[int(row["index"])] = response
-            except (TypeError, ValueError, OverflowError) as exc:
-                raise ProjectError(f"line {number}: 'index' is not a number", path) from exc
-    return by_id, by_index
+            by_index[_index(row["index"], f"line {number}", path)] = response
 
 
 def run_score(args: argparse.Namespace) -> int:

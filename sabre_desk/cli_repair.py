@@ -55,7 +55,10 @@ def run_repair_command(project: Project, args: argparse.Namespace) -> int:
         feather_px=args.feather,
     )
     order = RepairOrder(box, op, text, params)
-    record, outcome = repairs.compute_preview(case, role, order, engine)
+    try:
+        record, outcome = repairs.compute_preview(case, role, order, engine)
+    finally:
+        engine.close()
     repairs.add_preview(project, case, record)
     print(f"preview {record.id}: {case.folder / record.preview}")
     print(

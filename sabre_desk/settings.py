@@ -30,6 +30,11 @@ class Settings(BaseModel):
     reviewer: str | None = None
     recent_projects: list[str] = Field(default_factory=list)
     pool_size: int = Field(default=4, ge=1, le=32)
+    #: the preview cache on disk, per project (megabytes); the oldest previews go first
+    preview_cache_mb: int = Field(default=2048, ge=16)
+    #: decoded images kept in memory: an eighth of the free memory, within these (MB)
+    image_cache_min_mb: int = Field(default=128, ge=32)
+    image_cache_max_mb: int = Field(default=256, ge=32)
     auto_advance: bool = False
     sync_views: bool = True
     gemini_model: str = "gemini-3.1-flash-image"
@@ -41,8 +46,9 @@ class Settings(BaseModel):
     local_base_url: str = "http://127.0.0.1:8000/v1"
     #: model id → price; a model missing here is reported as "unknown", never as free
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
-    #: main window geometry and dock layout (Qt's own blobs, base64), restored at start
-    window_geometry: str | None = None
+    #: main window geometry per screen ("<name> <w>x<h>", most recent last) and the dock
+    #: layout (Qt's own blobs, base64), restored at start
+    window_geometries: dict[str, str] = Field(default_factory=dict)
     window_state: str | None = None
 
     @field_validator("reviewer")

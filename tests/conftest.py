@@ -26,9 +26,10 @@ def pytest_configure(config: pytest.Config) -> None:
 def _isolated_settings(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
-    """Tests never read or write the real user's settings file."""
+    """Tests never read or write the real user's settings file or cache folder."""
     folder = tmp_path_factory.mktemp("config")
     monkeypatch.setenv("SABRE_DESK_CONFIG_DIR", str(folder))
+    monkeypatch.setenv("SABRE_DESK_CACHE_DIR", str(tmp_path_factory.mktemp("user-cache")))
     return folder
 
 

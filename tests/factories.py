@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -153,3 +155,34 @@ def run_cli(*args: str, home: Path, timeout: float = 60) -> subprocess.Completed
         env=env,
         stdin=subprocess.DEVNULL,
     )
+
+
+def file_sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def write_review(
+    folder: Path,
+    reviewer: str,
+    decision: str | None,
+    at: str = "2026-11-29T15:00:00Z",
+    **fields: Any,
+) -> Path:
+    """A review as the app writes it (format 2): the decision bound to the case's images
+    as they are now."""
+    reviews = folder / "reviews"
+    reviews.mkdir(exist_ok=True)
+    images = [p for p in folder.iterdir() if p.stem in ("base", "edited", "image") and p.is_file()]
+    data = {
+        "format": "sabre-desk-review",
+        "version": 2,
+        "case_id": folder.name,
+        "reviewer": reviewer,
+        "decision": decision,
+        "decided_on": {p.stem: file_sha(p) for p in images} if decision else {},
+        "decided_at": at if decision else None,
+        **fields,
+    }
+    path = reviews / f"{reviewer}.json"
+    path.write_text(json.dumps(data))
+    return path

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from sabre_desk.core.project import Case
+import numpy as np
+
+from sabre_desk.core.project import Case, Project
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.ground.errors import ImageError
-from sabre_desk.imaging.diff import ChangeMap, change_map, score_outside
+from sabre_desk.imaging.diff import ChangeMap, change_map, heat_rgba, score_outside
 from sabre_desk.imaging.geometry import parse_box
 from sabre_desk.imaging.io import load_image
 
@@ -40,3 +42,21 @@ def case_change_map(case: Case) -> ChangeMap:
     )
     box, source = edit_box(case)
     return score_outside(result, box, source)
+
+
+def change_map_and_heat(case: Case) -> tuple[ChangeMap, np.ndarray]:
+    """The change map and its overlay (RGBA): what the window shows, made in a worker."""
+    result = case_change_map(case)
+    return result, heat_rgba(result)
+
+
+_opened: dict[tuple[str, str], Project] = {}
+
+
+def sweep_case(root: str, reviewer: str, case_id: str) -> bool:
+    """Whether the change map of one case says its scene possibly changed (the sweep's job,
+    in a worker process that opens the project once)."""
+    project = _opened.get((root, reviewer))
+    if project is None:
+        project = _opened[(root, reviewer)] = Project.open(root, reviewer, index=False)
+    return case_change_map(project.load_case(case_id)).possibly_scene_changed

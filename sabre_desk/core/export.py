@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,19 +30,29 @@ from pathlib import Path
 from typing import Any
 
 from sabre_desk import __version__
-from sabre_desk.core.export_formats import card, naming, write_bytes, write_jsonl, write_vlmevalkit
-from sabre_desk.core.final import all_reviews, final_decision, merged_question_edits
+from sabre_desk.core.binding import image_hashes
+from sabre_desk.core.export_formats import (
+    naming,
+    vlmevalkit_name_problem,
+    write_bytes,
+    write_jsonl,
+    write_vlmevalkit,
+)
+from sabre_desk.core.final import all_reviews, question_edits, settle
+from sabre_desk.core.lmms_eval_task import FOLDER as LMMS_EVAL_FOLDER
+from sabre_desk.core.lmms_eval_task import task_name, write_task
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.prompts import RELEASE_PROMPTS, copy_prompts, shipped_prompts
 from sabre_desk.core.question_edits import effective
 from sabre_desk.core.release import RELEASE, RELEASE_FORMAT, RELEASE_VERSION, seal, write_manifest
+from sabre_desk.core.release_card import HF_FOLDER, HF_LICENSES, card, hf_file_name, hf_row
 from sabre_desk.core.repairs import encode_png
-from sabre_desk.core.review import Decision, Review
+from sabre_desk.core.review import Decision, QuestionEdit, Review
 from sabre_desk.core.spec import OPTION_LETTERS, ImageRole
 from sabre_desk.core.staging import partial_folder, remove_abandoned
 from sabre_desk.ground.errors import CaseLoadError, ProjectError, ReviewError
 from sabre_desk.ground.reading import open_regular
-from sabre_desk.ground.storage import dumps_json
+from sabre_desk.ground.storage import current_umask, dumps_json
 from sabre_desk.imaging.io import load_image
 
 try:
@@ -74,6 +85,14 @@ class ExportSummary:
     warnings: list[str] = field(default_factory=list)  # exported, but e.g. a review ignored
     not_reviewed: int = 0  # cases nobody has decided yet (not a problem, not exported)
     other_decisions: dict[str, int] = field(default_factory=dict)  # final decision → cases
+    #: every case not in the release, with the reason ("case: why"): the skipped ones, the
+    #: unreviewed ones and those whose final decision was not exported
+    left_out: list[str] = field(default_factory=list)
+
+    def skip(self, case_id: str, why: str) -> None:
+        """A case left out for a reason someone must act on (also in release.json)."""
+        self.skipped.append(f"{case_id}: {why}")
+        self.left_out.append(f"{case_id}: {why}")
 
     def not_exported(self) -> str:
         """Why the other cases are not in the release, in one line ('' when all are)."""
@@ -145,6 +164,25 @@ def copy_file(source: Path, target: Path) -> None:
             _copy_bytes(src.fileno(), dst.fileno(), size, source, target)
 
 
+def link_or_copy(source: Path, target: Path) -> None:
+    """Hard-link *target* to *source* where the disk allows (no extra space), else copy."""
+    try:
+        os.link(source, target)
+    except OSError:  # another disk, or links not allowed
+        copy_file(source, target)
+
+
+def _readable_as_umask_allows(source: Path) -> bool:
+    """Whether a link to *source* is as readable as a new file would be. A link shares the
+    file's permissions, so a project image only its owner may read is copied instead (its
+    copy gets what the umask allows; the project's file is left as it is)."""
+    wanted = 0o444 & ~current_umask()
+    try:
+        return stat.S_IMODE(source.stat().st_mode) & wanted == wanted
+    except OSError:
+        return False
+
+
 def _copy_image(case: Case, role: ImageRole, folder: Path, link: bool) -> str:
     """Put the image into the release, upright: a photo with an EXIF rotation is written
     as the pixels a viewer shows (PNG), because many loaders ignore the tag."""
@@ -155,20 +193,21 @@ def _copy_image(case: Case, role: ImageRole, folder: Path, link: bool) -> str:
         write_bytes(folder / name, encode_png(load_image(source)))
         return name
     name = f"images/{case.case_id}__{role.value}{source.suffix.lower()}"
-    if link:
-        try:
-            os.link(source, folder / name)  # --link: shares the project's file
-            return name
-        except OSError:
-            pass  # another disk, or links not allowed: copy
-    copy_file(source, folder / name)
+    if link and _readable_as_umask_allows(source):
+        link_or_copy(source, folder / name)  # --link: shares the project's file
+    else:
+        copy_file(source, folder / name)
     return name
 
 
 def _rows(
-    case: Case, decision: Decision, why: str, reviews: dict[str, Review], files: dict[str, str]
+    case: Case,
+    decision: Decision,
+    why: str,
+    reviews: dict[str, Review],
+    edits: dict[str, QuestionEdit],
+    files: dict[str, str],
 ) -> list[dict[str, Any]]:
-    edits = merged_question_edits(reviews, decision)
     accepted = [
         {"id": r.id, "image_role": r.image_role, "engine": r.engine, "op": r.op}
         for review in reviews.values()
@@ -210,6 +249,19 @@ def _rows(
     return rows
 
 
+def _hf_layout(folder: Path, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Give each question its own image file in hf/ and return the metadata.jsonl rows
+    (``release_card`` says why)."""
+    with naming(folder / HF_FOLDER):
+        (folder / HF_FOLDER).mkdir()
+    hf_rows = []
+    for row in rows:
+        name = hf_file_name(row, Path(row["image"]).suffix)
+        link_or_copy(folder / row["image"], folder / name)
+        hf_rows.append(hf_row(row, name))
+    return hf_rows
+
+
 def _failure(exc: OSError, tmp: Path, out: Path) -> ProjectError:
     """One line for an OSError during the export: the file, what failed and why."""
     reason = exc.strerror or str(exc)
@@ -240,16 +292,26 @@ def export(
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
     link: bool = False,
+    license_id: str | None = None,
+    min_reviews: int = 1,
 ) -> ExportSummary:
     """Write the release to *out* (which must not exist yet).
 
-    *link* hard-links the images instead of copying them (see the module docstring).
+    *link* hard-links the images instead of copying them (see the module docstring);
+    *license_id* is the Hugging Face license id the card declares (none: not chosen yet).
+    *min_reviews* leaves out a case resting on fewer current reviews (unless adjudicated).
     """
     out = Path(out).absolute()
     if os.path.lexists(out):
         raise ProjectError("already exists; choose a new folder for the release", out)
+    if license_id is not None and license_id not in HF_LICENSES:
+        known = ", ".join(sorted(HF_LICENSES))
+        raise ProjectError(f"--license {license_id!r} is not a license id the Hub knows: {known}")
     decisions = decisions or {Decision.KEEP}
     name = name or "".join(c if c.isalnum() else "_" for c in project.name).strip("_") or "sabre"
+    problem = vlmevalkit_name_problem(name)
+    if problem:
+        raise ProjectError(problem)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -258,7 +320,16 @@ def export(
     with partial_folder(out) as tmp:
         try:
             summary = _export_into(
-                project, tmp, out, decisions, name, progress, cancel or threading.Event(), link
+                project,
+                tmp,
+                out,
+                decisions,
+                name,
+                progress,
+                cancel or threading.Event(),
+                link,
+                license_id,
+                min_reviews,
             )
         except OSError as exc:
             raise _failure(exc, tmp, out) from exc
@@ -283,8 +354,11 @@ def _export_into(
     progress: Progress | None,
     cancel: threading.Event,
     link: bool,
+    license_id: str | None,
+    min_reviews: int = 1,
 ) -> ExportSummary:
     summary = ExportSummary(out)
+    adjudicators = project.manifest.adjudicators or None  # none named: anyone's, as before
     with naming(tmp / "images"):
         (tmp / "images").mkdir()
     rows: list[dict[str, Any]] = []
@@ -295,33 +369,44 @@ def _export_into(
         if progress:
             progress(done, len(entries), entry.case_id)
         if entry.problem:
-            summary.skipped.append(f"{entry.case_id}: invalid ({entry.problem})")
+            summary.skip(entry.case_id, f"invalid ({entry.problem})")
             continue
         try:
             case = project.load_case(entry.case_id)
         except CaseLoadError as exc:
-            summary.skipped.append(f"{entry.case_id}: {exc.reason}")
+            summary.skip(entry.case_id, exc.reason)
             continue
         unreadable = [w for w in case.warnings if isinstance(w, ReviewError)]
         if unreadable:
             # An ignored review could hide a reviewer's rejection: the case waits until the
             # file is fixed, rather than being released on the others' word.
-            summary.skipped.append(f"{entry.case_id}: {unreadable[0].message}")
+            summary.skip(entry.case_id, unreadable[0].message)
             continue
         reviews = all_reviews(case)
-        decision, why = final_decision(reviews)
+        final = settle(reviews, image_hashes(case.images), adjudicators, min_reviews)
+        decision, why = final.decision, final.why
         if decision is None or decision not in decisions:
-            if decision is None and reviews:
-                summary.skipped.append(f"{entry.case_id}: {why}")
+            if decision is None and any(r.decision is not None for r in reviews.values()):
+                summary.skip(entry.case_id, why)
             elif decision is None:
                 summary.not_reviewed += 1
+                summary.left_out.append(f"{entry.case_id}: not reviewed")
             else:
                 label = decision.label
                 summary.other_decisions[label] = summary.other_decisions.get(label, 0) + 1
+                summary.left_out.append(f"{entry.case_id}: final decision {label} ({why})")
             continue
         if case.image_problems:
             problem = next(iter(case.image_problems.values()))
-            summary.skipped.append(f"{entry.case_id}: {problem.reason}")
+            summary.skip(entry.case_id, problem.reason)
+            continue
+        edits, conflicts = question_edits(reviews, final)
+        if conflicts:
+            summary.skip(
+                entry.case_id,
+                "conflicting question edits: " + "; ".join(conflicts) + "; an adjudicator's "
+                "edit settles them",
+            )
             continue
         files: dict[str, str] = {}
         for role in case.spec.image_roles:
@@ -329,7 +414,7 @@ def _export_into(
             key = "file_name" if role is ImageRole.IMAGE else f"{role.value}_file_name"
             files[key] = target
             summary.images += 1
-        rows += _rows(case, decision, why, reviews, files)
+        rows += _rows(case, decision, why, reviews, edits, files)
         summary.warnings += [f"{entry.case_id}: {w.message}" for w in case.warnings]
         summary.cases += 1
     for index, row in enumerate(rows):
@@ -337,19 +422,12 @@ def _export_into(
         rows[index] = {"index": index, **{k: v for k, v in row.items() if k != "index"}}
     summary.questions = len(rows)
     write_jsonl(tmp / "benchmark.jsonl", rows)
-    write_jsonl(
-        tmp / "metadata.jsonl",
-        [
-            {
-                "file_name": r["image"],
-                **{k: v for k, v in r.items() if k not in ("image", "provenance", "file_name")},
-            }
-            for r in rows
-        ],
-    )
+    write_jsonl(tmp / "metadata.jsonl", _hf_layout(tmp, rows))
+    tsv = write_vlmevalkit(tmp / "vlmevalkit", name, rows, tmp)
+    write_task(tmp / LMMS_EVAL_FOLDER, name, out)
     subsets = sorted({r["subset"] for r in rows})
-    write_bytes(tmp / "README.md", card(name, summary.cases, len(rows), subsets).encode())
-    write_vlmevalkit(tmp / "vlmevalkit", name, rows, tmp)
+    readme = card(name, summary.cases, len(rows), subsets, license_id, task_name(name), tsv)
+    write_bytes(tmp / "README.md", readme.encode())
     prompts = shipped_prompts()
     with naming(tmp / RELEASE_PROMPTS):
         copy_prompts(prompts, tmp / RELEASE_PROMPTS)

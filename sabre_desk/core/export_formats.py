@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import csv
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,15 +44,67 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
-def _tsv_cell(value: str) -> str:
-    return value.replace("\t", " ").replace("\r", " ").replace("\n", " ")
+#: VLMEvalKit's VQA score is VQA v2's consensus over several people's answers: each
+#: reference counts with min(1, matches among the *other* references / 3). With one
+#: reference even a perfect prediction scores 0, so an open answer is written as this many
+#: copies of the reference (as if that many people agreed), and an exact answer scores 100 %.
+VQA_REFERENCES = 10
+#: A model VLMEvalKit knows by name (``supported_VLM``), so the config runs as written;
+#: replace it with the model to evaluate.
+VLMEVALKIT_MODEL = "Qwen2.5-VL-7B-Instruct"
+#: Name parts VLMEvalKit's dataset classes match to switch to another benchmark's rules
+#: (e.g. a name containing "MME" is rated as MME, "circular" as a circular MCQ).
+VLMEVALKIT_RESERVED = (
+    "MME",
+    "Hallusion",
+    "POPE",
+    "AMBER",
+    "VSR-zeroshot",
+    "MMBench",
+    "CCBench",
+    "circular",
+    "MMCR",
+    "MMT",
+    "MMSci",
+    "MMVP",
+    "MMMU",
+    "COT",
+    "TextVQA",
+    "ChartQA",
+    "OCRVQA",
+    "GQA",
+    "DocVQA",
+    "InfoVQA",
+    "LEGO",
+    "BLINK",
+    "WeMath",
+)
 
 
-def write_vlmevalkit(folder: Path, name: str, rows: list[dict[str, Any]], root: Path) -> None:
-    """One TSV per question format, streamed (they hold base64 images and get large)."""
+def vlmevalkit_name_problem(name: str) -> str | None:
+    """Why *name* would make VLMEvalKit score a release by another benchmark's rules."""
+    for part in VLMEVALKIT_RESERVED:
+        if part in (name.lower() if part.islower() else name):
+            return (
+                f"a release name containing {part!r} makes VLMEvalKit score it as its own "
+                f"{part} benchmark; choose another --name"
+            )
+    return None
+
+
+def write_vlmevalkit(
+    folder: Path, name: str, rows: list[dict[str, Any]], root: Path
+) -> dict[str, str]:
+    """One TSV per question format, streamed (they hold base64 images and get large), and
+    the config ``run.py --config`` reads (``{"model": …, "data": {NAME: {class, dataset}}}``).
+
+    Cells are written by the csv module (quoted where needed), as pandas reads them back.
+    Returns the TSV file of each VLMEvalKit dataset name.
+    """
     with naming(folder):
         folder.mkdir()
-    config = {}
+    data: dict[str, dict[str, str]] = {}
+    files: dict[str, str] = {}
     for fmt, suffix in VLM_FILES.items():
         subset = [r for r in rows if r["format"] == fmt]
         if not subset:
@@ -59,13 +112,15 @@ def write_vlmevalkit(folder: Path, name: str, rows: list[dict[str, Any]], root: 
         columns = ["index", "image", "question", "answer", "category"]
         if fmt == "multiple_choice":
             columns[3:3] = list(OPTION_LETTERS)
-        file = f"{name}_{suffix}.tsv"
+        dataset = f"{name}_{suffix}"
+        file = f"{dataset}.tsv"
         first_row: dict[str, str] = {}  # image → index of the row that carries it
         with (
             naming(folder / file),
-            (folder / file).open("w", encoding="utf-8", newline="\n") as out,
+            (folder / file).open("w", encoding="utf-8", newline="") as out,
         ):
-            out.write("\t".join(columns) + "\n")
+            writer = csv.writer(out, delimiter="\t", lineterminator="\n")
+            writer.writerow(columns)
             for row in subset:
                 image = row["image"]
                 if image in first_row:
@@ -76,7 +131,11 @@ def write_vlmevalkit(folder: Path, name: str, rows: list[dict[str, Any]], root: 
                     with naming(root / image):
                         cell = base64.b64encode((root / image).read_bytes()).decode()
                     first_row[image] = str(row["index"])
-                answer = row["answer"].capitalize() if fmt == "yes_no" else row["answer"]
+                answer = row["answer"]
+                if fmt == "yes_no":
+                    answer = answer.capitalize()  # VLMEvalKit compares with "Yes" / "No"
+                elif fmt == "open":
+                    answer = repr([answer] * VQA_REFERENCES)
                 cells = {
                     "index": str(row["index"]),
                     "image": cell,
@@ -85,40 +144,9 @@ def write_vlmevalkit(folder: Path, name: str, rows: list[dict[str, Any]], root: 
                     "category": row["subset"],
                     **row.get("options", {}),
                 }
-                out.write("\t".join(_tsv_cell(cells[c]) for c in columns) + "\n")
-        config[f"{name}_{suffix}"] = {"class": VLM_CLASSES[suffix], "data_file": file}
+                writer.writerow([cells[c] for c in columns])
+        data[dataset] = {"class": VLM_CLASSES[suffix], "dataset": dataset}
+        files[dataset] = file
+    config = {"model": {VLMEVALKIT_MODEL: {}}, "data": data}
     write_bytes(folder / f"{name}.json", dumps_json(config))
-
-
-def card(name: str, cases: int, rows: int, subsets: list[str]) -> str:
-    """The Hugging Face dataset card (README.md) of the release."""
-    size = "n<1K" if rows < 1000 else "1K<n<10K" if rows < 10_000 else "10K<n<100K"
-    listed = "\n".join(f"- `{s}`" for s in subsets)
-    return f"""---
-pretty_name: {name}
-license: other  # placeholder: choose the license of this release before publishing
-task_categories:
-- visual-question-answering
-size_categories:
-- {size}
-configs:
-- config_name: default
-  data_files:
-  - split: test
-    path:
-    - metadata.jsonl
-    - images/*
----
-
-# {name}
-
-A stress-test benchmark for vision-language models, curated with sabre-desk: {cases} cases
-reviewed by people, {rows} questions. Subsets:
-
-{listed}
-
-Each row of `metadata.jsonl` (and of the canonical `benchmark.jsonl`) is one question about
-one image (`file_name`); paired cases also give `base_file_name` and `edited_file_name`.
-Context and Texture cases are scored together per `group_id` (All4). Verify the files with
-`sha256sum -c MANIFEST.sha256` or `sabre-desk verify`.
-"""
+    return files

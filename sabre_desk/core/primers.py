@@ -13,6 +13,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -47,6 +48,55 @@ class ProbeRule(BaseModel):
     image_role: ImageRole
     question_type: QuestionType
     answer: str | None = None
+    #: the question's wording for a new case, with task attributes in braces:
+    #: "Is there a {source_entity} in the image?"
+    prompt: str | None = None
+
+
+class SchemaField(BaseModel):
+    """A task attribute the primer's Data Schema defines, with its type and limits; checked
+    wherever a case is made or validated (import, New Case, generation, `validate`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    type: Literal["text", "integer", "choice"] = "text"
+    required: bool = True
+    description: str = ""
+    min: int | None = None
+    max: int | None = None
+    choices: list[str] = Field(default_factory=list)
+    pattern: str | None = None  # a regular expression the whole value must match
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SchemaField:
+        if self.type == "choice" and not self.choices:
+            raise ValueError(f"schema {self.name}: a choice field lists its choices")
+        if self.pattern is not None:
+            try:
+                re.compile(self.pattern)
+            except re.error as exc:
+                raise ValueError(f"schema {self.name}: pattern is not valid ({exc})") from None
+        return self
+
+    def problem(self, value: str | None) -> str | None:
+        """Why *value* does not fit this field, or None."""
+        if value is None or not value.strip():
+            return "is required" if self.required else None
+        value = value.strip()
+        if self.type == "integer":
+            if not re.fullmatch(r"-?\d{1,9}", value):
+                return f"must be a whole number, not {value!r}"
+            number = int(value)
+            if self.min is not None and number < self.min:
+                return f"must be at least {self.min}, not {number}"
+            if self.max is not None and number > self.max:
+                return f"must be at most {self.max}, not {number}"
+        if self.type == "choice" and value not in self.choices:
+            return f"must be one of {', '.join(self.choices)}, not {value!r}"
+        if self.pattern is not None and not re.fullmatch(self.pattern, value):
+            return f"must look like {self.description or self.pattern}, not {value!r}"
+        return None
 
 
 class Rules(BaseModel):
@@ -61,6 +111,9 @@ class Rules(BaseModel):
     coordinate_words: list[str] = Field(default_factory=list)
     required_attributes: list[str] = Field(default_factory=list)
     question_types: list[QuestionType] = Field(default_factory=list)  # allowed types, if set
+    #: every count answer must differ from this task attribute (the canonical count: an
+    #: octopus drawn with its usual 8 tentacles tests nothing)
+    count_differs_from: str | None = None
 
 
 class ChecklistItem(BaseModel):
@@ -71,7 +124,7 @@ class ChecklistItem(BaseModel):
 
 
 class PrimerHeader(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     name: str
     title: str
@@ -79,6 +132,8 @@ class PrimerHeader(BaseModel):
     generation_mode: GenerationMode | None = None
     probes: list[ProbeRule] = Field(default_factory=list)
     rules: Rules = Field(default_factory=Rules)
+    #: the primer's Data Schema: task attributes beyond the default schema, typed
+    schema_fields: list[SchemaField] = Field(default_factory=list, alias="schema")
     checklist: list[ChecklistItem] = Field(default_factory=list)
     decisions: list[Decision] = Field(default_factory=lambda: list(Decision))
 
@@ -161,6 +216,11 @@ def check_case(spec: SampleSpec, primer: Primer) -> list[str]:
     for name in rules.required_attributes:
         if not spec.attribute(name):
             problems.append(f"{tag}: task attribute {name!r} is required")
+    for schema_field in h.schema_fields:
+        broken = schema_field.problem(spec.attribute(schema_field.name))
+        if broken:
+            problems.append(f"{tag}: task attribute {schema_field.name!r} {broken}")
+    canonical = spec.attribute(rules.count_differs_from) if rules.count_differs_from else None
     for q in spec.questions:
         where = f"{tag}: question {q.probe_id}"
         if rules.question_types and q.question_type not in rules.question_types:
@@ -172,6 +232,15 @@ def check_case(spec: SampleSpec, primer: Primer) -> list[str]:
             and (q.eval_type != "count_exact" or not q.answer.isdigit())
         ):
             problems.append(f"{where}: counts use count_exact with a non-negative integer")
+        if (
+            canonical is not None
+            and q.eval_type == "count_exact"
+            and q.answer.strip() == canonical.strip()
+        ):
+            problems.append(
+                f"{where}: the count {q.answer} is the canonical one "
+                f"({rules.count_differs_from}); the image must show another"
+            )
         if rules.unknown_option and q.question_type is QuestionType.MULTIPLE_CHOICE:
             words = [w.lower() for w in rules.unknown_words]
             unknown = [

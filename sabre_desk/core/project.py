@@ -16,8 +16,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from sabre_desk.core.assignments import Assignments, AssignmentsError, read_assignments
+from sabre_desk.core.binding import image_hashes, is_stale, quick_stale
 from sabre_desk.core.gate import GateRule, ScreeningSettings, ScreenStatus
 from sabre_desk.core.question_edits import edit_problems
 from sabre_desk.core.review import Decision, Review, utc_now
@@ -33,6 +35,7 @@ from sabre_desk.ground.errors import (
     CaseLoadError,
     ImageError,
     NotAProjectError,
+    ProjectError,
     ReadOnlyProjectError,
     ReviewConflictError,
     ReviewError,
@@ -64,7 +67,9 @@ from sabre_desk.imaging.io import ImageInfo, find_image, probe_image
 
 MANIFEST_NAME = "sabre-project.json"
 PROJECT_FORMAT = "sabre-desk-project"
-PROJECT_VERSION = 1
+#: 2: the team settings (``reviewers``, ``adjudicators``, ``blind``); a version 1 manifest
+#: has none and reads as a project without them.
+PROJECT_VERSION = 2
 CASES_DIR = "cases"
 SPEC_NAME = "spec.json"
 REVIEWS_DIR = "reviews"
@@ -81,6 +86,23 @@ class Manifest(BaseModel):
     name: str
     created_at: str | None = None
     primer: str | None = None
+    #: the team, for assignments and progress (assignments.json may name them too)
+    reviewers: list[str] = Field(default_factory=list)
+    #: who settles disagreements; their decision on a disputed case is an adjudication
+    adjudicators: list[str] = Field(default_factory=list)
+    #: others' decisions, notes and boxes stay hidden until one has decided the case;
+    #: None (absent) is on: it matters as soon as a second reviewer writes a review
+    blind: bool | None = None
+
+    @field_validator("reviewers", "adjudicators")
+    @classmethod
+    def _names(cls, v: list[str]) -> list[str]:
+        for name in v:
+            problem = id_problem(name, "reviewer name")
+            if problem:
+                raise ValueError(problem)
+        return v
+
     screening: ScreeningSettings = Field(default_factory=lambda: ScreeningSettings())
 
 
@@ -101,6 +123,13 @@ class CaseEntry:
     pending_repair: bool = False
     #: the change map found changes well outside the edit (None: not compared yet)
     changes_outside: bool | None = None
+    #: this reviewer's decision was made on images since replaced (``decision`` then says
+    #: "needs recheck")
+    stale: bool = False
+    #: the case is assigned to this reviewer (None: the project has no assignments)
+    assigned_to_me: bool | None = None
+    #: other reviewers disagree and nobody has settled it (known once the team was read)
+    disputed: bool = False
     #: the filter gate on the latest screening run (None: could not be told when indexed)
     screening: ScreenStatus | None = None
 
@@ -209,6 +238,10 @@ class Project:
         self.skipped: list[tuple[Path, str]] = []
         #: the index is still being read (the window reads it behind the first case)
         self.indexing = False
+        #: problems with project-wide files that do not stop the project (assignments.json)
+        self.warnings: list[ProjectError] = []
+        self.assignments: Assignments | None = None
+        self._mine: set[str] | None = None  # the cases assigned to this reviewer
         self._position: dict[str, int] = {}
         self._concept_owner: dict[str, str] = {}
 
@@ -224,6 +257,7 @@ class Project:
         manifest = _read_manifest(root)
         read_only = not probe_writable(root)
         project = cls(root, manifest, reviewer, read_only)
+        project.load_assignments()
         if index:
             project.index()
         return project
@@ -231,6 +265,21 @@ class Project:
     @property
     def name(self) -> str:
         return self.manifest.name
+
+    @property
+    def is_adjudicator(self) -> bool:
+        return self.reviewer in self.manifest.adjudicators
+
+    def load_assignments(self) -> None:
+        """(Re)read assignments.json; a bad file is reported and the project works as if
+        it had none."""
+        self.warnings = [w for w in self.warnings if not isinstance(w, AssignmentsError)]
+        try:
+            self.assignments = read_assignments(self.root)
+        except AssignmentsError as exc:
+            self.assignments = None
+            self.warnings.append(exc)
+        self._mine = None if self.assignments is None else self.assignments.cases_of(self.reviewer)
 
     @property
     def cases_dir(self) -> Path:
@@ -280,6 +329,12 @@ class Project:
             added.append(e)
         return added
 
+    def index_added(self, case_id: str) -> CaseEntry:
+        """Index a case written into ``cases/`` while the project is open (New Case)."""
+        folder = self.cases_dir / case_id
+        entry = self._index_case(case_id, str(folder), f"{self.reviewer}.json")
+        return self.add_entries([entry])[0]
+
     def index_item(self, item: os.DirEntry[str], review_name: str) -> CaseEntry | None:
         """One entry of ``cases/`` as the index sees it (None: not a case, reported)."""
         name, cases_dir = item.name, self.cases_dir
@@ -296,8 +351,11 @@ class Project:
             return CaseEntry(name, cases_dir, problem=problem)
         return self._index_case(name, item.path, review_name)
 
-    def _index_case(self, case_id: str, folder: str, review_name: str) -> CaseEntry:
+    def _index_case(
+        self, case_id: str, folder: str, review_name: str, exact: bool = False
+    ) -> CaseEntry:
         cases_dir = self.cases_dir
+        assigned = None if self._mine is None else case_id in self._mine
         spec_path = os.path.join(folder, SPEC_NAME)  # noqa: PTH118 - hot loop, see CaseEntry
         try:
             spec = _quick_json(spec_path, LIMITS["spec"])
@@ -317,9 +375,18 @@ class Project:
         except (ValueError, OSError) as exc:
             reason = f"unreadable ({_short(exc)})"
             return CaseEntry(
-                case_id, cases_dir, subset, concept, mode, None, reason, Path(review_path)
+                case_id,
+                cases_dir,
+                subset,
+                concept,
+                mode,
+                None,
+                reason,
+                Path(review_path),
+                assigned_to_me=assigned,
             )
         pending = isinstance(review, dict) and _has_pending_repair(review.get("repairs"))
+        stale = decision is not None and quick_stale(folder, review, trust_mtime=not exact)
         own = review if isinstance(review, dict) else None
         screening = quick_status(folder, spec, own, self.gate, _quick_json)
         return CaseEntry(
@@ -328,12 +395,28 @@ class Project:
             subset,
             concept,
             mode,
-            decision,
-            None,
-            None,
-            pending,
+            Decision.NEEDS_RECHECK if stale else decision,
+            pending_repair=pending,
+            stale=stale,
+            assigned_to_me=assigned,
             screening=screening,
         )
+
+    def fresh_entry(self, case_id: str) -> CaseEntry | None:
+        """The case's entry read again from disk (another reviewer or window changed it),
+        every image of a decision checked exactly; what other parts found (the change map,
+        the team's disagreement) is kept. Not put in the index: ``replace_entry`` does that
+        on the thread that owns it. None when the case is not in the index."""
+        old = self.entry(case_id)
+        if old is None or (old.problem_file is None and old.problem is not None):
+            return old
+        entry = self._index_case(
+            case_id, str(self.cases_dir / case_id), f"{self.reviewer}.json", exact=True
+        )
+        entry = replace(entry, changes_outside=old.changes_outside, disputed=old.disputed)
+        if old.problem and old.problem.startswith("duplicate concept_id"):
+            entry = replace(entry, problem=old.problem, problem_file=old.problem_file)
+        return entry
 
     def entry(self, case_id: str) -> CaseEntry | None:
         position = self._position.get(case_id)
@@ -421,6 +504,13 @@ class Project:
             reason = describe_validation_error(exc)
             case.warnings.append(ScreeningError(reason, path, case.case_id))
 
+    def reload_other_reviews(self, case: Case) -> None:
+        """Read the other reviewers' files again (they changed on disk); one's own review
+        and the rest of the case are left as they are."""
+        case.other_reviews = {}
+        case.warnings = [w for w in case.warnings if not isinstance(w, ReviewError)]
+        self._load_other_reviews(case)
+
     def _load_other_reviews(self, case: Case) -> None:
         """The other reviewers' files, each held to the rules of one's own: a file whose
         name, ``reviewer`` or ``case_id`` disagree with where it lies, or whose question
@@ -444,6 +534,12 @@ class Project:
                 case.other_reviews[name] = review
             except ReviewError as exc:
                 case.warnings.append(exc)
+
+    def locate_images(self, case: Case) -> None:
+        """Find the case's images again (one was replaced on disk)."""
+        case.images, case.image_info, case.image_problems = {}, {}, {}
+        for role in case.spec.image_roles:
+            self._locate_image(case, role)
 
     def _locate_image(self, case: Case, role: ImageRole) -> None:
         path = find_image(case.folder, role.value)
@@ -516,9 +612,15 @@ class Project:
         """Keep the index in step with a review changed in memory (the case list's icon)."""
         position = self._position.get(case.case_id)
         if position is not None:
+            old = self.entries[position]
+            stale = False
+            if case.review.decision is not None:
+                hashes = image_hashes(case.images, compute=False)  # never a read here
+                stale = is_stale(case.review, hashes) if hashes is not None else old.stale
             self.entries[position] = replace(
-                self.entries[position],
-                decision=case.review.decision,
+                old,
+                decision=Decision.NEEDS_RECHECK if stale else case.review.decision,
+                stale=stale,
                 pending_repair=any(r.status == "preview" for r in case.review.repairs),
                 screening=self.screening_of(case).status,
             )

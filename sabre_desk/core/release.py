@@ -45,7 +45,7 @@ RELEASE = "release.json"  # holds the root hash, so it cannot be listed in the m
 BENCHMARK = "benchmark.jsonl"
 NOT_LISTED = {MANIFEST, RELEASE}
 RELEASE_FORMAT = "sabre-desk-release"
-RELEASE_VERSION = 2  # 2: release.json carries release_sha256
+RELEASE_VERSION = 3  # 2: release.json carries release_sha256; 3: hf/, lmms-eval/
 SELF_HASH = "release_sha256"
 #: Longest line of benchmark.jsonl accepted (a row is a question, a few KB at most).
 MAX_ROW = 1 * MB

@@ -26,7 +26,9 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from sabre_desk.core.binding import bind, folder_hashes
 from sabre_desk.core.ledger import LEDGER_NAME, Ledger
+from sabre_desk.core.locks import case_lock
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.review import Decision, RepairRecord, utc_now
 from sabre_desk.core.spec import ImageRole
@@ -35,12 +37,7 @@ from sabre_desk.engines.base import RepairEngine
 from sabre_desk.engines.pipeline import RepairOrder, RepairOutcome, run_repair
 from sabre_desk.ground.errors import LockBusyError, ProjectError, RepairError
 from sabre_desk.ground.reading import MB, read_limited
-from sabre_desk.ground.storage import (
-    LOCK_TIMEOUT_S,
-    atomic_write_bytes,
-    create_new_file,
-    file_lock,
-)
+from sabre_desk.ground.storage import LOCK_TIMEOUT_S, atomic_write_bytes, create_new_file
 from sabre_desk.imaging.io import IMAGE_EXTENSIONS, find_image, load_image, probe_image
 
 REPAIRS_DIR = "repairs"
@@ -212,18 +209,26 @@ def _set_aside_other_extensions(case: Case, role: ImageRole, keep: Path) -> None
             raise RepairError(f"cannot move aside ({exc.strerror or exc})", other) from exc
 
 
-def _case_lock(case: Case, timeout_s: float = LOCK_TIMEOUT_S) -> AbstractContextManager[None]:
+def _case_lock(
+    project: Project, case: Case, action: str, timeout_s: float = LOCK_TIMEOUT_S
+) -> AbstractContextManager[None]:
     """Held for a whole accept, revert or recovery of a case's repairs: another window's
-    recovery must never roll back an accept that is still running."""
-    busy = "another window is accepting or reverting a repair of this case ({s:.0f} s)"
-    return file_lock(case.folder / REPAIRS_DIR, timeout_s, busy)
+    recovery must never roll back an accept that is still running. It says who holds it
+    (``locks``)."""
+    return case_lock(case.folder, project.reviewer, action, timeout_s)
+
+
+def _needs_recheck(case: Case) -> None:
+    """The image changed under the repairer's own eyes: their decision is now "needs
+    recheck", made on the images as they are after the step."""
+    bind(case.review, Decision.NEEDS_RECHECK, folder_hashes(case.folder, case.spec.image_roles))
 
 
 def accept(
     project: Project, case: Case, repair_id: str, checkpoint: Callable[[str], None] = _checkpoint
 ) -> RepairRecord:
     """Make a preview the case's image; the old image goes to ``repairs/backups/``."""
-    with _case_lock(case):
+    with _case_lock(project, case, "accept"):
         return _accept(project, case, repair_id, checkpoint)
 
 
@@ -260,7 +265,7 @@ def _accept(
     checkpoint("cleaned")
     old_decision = case.review.decision
     record.status, record.decided_at = "accepted", utc_now()
-    case.review.decision = Decision.NEEDS_RECHECK
+    _needs_recheck(case)
     project.save_review(case)
     project.record(
         case,
@@ -285,7 +290,7 @@ def revert(
     project: Project, case: Case, repair_id: str, checkpoint: Callable[[str], None] = _checkpoint
 ) -> RepairRecord:
     """Put back the image an accepted repair replaced (the repaired one stays in repairs/)."""
-    with _case_lock(case):
+    with _case_lock(project, case, "revert"):
         return _revert(project, case, repair_id, checkpoint)
 
 
@@ -411,7 +416,7 @@ def recover(project: Project, case: Case) -> list[str]:
     Only steps whose process is gone: while another window holds the case's repair lock,
     its accept is still running and nothing is touched."""
     try:
-        with _case_lock(case, timeout_s=0):
+        with _case_lock(project, case, "recover", timeout_s=0):
             return _recover(project, case)
     except LockBusyError as exc:
         return [f"{exc.reason}; left as it is"]
@@ -432,7 +437,7 @@ def _recover(project: Project, case: Case) -> list[str]:
             ):
                 _set_aside_other_extensions(case, role, target)
                 record.status, record.decided_at = "accepted", utc_now()
-                case.review.decision = Decision.NEEDS_RECHECK
+                _needs_recheck(case)
                 done.append(f"repair {record.id}: the interrupted accept was completed")
             else:
                 record.status, record.backup = "preview", None

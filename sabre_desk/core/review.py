@@ -33,12 +33,25 @@ from sabre_desk.ground.ids import id_problem
 from sabre_desk.imaging.geometry import BOX_RULE, is_unit_box
 
 REVIEW_FORMAT: Final = "sabre-desk-review"
-REVIEW_VERSION = 1
+#: 2: a decision records the images it was made on (``decided_on``, ``decided_at``) and an
+#: adjudicator's review says so with ``adjudication`` (version 1 wrote ``adjudicated``).
+REVIEW_VERSION = 2
+#: A SHA-256 in hex, as ``decided_on`` holds one per image.
+SHA256_PATTERN = re.compile(r"^[0-9a-f]{64}$")
 
 
 def utc_now() -> str:
     """An ISO-8601 UTC stamp with a 'Z', second precision, as every file in the format uses."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def refuse_newer(kind: str, version: int, known: int) -> None:
+    """A file of a format version newer than this sabre-desk knows is refused, not half-read."""
+    if version > known:
+        raise ValueError(
+            f"{kind} format version {version} is newer than this sabre-desk understands "
+            f"({known}); update sabre-desk"
+        )
 
 
 class Decision(StrEnum):
@@ -164,15 +177,36 @@ class Review(BaseModel):
     checklist: dict[str, bool] = Field(default_factory=dict)
     repairs: list[RepairRecord] = Field(default_factory=list)
     updated_at: str | None = None
+    #: the images the decision was made on: image role → SHA-256 of the file; a decision
+    #: whose images have since been replaced (an accepted repair) is stale
+    decided_on: dict[ImageRole, str] = Field(default_factory=dict)
+    decided_at: str | None = None
+    #: this review settles a disagreement between other reviewers (an adjudicator's)
+    adjudication: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: object) -> object:
+        """Version 1 marked a settling review ``"adjudicated": true``; it is read as
+        ``adjudication`` and written back as version 2."""
+        if isinstance(data, dict) and "adjudicated" in data:
+            data = dict(data)
+            flag = data.pop("adjudicated")
+            data.setdefault("adjudication", flag is True)
+        return data
 
     @field_validator("version")
     @classmethod
     def _known_version(cls, v: int) -> int:
-        if v > REVIEW_VERSION:
-            raise ValueError(
-                f"review format version {v} is newer than this sabre-desk understands "
-                f"({REVIEW_VERSION}); update sabre-desk"
-            )
+        refuse_newer("review", v, REVIEW_VERSION)
+        return REVIEW_VERSION  # an older review is migrated on reading, written as the newest
+
+    @field_validator("decided_on")
+    @classmethod
+    def _hashes(cls, v: dict[ImageRole, str]) -> dict[ImageRole, str]:
+        for role, digest in v.items():
+            if not SHA256_PATTERN.fullmatch(digest):
+                raise ValueError(f"decided_on[{role.value}] must be a SHA-256 in hex")
         return v
 
     @model_validator(mode="after")

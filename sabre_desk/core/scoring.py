@@ -1,7 +1,7 @@
-"""Parsing model responses and scoring them (SABRE paper, Appendix A; SCORING.md).
+"""Scoring model responses on a release (SABRE paper, Appendix A; SCORING.md).
 
-An unparseable response is incorrect, never an error. Context and Texture are scored per case
-(All4: all four probes right; Edit2: both Edited probes right); the other subsets per question.
+The answer rules themselves (parsing, All4) are in ``answer_rules``; this adds Edit2 (both
+Edited probes right), the probe accuracies, the macro average and the intervals.
 Confidence intervals: percentile bootstrap, 20,000 resamples, seed 42, resampling cases within
 each subset (a case's probes stay together) and recomputing every subset and the macro average
 per replicate, vectorized.
@@ -9,100 +9,39 @@ per replicate, vectorized.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-NUMBER_WORDS = {
-    "zero": 0,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-}
-CASE_SCORED = ("context_prior", "texture_prior")
-PROBES = ("base_source", "base_target", "edited_source", "edited_target")
+from sabre_desk.core.answer_rules import (
+    CASE_SCORED,
+    NUMBER_WORDS,
+    PROBES,
+    case_counts,
+    grade,
+    is_case_scored,
+    is_correct,
+    normalize,
+    parse,
+)
+
+# The rules are imported from here by the screening and the tests as well.
+__all__ = [
+    "CASE_SCORED",
+    "NUMBER_WORDS",
+    "PROBES",
+    "Report",
+    "Sample",
+    "grade",
+    "is_correct",
+    "normalize",
+    "parse",
+    "score",
+]
+
 RESAMPLES, SEED = 20_000, 42
-
-_PUNCT = re.compile(r"[^\w\s]")
-_SPACE = re.compile(r"\s+")
-_YES_NO_START = re.compile(r"^\W*(yes|no)\b")
-_LETTER = re.compile(r"(?<![A-Za-z0-9])([A-Da-d])(?![A-Za-z0-9])")
-_INTEGER = re.compile(r"(?<![\d.-])(\d+)(?![\d.])")
-
-
-def normalize(text: str) -> str:
-    """Case, spacing and punctuation do not matter: 'Blue  cube.' == 'blue cube'."""
-    return _SPACE.sub(" ", _PUNCT.sub(" ", text.lower())).strip()
-
-
-def parse(eval_type: str, response: str) -> str | None:
-    """The answer a response gives under *eval_type*'s rule, or None (unparseable)."""
-    text = response or ""
-    if eval_type == "yes_no_exact":
-        lowered = text.lower().strip()
-        start = _YES_NO_START.match(lowered)
-        if start:
-            return start.group(1)
-        found = {w for w in ("yes", "no") if re.search(rf"\b{w}\b", lowered)}
-        return found.pop() if len(found) == 1 else None
-    if eval_type == "mcq_letter":
-        letter = _LETTER.search(text)
-        return letter.group(1).upper() if letter else None
-    if eval_type == "count_exact":
-        words = normalize(text).split()
-        for word in words:
-            if word in NUMBER_WORDS:
-                return str(NUMBER_WORDS[word])
-            match = _INTEGER.fullmatch(word)
-            if match:
-                return str(int(match.group(1)))
-        return None
-    if eval_type in ("exact_match", "contains"):
-        return normalize(text) or None
-    raise ValueError(f"unknown eval_type {eval_type!r}")
-
-
-def grade(eval_type: str, parsed: str | None, answer: str) -> bool:
-    """Whether a parsed answer (``parse``'s result) matches the reference answer."""
-    if parsed is None:
-        return False
-    if eval_type == "contains":
-        return normalize(answer) in parsed
-    if eval_type == "exact_match":
-        return parsed == normalize(answer)
-    if eval_type == "count_exact":
-        try:
-            return parsed == str(int(answer))
-        except ValueError:
-            return False
-    if eval_type == "yes_no_exact":
-        return parsed == answer.strip().lower()
-    return parsed == answer.strip().upper()  # mcq_letter
-
-
-def is_correct(eval_type: str, response: str, answer: str) -> tuple[bool, str | None]:
-    parsed = parse(eval_type, response)
-    return grade(eval_type, parsed, answer), parsed
 
 
 @dataclass
@@ -195,13 +134,9 @@ def score(samples: Iterable[Sample], resamples: int = RESAMPLES, seed: int = SEE
     replicates: list[np.ndarray] = []
     for subset in sorted(by_subset):
         cases = by_subset[subset]
-        paired = subset in CASE_SCORED and all(set(c) >= set(PROBES) for c in cases.values())
-        if paired:
-            right = np.array([all(c[p] for p in PROBES) for c in cases.values()], np.float64)
-            total = np.ones(len(cases))
-        else:
-            right = np.array([sum(c.values()) for c in cases.values()], np.float64)
-            total = np.array([len(c) for c in cases.values()], np.float64)
+        paired = is_case_scored(subset, cases)
+        counts = np.array(case_counts(subset, cases), np.float64).reshape(-1, 2)
+        right, total = counts[:, 0], counts[:, 1]
         accuracy = float(right.sum() / total.sum())
         reps = _bootstrap(right, total, rng, resamples)
         replicates.append(reps)

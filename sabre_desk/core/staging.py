@@ -37,6 +37,8 @@ EXPORT_NAMES = frozenset(
         "metadata.jsonl",
         "README.md",
         "vlmevalkit",
+        "hf",
+        "lmms-eval",
         "MANIFEST.sha256",
         "release.json",
     }

@@ -15,6 +15,7 @@ from typing import Any
 from sabre_desk.core.primers import PrimerLibrary
 from sabre_desk.core.primers import check_case as check_case_primer
 from sabre_desk.core.project import Project
+from sabre_desk.core.question_builder import imbalance, unknown_index
 from sabre_desk.ground.errors import CaseLoadError, ImageError, ProjectError
 from sabre_desk.ground.storage import read_history
 from sabre_desk.imaging.io import load_image
@@ -35,6 +36,10 @@ class CaseReport:
     case_id: str
     folder: Path
     problems: list[Problem] = field(default_factory=list)
+    subset: str | None = None
+    #: where the "unknown" option of its multiple-choice questions sits (primers that ask
+    #: for one), for the subset's balance
+    unknown_positions: list[int] = field(default_factory=list)
 
     @property
     def valid(self) -> bool:
@@ -103,6 +108,13 @@ def check_case(
             report.problems.append(Problem(spec_file, note, "warning"))
         else:
             report.problems += [Problem(spec_file, p) for p in check_case_primer(case.spec, primer)]
+            rules = primer.header.rules
+            if rules.unknown_option:
+                report.subset = case.spec.pressure_test_type
+                for q in case.spec.questions:
+                    at = unknown_index(q.options or [], rules.unknown_words)
+                    if at is not None:
+                        report.unknown_positions.append(at)
     report.problems += [_problem(e, folder) for e in case.image_problems.values()]
     report.problems += [_problem(e, folder) for e in case.warnings]
     if decode:
@@ -129,9 +141,11 @@ def validate_project(
     report.project_problems += [
         Problem(str(path), reason, "warning") for path, reason in project.skipped
     ]
-    if not project.entries:
+    if not project.cases_dir.is_dir():
+        report.project_problems.append(Problem(str(project.cases_dir), "cases/ is missing"))
+    elif not project.entries:  # a new project (`init`): valid, with nothing in it yet
         report.project_problems.append(
-            Problem(str(project.cases_dir), "project has no cases (cases/ is empty or missing)")
+            Problem(str(project.cases_dir), "no cases yet (cases/ is empty)", "warning")
         )
     primers = PrimerLibrary.for_project(project.root)
     report.project_problems += [Problem(str(e.path), e.reason) for e in primers.problems]
@@ -142,4 +156,14 @@ def validate_project(
             report.cases.append(result)
             if progress:
                 progress(done, len(ids))
+    positions: dict[str, list[int]] = {}
+    for case in report.cases:
+        if case.subset is not None:
+            positions.setdefault(case.subset, []).extend(case.unknown_positions)
+    for subset, found in sorted(positions.items()):
+        lopsided = imbalance(found)
+        if lopsided:
+            report.project_problems.append(
+                Problem(str(project.cases_dir), f"{subset}: {lopsided}", "warning")
+            )
     return report

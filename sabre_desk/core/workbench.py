@@ -31,6 +31,8 @@ class Show(StrEnum):
     INVALID = "invalid"
     REPAIR_PENDING = "repair"
     CHANGES_OUTSIDE = "outside"
+    ASSIGNED = "assigned"  # the cases assigned to this reviewer
+    DISPUTED = "disputed"  # an adjudicator's queue: disagreements nobody settled yet
 
 
 #: The list's "show" choices in the reviewer's words: (label, key); a key is a Show or a
@@ -42,6 +44,8 @@ SHOW_CHOICES: list[tuple[str, str]] = [
     ("Invalid", Show.INVALID),
     ("Repair pending", Show.REPAIR_PENDING),
     ("Changes outside the edit", Show.CHANGES_OUTSIDE),
+    ("Assigned to me", Show.ASSIGNED),
+    ("Disagreements to settle", Show.DISPUTED),
 ]
 
 
@@ -81,6 +85,12 @@ class CaseFilter:
                 return False
         elif show == Show.CHANGES_OUTSIDE:
             if not e.changes_outside:
+                return False
+        elif show == Show.ASSIGNED:
+            if e.assigned_to_me is False:  # a project without assignments: all are yours
+                return False
+        elif show == Show.DISPUTED:
+            if not e.disputed:
                 return False
         elif show and (e.decision is None or e.decision.value != show):
             return False

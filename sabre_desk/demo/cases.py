@@ -291,7 +291,7 @@ def attr_red_triangles(rng: np.random.Generator) -> DemoCase:
     n0, n1 = _count(cells, "triangle", "red"), _count(edited_cells, "triangle", "red")
     spec = paired_spec(
         "attr01_red_triangles",
-        "attribute_count",
+        "attribute_two_property",
         "Can the model count objects that share two attributes (colour and shape)?",
         "A felt board with a lattice of red, blue, green and yellow circles, squares and "
         "triangles.",
@@ -320,33 +320,31 @@ def attr_red_triangles(rng: np.random.Generator) -> DemoCase:
     )
 
 
-def attr_blue_circles(rng: np.random.Generator) -> DemoCase:
-    cells = _lattice(rng, 7, 5)
-    img = _draw_lattice(rng, cells)
-    blue = _count(cells, "circle", "blue")
-    green = _count(cells, "square", "green")
+def attr_traffic_light(rng: np.random.Generator) -> DemoCase:
+    """The paper's Attribute: a familiar object with a noncanonical number of parts."""
+    img = scenes.street(rng)
+    lamps = [(220, 40, 36), (240, 170, 30), (60, 190, 80), (220, 40, 36), (240, 170, 30)]
+    draw.traffic_light(img, 384, 60, lamps)
     spec = single_spec(
-        "attr02_blue_circles",
+        "attr02_traffic_light",
         "attribute_count",
-        "Can the model count shapes of one colour among distractors of the same shape?",
-        "A felt board with a lattice of coloured circles, squares and triangles.",
-        attrs(attribute="blue circle; green square"),
+        "Does the model count the lamps it sees, or recite the three a traffic light has?",
+        "A street with a traffic light that has five lamps stacked on top of each other.",
+        attrs(object="traffic light", component="lamps", canonical_count="3", depicted_count="5"),
         [
-            q("blue_circles", "image", "How many blue circles are there?", str(blue), "open"),
-            q("green_squares", "image", "How many green squares are there?", str(green), "open"),
+            q(
+                "component_count",
+                "image",
+                "How many lamps does the traffic light in the image have? Answer with a number.",
+                str(len(lamps)),
+                "open",
+            )
         ],
-        [("counts", f"{blue} blue circles and {green} green squares")],
+        [("count", f"exactly {len(lamps)} complete lamps, each with its own visor")],
         [],
     )
-    return DemoCase(
-        "attr02_blue_circles",
-        spec,
-        {"image": img},
-        {"blue_circles": str(blue + 1), "green_squares": str(green)},
-    )
+    return DemoCase("attr02_traffic_light", spec, {"image": img}, {"component_count": "3"})
 
-
-# --- Language elicitation ------------------------------------------------------------------
 
 UNKNOWN = "Cannot be determined from the image"
 
@@ -474,7 +472,7 @@ def spatial_desk(rng: np.random.Generator) -> DemoCase:
     draw.book(img, 470, 440, (150, 50, 50))
     spec = single_spec(
         "spatial01_desk",
-        "spatial",
+        "spatial_relations",
         "Can the model order objects left to right?",
         "A desk with, from left to right, a lamp, a blue mug and a red book.",
         attrs(review_location="the objects on the desk"),
@@ -516,7 +514,7 @@ def spatial_lattice(rng: np.random.Generator) -> DemoCase:
     img = _draw_lattice(rng, cells)
     spec = single_spec(
         "spatial02_above_red",
-        "spatial",
+        "spatial_relations",
         "Can the model read vertical relations?",
         "Five large coloured shapes on a felt board.",
         attrs(review_location="left column"),
@@ -543,7 +541,7 @@ CASE_BUILDERS: list[Callable[[np.random.Generator], DemoCase]] = [
     tex_mug_brick,
     tex_board_marble,
     attr_red_triangles,
-    attr_blue_circles,
+    attr_traffic_light,
     lang_mug_back,
     lang_closed_box,
     count_apples,

@@ -351,3 +351,17 @@ def smear(img: np.ndarray, rect: tuple[int, int, int, int], rng: np.random.Gener
     tint = np.array([150, 110, 170], np.float32) + rng.normal(0, 6, (h, w, 3))
     out = region * (1 - mask) + (0.55 * streak + 0.45 * tint) * mask
     img[y0:y1, x0:x1] = np.clip(out, 0, 255).astype(np.uint8)
+
+
+def traffic_light(img: np.ndarray, cx: int, top: int, lamps: list[RGB]) -> None:
+    """A traffic light on a pole with one lamp per colour given, top to bottom."""
+    pitch, r = 54, 20
+    height = pitch * len(lamps) + 16
+    cv2.rectangle(img, (cx - 8, top + height), (cx + 8, img.shape[0]), (70, 72, 76), -1)
+    cv2.rectangle(img, (cx - 36, top), (cx + 36, top + height), (34, 36, 40), -1)
+    cv2.rectangle(img, (cx - 36, top), (cx + 36, top + height), (12, 12, 14), 2)
+    for i, color in enumerate(lamps):
+        cy = top + 8 + pitch // 2 + i * pitch
+        cv2.circle(img, (cx, cy), r + 4, (18, 18, 20), -1, AA)  # the visor
+        cv2.circle(img, (cx, cy), r, color, -1, AA)
+        cv2.circle(img, (cx - 6, cy - 6), 5, shaded(color, 1.4), -1, AA)  # a glint

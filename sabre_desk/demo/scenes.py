@@ -78,3 +78,17 @@ def board(rng: np.random.Generator) -> np.ndarray:
     img = draw.canvas(W, H, (232, 230, 222))
     draw.add_noise(img, rng, 5.0)
     return cv2.GaussianBlur(img, (3, 3), 0)
+
+
+def street(rng: np.random.Generator) -> np.ndarray:
+    """A sky over a row of house fronts and a pavement."""
+    img = draw.canvas(W, H, (0, 0, 0))
+    draw.vertical_gradient(img, 0, 300, (150, 190, 230), (200, 220, 236))
+    for i, x in enumerate(range(0, W, 150)):
+        color = ((188, 150, 120), (206, 196, 170), (160, 120, 100))[i % 3]
+        cv2.rectangle(img, (x, 180 - 20 * (i % 2)), (x + 146, 380), color, -1)
+        for wx in (x + 24, x + 86):
+            cv2.rectangle(img, (wx, 230), (wx + 36, 290), (70, 90, 110), -1)
+    cv2.rectangle(img, (0, 380), (W, H), (128, 128, 124), -1)
+    draw.add_noise(img, rng, 2.5)
+    return img

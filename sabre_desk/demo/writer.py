@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from sabre_desk.core.project import CASES_DIR, MANIFEST_NAME, PROJECT_FORMAT, PROJECT_VERSION
+from sabre_desk.core.new_project import init_project
+from sabre_desk.core.project import CASES_DIR
 from sabre_desk.demo.builders import DemoCase
 from sabre_desk.demo.cases import CASE_BUILDERS
-from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.storage import atomic_write_bytes, atomic_write_json
 
 DEMO_SCREENING_MODEL = "demo-filter (synthetic)"
@@ -78,24 +78,7 @@ def build_demo_cases() -> list[DemoCase]:
 
 def write_demo_project(dest: Path, name: str = "sabre-desk demo") -> Path:
     """Create the demo project in *dest* (which must not exist or be empty)."""
-    dest = Path(dest)
-    if dest.exists() and any(dest.iterdir()):
-        raise ProjectError("folder is not empty; choose a new folder for the demo", dest)
-    try:
-        (dest / CASES_DIR).mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ProjectError(f"cannot create the demo here ({exc.strerror or exc})", dest) from exc
-    atomic_write_json(
-        dest / MANIFEST_NAME,
-        {
-            "format": PROJECT_FORMAT,
-            "version": PROJECT_VERSION,
-            "name": name,
-            "created_at": DEMO_STAMP,
-            "primer": None,
-            "demo": True,
-        },
-    )
+    dest = init_project(dest, name, created_at=DEMO_STAMP, extra={"demo": True})
     for case in build_demo_cases():
         folder = dest / CASES_DIR / case.case_id
         folder.mkdir()

@@ -58,6 +58,11 @@ class RepairEngine(Protocol):
 
     def repair(self, request: EngineRequest) -> EngineReply: ...
 
+    def close(self) -> None:
+        """Let go of what the engine holds between repairs (a network client); the owner of
+        an engine calls it when done with it."""
+        ...
+
 
 class RepairCancelledError(RepairError):
     """The reviewer cancelled the job."""

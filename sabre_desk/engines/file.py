@@ -20,6 +20,9 @@ class FileEngine:
     def unavailable_reason(self) -> str | None:
         return None if self.path else "choose the image file to use"
 
+    def close(self) -> None:
+        """Nothing is held between repairs."""
+
     def repair(self, request: EngineRequest) -> EngineReply:
         check_cancelled(request)
         if self.path is None:

@@ -19,6 +19,7 @@ the cancel event and the true number of attempts are known.
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -39,9 +40,9 @@ from sabre_desk.engines.gemini_call import (
     CallCancelledError,
     CallFailedError,
     RetryPolicy,
+    SharedClient,
     api_key,
     call_with_retries,
-    open_client,
     usage_of,
 )
 from sabre_desk.engines.gemini_call import scrub as _scrub
@@ -63,16 +64,57 @@ MIN_SEND_SIDE = 512
 MAX_REPLY_PIXELS = 40_000_000
 
 FINISH_REASONS = {
-    "IMAGE_SAFETY": "the model's safety filter stopped the image",
-    "SAFETY": "the model's safety filter stopped the reply",
-    "PROHIBITED_CONTENT": "the request was judged prohibited content",
-    "NO_IMAGE": "the model answered without an image",
-    "RECITATION": "the reply was stopped for recitation",
+    "FINISH_REASON_UNSPECIFIED": "the model stopped without saying why",
+    "STOP": "the model finished without making an image",
     "MAX_TOKENS": "the reply was cut off (token limit)",
+    "SAFETY": "the model's safety filter stopped the reply",
+    "RECITATION": "the reply was stopped because it recited existing material",
+    "LANGUAGE": "the request's language is not supported",
+    "OTHER": "the model stopped for an unnamed reason",
+    "BLOCKLIST": "the request contains a blocked term",
+    "PROHIBITED_CONTENT": "the request was judged prohibited content",
+    "SPII": "the reply would have shown sensitive personal information",
+    "MALFORMED_FUNCTION_CALL": "the model made a malformed tool call",
+    "IMAGE_SAFETY": "the model's safety filter stopped the image",
     "IMAGE_PROHIBITED_CONTENT": "the image was judged prohibited content",
     "IMAGE_OTHER": "the model could not make the image",
-    "BLOCKLIST": "the request contains a blocked term",
+    "NO_IMAGE": "the model answered without an image",
+    "IMAGE_RECITATION": "the image was stopped because it recited an existing image",
+    "UNEXPECTED_TOOL_CALL": "the model called a tool it was not given",
+    "TOO_MANY_TOOL_CALLS": "the model made too many tool calls",
+    "MISSING_THOUGHT_SIGNATURE": "the request lacked a thought signature the model needs",
+    "MALFORMED_RESPONSE": "the model's reply was malformed",
+    "ESCALATION": "the request was escalated for review",
+    "PUP_LIMITED_DISABLED": "the model is not available for this account's usage",
+    "CONTINUATION": "the reply stopped before it was complete",
+    "MODEL_ARMOR": "a Model Armor policy stopped the reply",
 }
+#: Why a request was refused before any reply (prompt feedback), likewise.
+BLOCK_REASONS = {
+    "BLOCKED_REASON_UNSPECIFIED": "for an unnamed reason",
+    "SAFETY": "by the safety filter",
+    "OTHER": "for an unnamed reason",
+    "BLOCKLIST": "for a blocked term",
+    "PROHIBITED_CONTENT": "as prohibited content",
+    "IMAGE_SAFETY": "by the image safety filter",
+    "MODEL_ARMOR": "by a Model Armor policy",
+    "JAILBREAK": "as an attempt to get around the model's rules",
+}
+#: The aspect ratios the image models make; a patch asks for the nearest one, so the reply
+#: is not stretched into it (4:3 squeezed into a square looks wrong however it is blended).
+ASPECT_RATIOS = ("1:1", "2:3", "3:2", "3:4", "4:3", "9:16", "16:9", "21:9")
+
+
+def nearest_aspect_ratio(width: int, height: int) -> str:
+    """The supported aspect ratio closest to width:height (compared as logarithms, so 2:1
+    is as far from 1:1 as 1:2 is)."""
+    target = math.log(width / height)
+
+    def distance(ratio: str) -> float:
+        w, h = (int(v) for v in ratio.split(":"))
+        return abs(math.log(w / h) - target)
+
+    return min(ASPECT_RATIOS, key=distance)
 
 
 def _png(pixels: np.ndarray) -> bytes:
@@ -112,10 +154,24 @@ class GeminiEngine:
             deadline_s if deadline_s is not None else max(DEFAULT_DEADLINE_S, timeout_s),
             attempts,
             initial_delay_s,
+            what="repair",
         )
         #: Called with (model, usage) after each reply that reported its token use (the
         #: cost ledger listens here); never with the key or the image.
         self.on_usage: Callable[[str, Usage], None] | None = None
+        # One client (and its pooled connections) for every repair of this engine, each
+        # repair under its own budget; closed by close().
+        self._shared = SharedClient(base_url, min(self.policy.timeout_s, self.policy.deadline_s))
+
+    def close(self) -> None:
+        """Close the client and its connections (a later repair makes a new one)."""
+        self._shared.close()
+
+    def __enter__(self) -> GeminiEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @property
     def timeout_s(self) -> float:
@@ -148,11 +204,16 @@ class GeminiEngine:
 
         policy = self.policy
         budget = Budget(policy.deadline_s, policy.timeout_s, request.cancel)
-        image = types.Part.from_bytes(data=_png(_prepare(request.marked)), mime_type="image/png")
-        config = types.GenerateContentConfig(response_modalities=["IMAGE", "TEXT"])
-        timeout = min(policy.timeout_s, policy.deadline_s)
+        sent = _prepare(request.marked)
+        sent_h, sent_w = sent.shape[:2]
+        image = types.Part.from_bytes(data=_png(sent), mime_type="image/png")
+        config = types.GenerateContentConfig(
+            response_modalities=["IMAGE", "TEXT"],
+            image_config=types.ImageConfig(aspect_ratio=nearest_aspect_ratio(sent_w, sent_h)),
+        )
         contents: list[genai_types.PartUnionDict] = [image, request.instruction]
-        with open_client(key, self.base_url, budget, timeout) as client:
+        client = self._shared.client(key)
+        with self._shared.budgets.applying(budget):
             try:
                 response = call_with_retries(
                     lambda: client.models.generate_content(
@@ -177,10 +238,19 @@ class GeminiEngine:
 # --- reading the reply ---------------------------------------------------------------------
 
 
+def _answer_parts(response: object) -> list[object]:
+    """The parts of the reply's first candidate that are the answer: a part marked as a
+    thought (a draft the model made on its way) is never taken for the result."""
+    parts = getattr(response, "parts", None) or []
+    return [p for p in parts if not getattr(p, "thought", None)]
+
+
 def _reply_text(response: object, key: str) -> list[str]:
     """The model's words, key masked (it may quote anything it was sent or told)."""
-    parts = getattr(response, "parts", None) or []
-    return [_scrub(p.text.strip(), key) for p in parts if getattr(p, "text", None)]
+    parts = _answer_parts(response)
+    return [
+        _scrub(str(getattr(p, "text", "")).strip(), key) for p in parts if getattr(p, "text", None)
+    ]
 
 
 def _reply_image(response: object, key: str) -> np.ndarray:
@@ -188,17 +258,18 @@ def _reply_image(response: object, key: str) -> np.ndarray:
     block = getattr(feedback, "block_reason", None) if feedback else None
     if block:
         name = getattr(block, "name", str(block))
-        raise RepairError(f"Gemini blocked the request ({name})")
-    parts = getattr(response, "parts", None) or []
-    for part in parts:
+        why = BLOCK_REASONS.get(name, "for a reason this version does not know")
+        raise RepairError(f"Gemini blocked the request {why} ({name})")
+    for part in _answer_parts(response):
         inline = getattr(part, "inline_data", None)
         if inline is not None and inline.data:
             return _decode(inline.data)
     candidates = getattr(response, "candidates", None) or []
     finish = getattr(candidates[0], "finish_reason", None) if candidates else None
     finish_name = getattr(finish, "name", str(finish)) if finish else None
-    if finish_name and finish_name in FINISH_REASONS:
-        raise RepairError(f"no image came back: {FINISH_REASONS[finish_name]} ({finish_name})")
+    if finish_name and finish_name != "STOP":
+        why = FINISH_REASONS.get(finish_name, "for a reason this version does not know")
+        raise RepairError(f"no image came back: {why} ({finish_name})")
     text = " ".join(_reply_text(response, key))[:200]  # masked before it is cut
     detail = f'; it said: "{text}"' if text else ""
     raise RepairError(f"no image came back from Gemini{detail}")

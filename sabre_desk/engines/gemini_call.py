@@ -12,6 +12,7 @@ attempts it made. The repair engine (``gemini.py``), the question-answering clie
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import random
 import re
@@ -44,6 +45,7 @@ MAX_SERVER_DELAY_S = 300.0
 KEY_FRAGMENT = 8
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class CallFailedError(Exception):
@@ -75,6 +77,7 @@ class RetryPolicy:
     deadline_s: float  # the whole call, every attempt and pause included
     attempts: int = 4
     initial_delay_s: float = 2.0
+    what: str = "call"  # what the deadline bounds, in messages: "the whole repair"
 
     def __post_init__(self) -> None:
         if self.timeout_s <= 0 or self.deadline_s <= 0:
@@ -235,12 +238,13 @@ def call_with_retries(
         except (OutOfTimeError, httpx2.TimeoutException):
             if budget.attempt_was_capped_by_deadline():
                 raise CallFailedError(
-                    f"Gemini did not finish answering within {policy.deadline_s:g} s "
-                    f"({attempts_text(attempt)})"
+                    f"Gemini did not finish answering within {policy.deadline_s:g} s, the "
+                    f"limit for the whole {policy.what} ({attempts_text(attempt)} of up to "
+                    f"{policy.timeout_s:g} s each)"
                 ) from None
             failure = (
-                f"Gemini did not finish answering within {policy.timeout_s:g} s, "
-                "the limit per request"
+                f"Gemini did not finish answering within {policy.timeout_s:g} s, the limit "
+                "per attempt"
             )
             retry = True
         except errors.APIError as exc:
@@ -255,10 +259,13 @@ def call_with_retries(
         except Exception as exc:  # a reply the SDK cannot parse, …
             failure = f"Gemini's reply could not be read ({type(exc).__name__}: {exc})"
             retry = False
-        tally = f" ({attempts_text(attempt)})" if attempt > 1 or retry else ""
+        tally = ""
+        if attempt > 1 or retry:
+            tally = f" ({attempts_text(attempt)}, at most {policy.deadline_s:g} s in all)"
         if not retry or attempt >= policy.attempts:
             raise CallFailedError(failure + tally)
         pause = max(policy.backoff(attempt), asked or 0.0)
+        log.info("Gemini attempt %d failed (%s); trying again in %.1f s", attempt, failure, pause)
         if pause >= budget.overall_left():
             raise CallFailedError(
                 f"{failure}{tally}; no time left for another attempt within {policy.deadline_s:g} s"

@@ -17,7 +17,10 @@ ENGINE_OPS: dict[str, frozenset[RepairOp]] = {
     "file": FileEngine.ops,
 }
 ENGINE_NAMES = tuple(ENGINE_OPS)
+#: The engine a repair uses when none is chosen: offline, and the best of them measured.
+OFFLINE_DEFAULT = next(iter(METHODS))
 ENGINE_LABELS = {
+    "opencv-fsr": "OpenCV frequency-selective inpainting, offline (keeps texture)",
     "opencv-telea": "OpenCV inpainting (Telea), offline",
     "opencv-ns": "OpenCV inpainting (Navier-Stokes), offline",
     "gemini": "Gemini image model",

@@ -19,6 +19,10 @@ class ProjectError(Exception):
         self.case_id = case_id
         super().__init__(self.message)
 
+    def __reduce__(self) -> tuple[type[ProjectError], tuple[str, Path | None, str | None]]:
+        # Comes back from a worker process whole: the file and the reason, not one string.
+        return (type(self), (self.reason, self.path, self.case_id))
+
     @property
     def message(self) -> str:
         where = str(self.path) if self.path is not None else (self.case_id or "")

@@ -63,3 +63,15 @@ def file_sha256(path: Path) -> str:
             while len(_memory) > MEMORY:
                 _memory.popitem(last=False)
     return digest
+
+
+def remembered_sha256(path: Path) -> str | None:
+    """SHA-256 of *path* only if it is remembered and the file is unchanged since; never
+    reads the file (None: it would have to be read). For the window, which must not spend
+    a frame reading a large image to answer a question a worker will answer shortly."""
+    try:
+        key = _key(path)
+    except OSError:
+        return None
+    with _lock:
+        return _memory.get(key)

@@ -32,6 +32,8 @@ LIMITS: dict[str, int] = {
     "settings": 1 * MB,
     "primer": 1 * MB,
     "release": 64 * MB,
+    "assignments": 64 * MB,
+    "lock": 64 * KB,
     "manifest.sha256": 256 * MB,
 }
 #: Deepest JSON nesting accepted: the formats nest four or five levels.

@@ -10,7 +10,11 @@ from PySide6.QtCore import QMessageLogContext, QTimer, QtMsgType, qInstallMessag
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from sabre_desk import __version__
+from sabre_desk.app_log import configure_logging
+from sabre_desk.core.memory import return_freed_images_to_the_os
 from sabre_desk.ground.paths import resource_path
+from sabre_desk.gui.crash_report import install_excepthook
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.settings import load_settings
 
@@ -30,8 +34,11 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(argv or sys.argv[:1])
     qInstallMessageHandler(_qt_message)
+    return_freed_images_to_the_os()
     app.setApplicationName("sabre-desk")
     app.setOrganizationName("sabre-desk")
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("sabre-desk")  # the installed .desktop file: its icon and name
     app.setWindowIcon(QIcon(str(resource_path("icons", "sabre-desk.svg"))))
     style = resource_path("style.qss")
     if style.is_file():
@@ -73,8 +80,10 @@ def run_gui(
     size: tuple[int, int] | None = None,
 ) -> int:
     app = make_app()
+    configure_logging()
     settings, warning = load_settings()
     window = MainWindow(reviewer, settings)
+    install_excepthook(lambda: window)
     window.unattended = screenshot is not None  # nobody is there to close a dialog
     if screenshot is not None and size is not None:
         window.resize(*size)  # offscreen, any size: what a reviewer's screen would show

@@ -2,7 +2,8 @@
 changed regions (click one to zoom both images to it), and a background pass that flags the
 cases whose changes fall outside the edit in the case list.
 
-Change maps are computed on a one-thread pool: the open case first, the sweep behind it.
+Change maps are computed in worker processes (the comparison holds the interpreter for
+much of its time): the open case first, the sweep behind it, one case at a time.
 """
 
 from __future__ import annotations
@@ -10,42 +11,30 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import replace
 
-import cv2
 import numpy as np
-from PySide6.QtCore import QObject, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QImage, QKeySequence
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from sabre_desk.core.changes import case_change_map, edit_box
+from sabre_desk.core.changes import change_map_and_heat, edit_box, sweep_case
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.core.workbench import ViewMode, Workbench
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.canvas.compare_view import CompareView
+from sabre_desk.gui.idle_sweep import IdleSweep
 from sabre_desk.gui.image_loader import image_key
+from sabre_desk.gui.process_jobs import ProcessJobs
 from sabre_desk.gui.session import Session
-from sabre_desk.gui.workers import Worker
 from sabre_desk.imaging.diff import ChangeMap, score_outside
 
 CACHE_SIZE = 24
-SWEEP_IDLE_MS = 800  # the sweep waits this long after the reviewer's last case switch
-SWEEP_GAP_MS = 30
 FOREGROUND, BACKGROUND = 10, 0
 
 
-def heat_image(result: ChangeMap) -> QImage:
-    """The changed pixels coloured by how much they changed, transparent elsewhere."""
-    level = np.clip(result.delta / (2.0 * result.threshold), 0.0, 1.0)
-    colored = cv2.applyColorMap((level * 255).astype(np.uint8), cv2.COLORMAP_INFERNO)
-    rgba = cv2.cvtColor(colored, cv2.COLOR_BGR2RGBA)
-    rgba[..., 3] = np.where(result.changed, 150, 0).astype(np.uint8)
+def heat_image(rgba: np.ndarray) -> QImage:
     h, w = rgba.shape[:2]
     return QImage(rgba.data, w, h, rgba.strides[0], QImage.Format.Format_RGBA8888).copy()
-
-
-def compute(case: Case) -> tuple[ChangeMap, QImage]:
-    result = case_change_map(case)
-    return result, heat_image(result)
 
 
 def _key(case: Case) -> tuple:
@@ -71,21 +60,24 @@ class ChangesUi(QObject):
     shown = Signal(str)  # case id whose change map is on screen
 
     def __init__(
-        self, session: Session, compare: CompareView, workbench: Workbench, parent: QObject
+        self,
+        session: Session,
+        compare: CompareView,
+        workbench: Workbench,
+        jobs: ProcessJobs,
+        parent: QObject,
     ):
         super().__init__(parent)
-        self.session, self.compare, self.workbench = session, compare, workbench
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
+        self.session, self.compare, self.workbench, self.jobs = session, compare, workbench, jobs
         self._cache: OrderedDict[tuple, tuple[ChangeMap, QImage]] = OrderedDict()
         self._pending: set[tuple] = set()
         self.flags: dict[str, bool] = {}
-        self._project: Project | None = None
-        self._sweep_queue: list[str] = []
-        self._sweep_running: Worker | None = None
-        self._sweep_timer = QTimer(self)
-        self._sweep_timer.setSingleShot(True)
-        self._sweep_timer.timeout.connect(self._sweep_next)
+        self._sweep = IdleSweep(
+            lambda fn, args, done: jobs.submit(fn, args, done, BACKGROUND),
+            sweep_case,
+            self._on_swept,
+            parent=self,
+        )
         self.visible = False
         self.section = ChangesSection()
         self.section.hide()
@@ -95,7 +87,7 @@ class ChangesUi(QObject):
         self.action.setShortcut(QKeySequence("D"))
         self.action.setCheckable(True)
         self.action.toggled.connect(self.set_visible)
-        session.opened.connect(lambda _controller: self._stop_sweep())
+        session.opened.connect(lambda _controller: self._sweep.stop())
 
     # --- showing ----------------------------------------------------------------------------
 
@@ -179,10 +171,14 @@ class ChangesUi(QObject):
         if key in self._pending:
             return
         self._pending.add(key)
-        worker = Worker(compute, case)
-        worker.signals.returned.connect(lambda result, k=key, c=case: self._on_done(k, c, result))
-        worker.signals.errored.connect(lambda exc, k=key: self._on_error(k, exc))
-        worker.start(self.pool, priority)  # the open case goes ahead of the sweep
+
+        def done(result: tuple[ChangeMap, np.ndarray] | None, error: Exception | None) -> None:
+            if error is not None or result is None:
+                self._on_error(key, error or RuntimeError("no result"))
+            else:
+                self._on_done(key, case, (result[0], heat_image(result[1])))
+
+        self.jobs.submit(change_map_and_heat, (case,), done, priority)  # the open case first
 
     def _on_done(self, key: tuple, case: Case, result: tuple[ChangeMap, QImage]) -> None:
         self._pending.discard(key)
@@ -210,53 +206,27 @@ class ChangesUi(QObject):
             project.replace_entry(entry)
             self.workbench.update_entry(entry)
 
+    def _on_swept(self, args: tuple[str, str, str], outside: bool | None) -> None:
+        if outside is not None:
+            self._flag(args[2], outside)
+
     def sweep(self, project: Project) -> None:
         """Compare every paired case in the background so the case list can flag them.
 
-        One case at a time, and only while the reviewer is not moving between cases: the
-        comparison competes for the interpreter with the window, and a reviewer flipping
-        through cases must not feel it.
+        One case at a time, and only while the reviewer is not moving between cases: a
+        reviewer flipping through cases must not feel it.
         """
-        self._stop_sweep()
         self.flags.clear()
-        self._project = project
-        self._sweep_queue = [
-            e.case_id
+        root, reviewer = str(project.root), project.reviewer
+        self._sweep.start(
+            (root, reviewer, e.case_id)
             for e in project.entries
             if not e.problem and e.generation_mode == "paired_edit"
-        ]
-        self._sweep_timer.start(SWEEP_IDLE_MS)
+        )
 
     def note_activity(self) -> None:
         """The reviewer did something: hold the sweep back for a moment."""
-        if self._sweep_queue:
-            self._sweep_timer.start(SWEEP_IDLE_MS)
-
-    def _sweep_next(self) -> None:
-        if self._sweep_running is not None or not self._sweep_queue or self._project is None:
-            return
-        case_id = self._sweep_queue.pop(0)
-        worker = Worker(_sweep_one, self._project, case_id)
-        worker.signals.returned.connect(lambda outside, cid=case_id: self._flag(cid, outside))
-        worker.signals.finished.connect(self._sweep_done)
-        self._sweep_running = worker
-        worker.start(self.pool, BACKGROUND)
-
-    def _sweep_done(self) -> None:
-        self._sweep_running = None
-        if self._sweep_queue:
-            self._sweep_timer.start(SWEEP_GAP_MS)
-
-    def _stop_sweep(self) -> None:
-        self._sweep_timer.stop()
-        self._sweep_queue = []
-        if self._sweep_running is not None and self._sweep_running.withdraw(self.pool):
-            self._sweep_running = None
+        self._sweep.note_activity()
 
     def shutdown(self) -> None:
-        self._stop_sweep()
-        self.pool.waitForDone(3000)
-
-
-def _sweep_one(project: Project, case_id: str) -> bool:
-    return case_change_map(project.load_case(case_id)).possibly_scene_changed
+        self._sweep.stop()

@@ -16,12 +16,16 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoGroup, QUndoStack
 
 from sabre_desk.core import repairs
+from sabre_desk.core.binding import bind, image_hashes, is_stale
 from sabre_desk.core.boxes import mirrored
+from sabre_desk.core.locks import holder
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.question_edits import make_edit
+from sabre_desk.core.ratings import adjudicators_of
 from sabre_desk.core.repairs import RepairStep
 from sabre_desk.core.review import Box, Decision, QuestionEdit, RepairRecord, Review
 from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.team import others_disputed
 from sabre_desk.ground.errors import (
     CaseLoadError,
     ProjectError,
@@ -73,6 +77,7 @@ class CaseController(QObject):
     decision_made = Signal(object)  # the reviewer chose a decision (not an undo/redo)
     image_replaced = Signal(object)  # ImageRole of the open case whose file was replaced
     box_focus = Signal(object, int)  # ImageRole, index on that image: select this box now
+    others_changed = Signal()  # the other reviewers' files of the open case were read again
 
     def __init__(self, project: Project, parent: QObject | None = None):
         super().__init__(parent)
@@ -82,6 +87,8 @@ class CaseController(QObject):
         self._stacks: dict[str, QUndoStack] = {}
         self._events: list[tuple[str, dict[str, Any]]] = []
         self._dirty = False
+        #: a decision waits to be bound to its images (not yet hashed when it was made)
+        self._unbound = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(SAVE_DELAY_MS)
@@ -117,6 +124,7 @@ class CaseController(QObject):
         self.case = case
         self.undo_group.setActiveStack(self.stack(case_id))
         self._events.clear()
+        self._unbound = False  # (a pending binding belonged to a version not kept)
         if repairs.needs_recovery(case) and not self.project.read_only:
             try:
                 for note in repairs.recover(self.project, case):
@@ -139,7 +147,11 @@ class CaseController(QObject):
         return True
 
     def set_decision(self, decision: Decision | None) -> bool:
-        if self.case is None or self.case.review.decision == decision:
+        """Decide the open case; the same decision again is taken when the one on record
+        was made on images since replaced (it binds the decision to the images now)."""
+        if self.case is None:
+            return False
+        if self.case.review.decision == decision and not self.decision_stale():
             return False
         if decision is not None and decision.needs_pair and len(self.case.spec.image_roles) < 2:
             self.job_failed.emit(
@@ -323,6 +335,13 @@ class CaseController(QObject):
         case = self.case
         if case is None or not self.flush():
             return False
+        owner = holder(case.folder) if step in (RepairStep.ACCEPT, RepairStep.REVERT) else None
+        if owner is not None:  # said at once, rather than after waiting for the lock
+            self.job_failed.emit(
+                f"{step.value.capitalize()} not done: {owner.describe()} holds the lock on "
+                "this case's images (the Repair panel can break a stale lock)"
+            )
+            return False
         try:
             record = repairs.take_step(self.project, case, step, repair_id)
         except ProjectError as exc:
@@ -338,12 +357,58 @@ class CaseController(QObject):
     # --- apply (called by the commands) --------------------------------------------------
 
     def apply_decision(self, decision: Decision | None, undo: bool) -> None:
-        review = self._review()
-        old, review.decision = review.decision, decision
-        self._changed(Aspect.DECISION, "decision", {"from": _v(old), "to": _v(decision)}, undo)
+        """The decision, bound to the images it is made on; an adjudicator's decision on a
+        case the others dispute settles it."""
         case = self._case()
+        review = case.review
+        old = review.decision
+        # Never a read of the images on this thread: a worker hashes them as the case opens;
+        # a decision made before it has finished is bound when it is saved.
+        hashes = image_hashes(case.images, compute=False)
+        bind(review, decision, hashes or {})
+        self._unbound = decision is not None and hashes is None
+        review.adjudication = decision is not None and self._adjudicating(case)
+        data: dict[str, Any] = {"from": _v(old), "to": _v(decision)}
+        if review.adjudication:
+            data["adjudication"] = True
+        self._changed(Aspect.DECISION, "decision", data, undo)
         self.project.update_entry(case)
         self.entry_changed.emit(case.case_id)
+
+    def _adjudicating(self, case: Case) -> bool:
+        if not self.project.is_adjudicator:
+            return False
+        hashes = image_hashes(case.images, compute=False)
+        return others_disputed(case, hashes, adjudicators_of(self.project))
+
+    def decision_stale(self) -> bool:
+        """The open case's decision was made on images since replaced (as far as known:
+        images not hashed yet count as unchanged)."""
+        case = self.case
+        return case is not None and is_stale(case.review, image_hashes(case.images, False))
+
+    # --- what others changed on disk -----------------------------------------------------
+
+    def refresh_others(self) -> None:
+        """The other reviewers' files changed on disk: read them again. One's own review,
+        with any change not yet saved, is left as it is."""
+        if self.case is None:
+            return
+        self.project.reload_other_reviews(self.case)
+        self.others_changed.emit()
+
+    def refresh_images(self) -> None:
+        """The open case's images were replaced on disk (another window accepted or
+        reverted a repair): find them again and show them (both: which one changed is not
+        known any more, the old file is gone)."""
+        case = self.case
+        if case is None:
+            return
+        self.project.locate_images(case)
+        self.project.update_entry(case)
+        self.entry_changed.emit(case.case_id)
+        for role in case.spec.image_roles:
+            self.image_replaced.emit(role)
 
     def apply_notes(self, notes: str, undo: bool) -> None:
         review = self._review()
@@ -399,6 +464,9 @@ class CaseController(QObject):
         case = self.case
         if case is None or not self._dirty:
             return True
+        if self._unbound:  # hashed by now, as a rule (remembered): else read here, once
+            case.review.decided_on = image_hashes(case.images) or {}
+            self._unbound = False
         try:
             self.project.save_review(case, force=force)
         except ReviewConflictError as exc:

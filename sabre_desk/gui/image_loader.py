@@ -1,22 +1,36 @@
-"""Decoded images, loaded on the pool and kept in a small LRU cache.
+"""Images for the screen, loaded on the pool and kept in a small LRU cache.
+
+Previews first: a request is answered from the preview cache on disk when it can be (a few
+milliseconds), and the full image is decoded only when asked for (the zoom needs it) or
+when there is no preview yet (then its preview is written behind it). In memory, every
+image is held as its preview; the full-resolution level is kept only for the images of the
+case on screen and of the last cases zoomed into.
 
 Keys include the file's size and modification time, so an image replaced on disk (an
-accepted repair, another tool) is decoded again instead of shown stale. A request for an
-image already being decoded joins that decode instead of starting a second one.
+accepted repair, another tool) is loaded again instead of shown stale. A request for an
+image already being loaded joins that load instead of starting a second one.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal, Slot
 
+from sabre_desk.core.preview_cache import PreviewStore, stamp
 from sabre_desk.ground.errors import ProjectError
-from sabre_desk.gui.qimage import DisplayImage, decode_for_display
+from sabre_desk.gui.qimage import DisplayImage, load_for_display
 from sabre_desk.gui.workers import Worker
 
-DEFAULT_BUDGET_BYTES = 768 * 1024 * 1024  # ≈ 16 decoded 2048×2048 images plus headroom
+DEFAULT_BUDGET_BYTES = 512 * 1024 * 1024
+PREVIEW_THREADS = 2
+#: How often (at most) the budget is asked again of its source (free memory changes).
+BUDGET_REFRESH_S = 2.0
+#: Full images kept for the images last zoomed into (two cases of a pair).
+ZOOMED_KEPT = 4
 
 Key = tuple[str, int, int]
 
@@ -32,23 +46,47 @@ def image_key(path: Path) -> Key:
 class ImageLoader(QObject):
     loaded = Signal(object, object)  # Key, DisplayImage
     failed = Signal(object, str)  # Key, message a person can act on
+    stale = Signal(object)  # Key of an image on screen whose stored preview was wrong
 
     def __init__(
         self,
         pool: QThreadPool,
-        budget_bytes: int = DEFAULT_BUDGET_BYTES,
+        budget: Callable[[], int] = lambda: DEFAULT_BUDGET_BYTES,
         parent: QObject | None = None,
     ):
         super().__init__(parent)
         self.pool = pool
-        self.budget = budget_bytes
+        # Writing and checking previews (GIL-free: OpenCV's encoder, hashlib) on a thread of
+        # their own: they never delay a decode, and never pile up behind one.
+        self.background = QThreadPool(self)
+        self.background.setMaxThreadCount(1)
+        # Reading a stored preview takes a few milliseconds, mostly in OpenCV's JPEG decoder
+        # (GIL-free): the two images of a pair are read at once, on both cores.
+        self.previews = QThreadPool(self)
+        self.previews.setMaxThreadCount(PREVIEW_THREADS)
+        self._budget_source = budget
+        self.budget = budget()
+        self._budget_at = time.monotonic()
+        self.store: PreviewStore | None = None
         self._cache: OrderedDict[Key, DisplayImage] = OrderedDict()
         self._bytes = 0
         self._failures: dict[Key, str] = {}
-        self._in_flight: set[Key] = set()
-        self._queued: dict[Key, Worker] = {}  # started but maybe still waiting for a thread
+        self._in_flight: dict[Key, bool] = {}  # key → the full image was asked for
+        # started but maybe still waiting for a thread, and the pool it waits in
+        self._queued: dict[Key, tuple[Worker, QThreadPool]] = {}
+        self._current: set[Key] = set()  # the images on screen: their full level is kept
+        self._zoomed: deque[Key] = deque(maxlen=ZOOMED_KEPT)
+
+    @property
+    def held_bytes(self) -> int:
+        return self._bytes
+
+    def set_store(self, store: PreviewStore | None) -> None:
+        """The open project's preview cache (None: decode everything)."""
+        self.store = store
 
     def cached(self, key: Key) -> DisplayImage | None:
+        """The most detailed version held of *key* (maybe only its preview)."""
         image = self._cache.get(key)
         if image is not None:
             self._cache.move_to_end(key)
@@ -57,45 +95,108 @@ class ImageLoader(QObject):
     def failure(self, key: Key) -> str | None:
         return self._failures.get(key)
 
-    def request(self, path: Path) -> Key:
-        """Make sure *path* is (being) decoded; ``loaded`` or ``failed`` follows if not cached."""
+    def request(self, path: Path, full: bool = False) -> Key:
+        """Make sure *path* is (being) loaded, as its full image when *full*; ``loaded`` or
+        ``failed`` follows unless it is held already."""
         key = image_key(path)
-        if key in self._cache or key in self._failures or key in self._in_flight:
+        if full and key not in self._zoomed:
+            self._zoomed.append(key)
+        held = self._cache.get(key)
+        if key in self._failures or (held is not None and (not full or not held.is_preview)):
             return key
-        self._in_flight.add(key)
-        worker = Worker(decode_for_display, path)
-        worker.signals.returned.connect(lambda image, k=key: self._on_returned(k, image))
-        worker.signals.errored.connect(lambda exc, k=key: self._on_errored(k, exc))
-        worker.signals.finished.connect(lambda k=key: self._queued.pop(k, None))
-        self._queued[key] = worker
-        worker.start(self.pool)
+        if key in self._in_flight and (self._in_flight[key] or not full):
+            return key
+        self._in_flight[key] = full
+        worker = Worker(_load, key, path, self.store, full)
+        # Bound methods, not lambdas: Qt drops the connection if this loader is gone (a
+        # window closed while a decode was still on its way).
+        worker.signals.returned.connect(self._on_result)
+        pool = self.pool if full or not self._has_preview(path) else self.previews
+        self._queued[key] = (worker, pool)
+        worker.start(pool)
         return key
 
     def cancel_except(self, keep: set[Key]) -> int:
-        """Drop decodes still waiting for a thread unless in *keep* (the reviewer moved on).
+        """The images in *keep* are the ones on screen now: drop decodes still waiting for a
+        thread for any other (the reviewer moved on), and keep only the full images of
+        these and of the last ones zoomed into.
 
         Flipping quickly through cases would otherwise queue dozens of decodes nobody will
         look at, and the threads doing them compete with the GUI thread.
         """
+        self._current = set(keep)
+        if time.monotonic() - self._budget_at > BUDGET_REFRESH_S:
+            self.budget, self._budget_at = self._budget_source(), time.monotonic()
         dropped = 0
-        for key, worker in list(self._queued.items()):
-            if key not in keep and worker.withdraw(self.pool):
+        for key, (worker, pool) in list(self._queued.items()):
+            if key not in keep and worker.withdraw(pool):
                 del self._queued[key]
-                self._in_flight.discard(key)
+                self._in_flight.pop(key, None)
                 dropped += 1
+        for key, image in list(self._cache.items()):
+            if not image.is_preview and not self._keeps_full(key):
+                self._put(key, image.preview())
         return dropped
 
+    def _has_preview(self, path: Path) -> bool:
+        source = stamp(path) if self.store is not None else None
+        return (
+            source is not None and self.store is not None and self.store.file_for(source).exists()
+        )
+
+    def _keeps_full(self, key: Key) -> bool:
+        return key in self._current or key in self._zoomed
+
+    @Slot(object)
+    def _on_result(self, result: tuple[Key, DisplayImage | Exception]) -> None:
+        key, image = result
+        self._queued.pop(key, None)
+        if isinstance(image, Exception):
+            self._on_errored(key, image)
+        else:
+            self._on_returned(key, image)
+
     def _on_returned(self, key: Key, image: DisplayImage) -> None:
-        self._in_flight.discard(key)
+        self._in_flight.pop(key, None)
+        if image.unstored is not None and self.store is not None:
+            source, sha256, levels = image.unstored
+            image.unstored = None
+            size = (image.width, image.height)
+            writer = Worker(self.store.write, Path(key[0]), size, levels, source, sha256)
+            writer.start(self.background)
+        elif image.is_preview and self.store is not None:
+            checker = Worker(_check, key, self.store)
+            checker.signals.returned.connect(self._on_checked)
+            checker.start(self.background)
+        held = self._cache.get(key)
+        if held is None or image.top_scale >= held.top_scale:
+            self._put(key, image if self._keeps_full(key) else image.preview())
+        self.loaded.emit(key, image)
+
+    def _put(self, key: Key, image: DisplayImage) -> None:
+        old = self._cache.pop(key, None)
+        if old is not None:
+            self._bytes -= old.size_in_bytes()
         self._cache[key] = image
         self._bytes += image.size_in_bytes()
         while self._bytes > self.budget and len(self._cache) > 1:
-            _, old = self._cache.popitem(last=False)
-            self._bytes -= old.size_in_bytes()
-        self.loaded.emit(key, image)
+            _, evicted = self._cache.popitem(last=False)
+            self._bytes -= evicted.size_in_bytes()
+
+    @Slot(object)
+    def _on_checked(self, result: tuple[Key, bool]) -> None:
+        """A stored preview was made from other bytes than the file holds (its ``stat``
+        was kept while its content changed): forget it and have it loaded again."""
+        key, matches = result
+        held = self._cache.get(key)
+        if not matches and held is not None and held.is_preview:
+            self._bytes -= held.size_in_bytes()
+            del self._cache[key]
+            if key in self._current:
+                self.stale.emit(key)
 
     def _on_errored(self, key: Key, exc: Exception) -> None:
-        self._in_flight.discard(key)
+        self._in_flight.pop(key, None)
         message = exc.message if isinstance(exc, ProjectError) else f"{key[0]}: {exc}"
         self._failures[key] = message
         self.failed.emit(key, message)
@@ -103,4 +204,18 @@ class ImageLoader(QObject):
     def clear(self) -> None:
         self._cache.clear()
         self._failures.clear()
+        self._zoomed.clear()
         self._bytes = 0
+
+
+def _load(
+    key: Key, path: Path, store: PreviewStore | None, full: bool
+) -> tuple[Key, DisplayImage | Exception]:
+    try:
+        return key, load_for_display(path, store, full)
+    except Exception as exc:  # reported for this key, in ``failed``
+        return key, exc
+
+
+def _check(key: Key, store: PreviewStore) -> tuple[Key, bool]:
+    return key, store.verify(Path(key[0]))

@@ -11,48 +11,59 @@ import binascii
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QPoint, Qt, QThread, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QByteArray, Qt, QThread, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QLabel,
     QMainWindow,
-    QMenu,
     QMessageBox,
     QStackedWidget,
     QWidget,
 )
 
-from sabre_desk.core.boxes import DEFAULT_LABELS, LABEL_CHOICES
+from sabre_desk.core.boxes import DEFAULT_LABELS
+from sabre_desk.core.memory import image_cache_budget
+from sabre_desk.core.preview_cache import PreviewStore
 from sabre_desk.core.primers import PrimerLibrary
-from sabre_desk.core.project import MANIFEST_NAME, Case, Project
+from sabre_desk.core.project import Case, Project
 from sabre_desk.core.review import Box
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.core.workbench import Go, ViewMode, Workbench
-from sabre_desk.demo.writer import write_demo_project
 from sabre_desk.ground.errors import ProjectError
-from sabre_desk.gui.canvas.compare_view import CAPTIONS, CompareView
+from sabre_desk.gui.box_menu import box_menu
+from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.changes_ui import ChangesUi
 from sabre_desk.gui.controller import Aspect, CaseController, SaveState
+from sabre_desk.gui.dialogs.conflict import ask_conflict
 from sabre_desk.gui.dialogs.export_dialog import export_release
+from sabre_desk.gui.dialogs.new_case_dialog import author_new_case
 from sabre_desk.gui.escape import EscapeToImage
+from sabre_desk.gui.full_resolution import FullResolution
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.index_reader import IndexReader
 from sabre_desk.gui.menus import WindowActions, WindowParts
+from sabre_desk.gui.preview_sweep import PreviewSweep
+from sabre_desk.gui.process_jobs import ProcessJobs
+from sabre_desk.gui.project_sources import ProjectSources
 from sabre_desk.gui.qimage import DisplayImage
 from sabre_desk.gui.repair_ui import RepairUi
-from sabre_desk.gui.screen_fit import keep_frame_on_screen, open_within_screen
+from sabre_desk.gui.screen_fit import (
+    keep_frame_on_screen,
+    open_within_screen,
+    remember_geometry,
+    restore_geometry,
+)
 from sabre_desk.gui.session import Session
+from sabre_desk.gui.team_ui import TeamUi
 from sabre_desk.gui.toolbar import build_toolbar
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
 from sabre_desk.gui.widgets.welcome import WelcomePage
-from sabre_desk.gui.workers import Worker
 from sabre_desk.imaging.geometry import Rect
 from sabre_desk.imaging.io import find_image
-from sabre_desk.settings import Settings, config_dir, save_settings
+from sabre_desk.settings import Settings, save_settings
 
 PREFETCH_NEIGHBOURS = 2  # cases decoded ahead on each side of the current one
 SAVE_STATE_TEXT = {
@@ -62,6 +73,12 @@ SAVE_STATE_TEXT = {
     SaveState.CONFLICT: ("✗ Changed on disk", "#c62828"),
     SaveState.READ_ONLY: ("Read-only", "#757575"),
 }
+
+
+EMPTY_PROJECT = (
+    "no cases yet: put case folders into its cases/ folder (see docs/PROJECT_FORMAT.md), "
+    "then reopen the project"
+)
 
 
 class MainWindow(QMainWindow):
@@ -83,9 +100,16 @@ class MainWindow(QMainWindow):
         cores = QThread.idealThreadCount()
         self.pool.setMaxThreadCount(max(1, min(settings.pool_size, cores - 1)))
         self._project_status = ""
-        self.loader = ImageLoader(self.pool, parent=self)
+        self.loader = ImageLoader(
+            self.pool,
+            lambda: image_cache_budget(settings.image_cache_min_mb, settings.image_cache_max_mb),
+            self,
+        )
         self.loader.loaded.connect(self._on_image_loaded)
         self.loader.failed.connect(self._on_image_failed)
+        self.loader.stale.connect(lambda _key: self.redisplay_case())
+        self.jobs = ProcessJobs(parent=self)  # CPU-bound work, in worker processes
+        self.previews = PreviewSweep(lambda f, a, d: self.jobs.submit(f, a, d, -10), self)
         self._waiting: dict[Key, ImageRole] = {}
         self._shown_case: str | None = None
         self.setWindowTitle("sabre-desk")
@@ -95,10 +119,15 @@ class MainWindow(QMainWindow):
         self.compare = CompareView()
         self.compare.sync = settings.sync_views
         self.compare.all_painted.connect(self._on_all_painted)
+        self.full_res = FullResolution(self.loader, self.compare, self)
         self.welcome = WelcomePage()
         self.welcome.set_recent(settings.recent_projects)
-        self.welcome.open_requested.connect(self._choose_project)
-        self.welcome.demo_requested.connect(self.open_demo)
+        self.sources = ProjectSources(
+            self, self.open_project, self.report_error, self.statusBar().showMessage
+        )
+        self.welcome.open_requested.connect(self.sources.choose)
+        self.welcome.demo_requested.connect(self.sources.demo)
+        self.welcome.new_requested.connect(self.sources.new)
         self.welcome.recent_requested.connect(self.open_project)
         self.central = QStackedWidget()
         self.central.addWidget(self.welcome)
@@ -128,8 +157,11 @@ class MainWindow(QMainWindow):
             canvas.box_edited.connect(lambda i, box, r=role: self._on_box_changed(r, i, box, False))
             canvas.box_nudged.connect(lambda i, box, r=role: self._on_box_changed(r, i, box, True))
             canvas.box_delete_requested.connect(lambda i, r=role: self._on_box_deleted(r, i))
-            canvas.blink.connect(lambda on, r=role: self._on_blink(r, on))
-            canvas.box_menu_requested.connect(lambda i, pos, r=role: self._box_menu(r, i, pos))
+            canvas.box_menu_requested.connect(
+                lambda i, pos, r=role: (
+                    self.controller and box_menu(self.controller, r, i, pos, self)
+                )
+            )
             canvas.cursor_moved.connect(lambda xy, r=role: self._on_cursor(r, xy))
             canvas.view_changed.connect(lambda r=role: self._on_cursor(r, None))
 
@@ -138,13 +170,15 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.position_label)
         self.statusBar().addPermanentWidget(self.save_label)
         self._overlay: dict[ImageRole, list[Box]] | None = None  # boxes shown instead of review's
-        self.repair_ui = RepairUi(self.session, self.compare, self.workbench, settings, self)
+        self.repair_ui = RepairUi(
+            self.session, self.compare, self.workbench, settings, self.jobs, self
+        )
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.repair_ui.dock)
         self.tabifyDockWidget(self.case_panel_dock, self.repair_ui.dock)
         self.case_panel_dock.raise_()
         self.repair_ui.show_files_requested.connect(self.show_files)
         self.repair_ui.redisplay_requested.connect(self.redisplay_case)
-        self.changes_ui = ChangesUi(self.session, self.compare, self.workbench, self)
+        self.changes_ui = ChangesUi(self.session, self.compare, self.workbench, self.jobs, self)
         self.images_shown.connect(lambda _case_id: self.changes_ui.refresh())
         self.actions_ = WindowActions(
             self.menuBar(),
@@ -156,7 +190,11 @@ class MainWindow(QMainWindow):
                 settings=settings,
                 docks=[self.cases_dock, self.case_panel_dock],
                 panel=lambda: self.case_panel,
-                choose_project=self._choose_project,
+                choose_project=self.sources.choose,
+                new_project=self.sources.new,
+                new_case=lambda: author_new_case(
+                    self, self.session, self.workbench, self.case_list
+                ),
                 open_project=self.open_project,
                 export_release=lambda: export_release(self.session, self.pool, self),
                 save_settings=self._save_settings,
@@ -164,6 +202,10 @@ class MainWindow(QMainWindow):
             ),
         )
         self.actions_.add_to_edit(self.repair_ui.run_action)
+        self.team_ui = TeamUi(
+            self.session, self.compare, self.workbench, self.case_list, self.pool, self
+        )
+        self.team_ui.add_actions(self.actions_)
         self.actions_.add_to_view(self.changes_ui.action)
         self.toolbar = build_toolbar(
             self, self.actions_, self.changes_ui.action, self.repair_ui.run_action
@@ -196,6 +238,8 @@ class MainWindow(QMainWindow):
             self.report_error("Cannot open project", str(exc))
             return False
         self.loader.clear()
+        limit = self.settings.preview_cache_mb * 1024**2
+        self.loader.set_store(PreviewStore.for_project(project.root, project.read_only, limit))
         self.central.setCurrentWidget(self.compare)
         self._project_status = f"{project.root} · reviewer {self.reviewer}"
         if project.read_only:
@@ -227,8 +271,15 @@ class MainWindow(QMainWindow):
         )
 
     def _on_index_finished(self, project: Project) -> None:
-        self.statusBar().showMessage(f"{self._project_status} · {len(project.entries):,} cases")
+        count = f"{len(project.entries):,} cases" if project.entries else EMPTY_PROJECT
+        self.statusBar().showMessage(f"{self._project_status} · {count}")
+        if not project.entries:
+            self.compare.show_roles((ImageRole.IMAGE,))
+            self.compare.canvases[ImageRole.IMAGE].show_message(EMPTY_PROJECT)
         self.changes_ui.sweep(project)
+        self.team_ui.project_indexed(project)
+        if self.loader.store is not None:
+            self.previews.start(project, self.loader.store)
 
     def _attach_controller(self, controller: CaseController) -> None:
         controller.case_loaded.connect(self._on_case_loaded)
@@ -244,33 +295,11 @@ class MainWindow(QMainWindow):
         self.case_panel_dock.setWidget(self.case_panel)
         self.escape.watch(self.case_panel.notes)
         self.case_panel.add_section(self.changes_ui.section)
+        self.case_panel.add_section(self.team_ui.section)
         primers = PrimerLibrary.for_project(controller.project.root)
         default = controller.project.manifest.primer
         self.case_panel.primer_for = lambda case: primers.for_spec(case.spec, default)[0]
         self.session.open(controller)
-
-    def open_demo(self) -> None:
-        """The demo project, written into the settings folder the first time (drawn on a
-        worker thread: about a second and a half), then opened like any other."""
-        folder = config_dir() / "demo-project"
-        if (folder / MANIFEST_NAME).is_file():
-            self.open_project(folder)
-            return
-        self.statusBar().showMessage("Drawing the demo project…")
-        worker = Worker(write_demo_project, folder)
-        worker.signals.returned.connect(lambda _root: self.open_project(folder))
-        worker.signals.errored.connect(
-            lambda exc: self.report_error(
-                "Cannot write the demo project",
-                exc.message if isinstance(exc, ProjectError) else str(exc),
-            )
-        )
-        worker.start(self.pool)
-
-    def _choose_project(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Open sabre-desk project")
-        if folder:
-            self.open_project(Path(folder))
 
     # --- navigation -----------------------------------------------------------------------
 
@@ -304,7 +333,7 @@ class MainWindow(QMainWindow):
             key = self.loader.request(path)
             image = self.loader.cached(key)
             if image is not None:
-                self._show_image(role, image)
+                self._show_image(role, key, image)
             else:
                 self._waiting[key] = role
                 canvas.show_message("Loading…")
@@ -314,6 +343,7 @@ class MainWindow(QMainWindow):
         self.workbench.set_mode(ViewMode.REVIEWING)  # a case opens to be reviewed
         self._overlay = None
         self.changes_ui.note_activity()
+        self.previews.sweep.note_activity()
         self._waiting.clear()
         self._shown_case = case.case_id
         roles = case.spec.image_roles
@@ -322,6 +352,7 @@ class MainWindow(QMainWindow):
         self.compare.show_roles(roles)
         current = {image_key(case.images[r]) for r in roles if r in case.images}
         self.loader.cancel_except(current)
+        self.jobs.hold()  # the case on screen first; released once it is painted
         for role in roles:
             canvas = self.compare.canvases[role]
             if role in case.image_problems:
@@ -332,7 +363,7 @@ class MainWindow(QMainWindow):
             image = self.loader.cached(key)
             failure = self.loader.failure(key)
             if image is not None:
-                self._show_image(role, image)
+                self._show_image(role, key, image)
             elif failure is not None:
                 self.compare.expect_paint(role)
                 canvas.show_message(f"⚠ {failure}")
@@ -348,16 +379,17 @@ class MainWindow(QMainWindow):
             self.compare.expect_paint(role)
             self.compare.canvases[role].show_message("This case cannot be opened.")
 
-    def _show_image(self, role: ImageRole, image: DisplayImage) -> None:
+    def _show_image(self, role: ImageRole, key: Key, image: DisplayImage) -> None:
         canvas = self.compare.canvases[role]
         self.compare.expect_paint(role)
         canvas.set_image(image)
+        self.full_res.shown(role, key)
         self._refresh_boxes(role, fresh=True)
 
     def _on_image_loaded(self, key: Key, image: DisplayImage) -> None:
         role = self._waiting.pop(key, None)
         if role is not None:  # otherwise a prefetch, or a case already left
-            self._show_image(role, image)
+            self._show_image(role, key, image)
 
     def _on_image_failed(self, key: Key, message: str) -> None:
         role = self._waiting.pop(key, None)
@@ -366,6 +398,7 @@ class MainWindow(QMainWindow):
             self.compare.canvases[role].show_message(f"⚠ {message}")
 
     def _on_all_painted(self) -> None:
+        self.jobs.release()
         if self._shown_case is not None:
             self.images_shown.emit(self._shown_case)
             # Only now, so that flipping quickly does not queue decodes nobody will see.
@@ -380,23 +413,6 @@ class MainWindow(QMainWindow):
                         self.loader.request(path)
 
     # --- review changes -------------------------------------------------------------------
-
-    def _on_blink(self, role: ImageRole, on: bool) -> None:
-        """V held on one image of a pair shows the other in its place, same view and boxes:
-        what changed between them jumps out (a blink comparator); letting go shows it back."""
-        case = self.controller.case if self.controller else None
-        canvas, caption = self.compare.canvases[role], self.compare.captions[role]
-        if not on:
-            canvas.show_instead(None)
-            caption.setText(CAPTIONS[role])
-            return
-        if case is None or self.workbench.mode is not ViewMode.REVIEWING:
-            return
-        other = {ImageRole.BASE: ImageRole.EDITED, ImageRole.EDITED: ImageRole.BASE}.get(role)
-        path = case.images.get(other) if other else None
-        image = self.loader.cached(image_key(path)) if path is not None else None
-        if other is not None and image is not None and canvas.show_instead(image):
-            caption.setText(f"{other.value.capitalize()} (while V is held)")
 
     def _on_mode_changed(self, mode: ViewMode) -> None:
         """Boxes can be drawn and edited only while reviewing, never on a comparison."""
@@ -457,24 +473,6 @@ class MainWindow(QMainWindow):
         if self.settings.auto_advance and decision is not None:
             QTimer.singleShot(0, lambda: self.case_list.go(Go.UNREVIEWED))
 
-    def _box_menu(self, role: ImageRole, index: int, pos: QPoint) -> None:
-        controller = self.controller
-        if controller is None:
-            return
-        menu = QMenu(self)
-        for label in LABEL_CHOICES:
-            action = menu.addAction(f"Label: {label}")
-            action.triggered.connect(
-                lambda _=False, lb=label: controller.relabel_box(role, index, lb)
-            )
-        menu.addSeparator()
-        if role is not ImageRole.IMAGE:
-            menu.addAction("Mirror to the other image").triggered.connect(
-                lambda: controller.mirror_box(role, index)
-            )
-        menu.addAction("Delete box").triggered.connect(lambda: controller.remove_box(role, index))
-        menu.popup(pos)
-
     def active_canvas(self) -> ImageCanvas | None:
         return self.compare.active_canvas()
 
@@ -515,19 +513,7 @@ class MainWindow(QMainWindow):
 
     def ask_conflict(self, message: str) -> str | None:
         """Ask how to resolve a save conflict: "mine", "theirs" or None (decide later)."""
-        box = QMessageBox(
-            QMessageBox.Icon.Warning,
-            "Review changed on disk",
-            f"{message}\n\nKeep your version (overwrite the file), or load the "
-            "version on disk (your unsaved changes to this case are dropped)?",
-            parent=self,
-        )
-        mine = box.addButton("Keep mine", QMessageBox.ButtonRole.AcceptRole)
-        theirs = box.addButton("Load from disk", QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.exec()
-        clicked = box.clickedButton()
-        return "mine" if clicked is mine else "theirs" if clicked is theirs else None
+        return ask_conflict(message, self)
 
     def report_error(self, title: str, message: str) -> None:
         self.statusBar().showMessage(f"{title}: {message}")
@@ -547,12 +533,11 @@ class MainWindow(QMainWindow):
     def _restore_layout(self) -> None:
         """The saved geometry and docks; a damaged value is ignored, never fatal."""
         try:
-            if self.settings.window_geometry:
-                self.restoreGeometry(QByteArray(base64.b64decode(self.settings.window_geometry)))
+            restore_geometry(self, self.settings.window_geometries)
             if self.settings.window_state:
                 self.restoreState(QByteArray(base64.b64decode(self.settings.window_state)))
         except (binascii.Error, ValueError):
-            self.settings.window_geometry = self.settings.window_state = None
+            self.settings.window_state = None
 
     def _save_settings(self) -> None:
         try:
@@ -576,21 +561,33 @@ class MainWindow(QMainWindow):
         if not self._leave_current():
             event.ignore()
             return
-        self.settings.window_geometry = base64.b64encode(self.saveGeometry().data()).decode()
+        self.settings.window_geometries = remember_geometry(self, self.settings.window_geometries)
         self.settings.window_state = base64.b64encode(self.saveState().data()).decode()
         self.settings.sync_views = self.compare.sync
         self._save_settings()
         self._waiting.clear()
         self.repair_ui.jobs.shutdown()
         self.changes_ui.shutdown()
+        self.team_ui.shutdown()
+        self.previews.sweep.stop()
+        self.jobs.shutdown()
         self.index_reader.stop()
         self.pool.waitForDone(5000)
         super().closeEvent(event)
 
     def wait_for_background(self, timeout_ms: int = 5000) -> bool:
         """Let image decodes, repairs and change maps finish (tests, benchmarks, quitting)."""
-        pools = (self.index_reader.pool, self.pool, self.repair_ui.jobs.pool, self.changes_ui.pool)
-        return all(pool.waitForDone(timeout_ms) for pool in pools)
+        pools = [
+            self.index_reader.pool,
+            self.pool,
+            self.repair_ui.jobs.pool,
+            self.sources.pool,
+            self.loader.background,
+            self.loader.previews,
+            *self.team_ui.pools,
+        ]
+        done = all(pool.waitForDone(timeout_ms) for pool in pools)
+        return self.jobs.wait_idle(timeout_ms) and done
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls()

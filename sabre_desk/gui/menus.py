@@ -20,6 +20,7 @@ from sabre_desk import __version__
 from sabre_desk.core.review import Decision
 from sabre_desk.core.workbench import Go
 from sabre_desk.gui.canvas.compare_view import CompareView
+from sabre_desk.gui.crash_report import open_log_folder
 from sabre_desk.gui.dialogs.shortcuts import ShortcutsDialog
 from sabre_desk.gui.models.probe_model import ANSWER
 from sabre_desk.gui.session import Session
@@ -42,6 +43,8 @@ class WindowParts:
     docks: list[QDockWidget]
     panel: Callable[[], CasePanel | None]
     choose_project: Callable[[], None]
+    new_project: Callable[[], None]
+    new_case: Callable[[], object]
     open_project: Callable[[Path], object]
     export_release: Callable[[], object]
     save_settings: Callable[[], None]
@@ -55,8 +58,14 @@ class WindowActions:
         session, compare, case_list = parts.session, parts.compare, parts.case_list
 
         file = bar.addMenu("&File")
+        self.new_action = self._add(
+            file, "File", "&New Project…", QKeySequence.StandardKey.New, parts.new_project
+        )
         self.open_action = self._add(
             file, "File", "&Open Project…", QKeySequence.StandardKey.Open, parts.choose_project
+        )
+        self.new_case_action = self._add(
+            file, "File", "New &Case from Photos…", "Ctrl+Shift+C", parts.new_case
         )
         self.recent_menu = file.addMenu("Open &Recent")
         self.fill_recent()
@@ -78,7 +87,7 @@ class WindowActions:
         self._add(self.edit, "Edit", "Edit &Answers", "E", self._edit_answers)
         self._add(self.edit, "Edit", "Edit &Notes", "Ctrl+Shift+N", self._edit_notes)
 
-        review = bar.addMenu("&Review")
+        self.review = review = bar.addMenu("&Review")
         for i, decision in enumerate(Decision):
             self._add(
                 review,
@@ -99,7 +108,7 @@ class WindowActions:
         self.auto_advance.setCheckable(True)
         self.auto_advance.setChecked(parts.settings.auto_advance)
 
-        go = bar.addMenu("&Go")
+        self.go = go = bar.addMenu("&Go")
         self._add(go, "Go", "&Next Case", ["N", "PgDown"], lambda: case_list.go(Go.NEXT))
         self._add(go, "Go", "&Previous Case", ["P", "PgUp"], lambda: case_list.go(Go.PREVIOUS))
         self._add(go, "Go", "Next &Unreviewed", "Shift+N", lambda: case_list.go(Go.UNREVIEWED))
@@ -119,12 +128,17 @@ class WindowActions:
         self.sync = self._add(view, "View", "&Synchronize Zoom and Pan", "S", self._toggle_sync)
         self.sync.setCheckable(True)
         self.sync.setChecked(compare.sync)
+        self.swipe = self._add(
+            view, "View", "S&wipe (Base Left of a Divider)", "W", self._toggle_swipe
+        )
+        self.swipe.setCheckable(True)
         self._view_anchor = view.addSeparator()
         for dock in parts.docks:
             view.addAction(dock.toggleViewAction())
 
         help_menu = bar.addMenu("&Help")
         self._add(help_menu, "Help", "&Keyboard Shortcuts", "F1", self.show_shortcuts)
+        self._add(help_menu, "Help", "Open &Log Folder", None, open_log_folder)
         self._add(help_menu, "Help", "&About sabre-desk", None, self._about)
         session.opened.connect(lambda controller: self.bind_undo(controller.undo_group))
 
@@ -154,6 +168,11 @@ class WindowActions:
     def add_to_edit(self, action: QAction) -> None:
         self.edit.addAction(action)
         self.groups.setdefault("Edit", []).append(action)
+
+    def add_to(self, menu: QMenu, group: str, action: QAction) -> None:
+        """Another part's action, in a menu and under *group* in the shortcuts sheet."""
+        menu.addAction(action)
+        self.groups.setdefault(group, []).append(action)
 
     def add_to_view(self, action: QAction) -> None:
         self.view.insertAction(self._view_anchor, action)
@@ -217,6 +236,11 @@ class WindowActions:
     def _toggle_sync(self) -> None:
         self.parts.compare.sync = self.sync.isChecked()
         self.parts.settings.sync_views = self.parts.compare.sync
+
+    def _toggle_swipe(self) -> None:
+        """A pair in one canvas, Base left of a divider dragged with the mouse (or moved
+        with Left/Right): the edge shows where a change begins."""
+        self.parts.compare.set_swiping(self.swipe.isChecked())
 
     def show_shortcuts(self) -> None:
         ShortcutsDialog(self.groups, self.parts.parent).exec()

@@ -1,14 +1,17 @@
-"""Repair jobs on their own thread pool: several at once, on several cases, cancellable.
+"""Repair jobs: several at once, on several cases, cancellable.
 
-A job gets copies of what it needs (the case as loaded, the box, the engine) and writes only
-its preview file; the review is updated on the GUI thread when it lands, whether or not the
-reviewer is still on that case.
+An engine that computes on this machine (OpenCV) runs in a worker process, where it cannot
+hold the window's interpreter and a cancel ends it at once; one that waits on a network
+(Gemini) runs on this pool's threads. A job gets copies of what it needs (the case as
+loaded, the box, the engine) and writes only its preview file; the review is updated on the
+GUI thread when it lands, whether or not the reviewer is still on that case.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
@@ -19,6 +22,7 @@ from sabre_desk.core.spec import ImageRole
 from sabre_desk.engines.base import RepairCancelledError, RepairEngine
 from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.ground.errors import ProjectError
+from sabre_desk.gui.process_jobs import ProcessJobs
 from sabre_desk.gui.workers import Worker
 
 
@@ -30,6 +34,8 @@ class RepairJob:
     engine: str
     cancel: threading.Event = field(default_factory=threading.Event)
     worker: Worker | None = None
+    runner: RepairEngine | None = None  # the engine object; the job closes it when it ends
+    stop: Callable[[], None] | None = None  # ends it in its worker process
 
 
 class RepairJobs(QObject):
@@ -39,8 +45,11 @@ class RepairJobs(QObject):
     cancelled = Signal(object)  # RepairJob
     count_changed = Signal(int)
 
-    def __init__(self, pool_size: int, parent: QObject | None = None):
+    def __init__(
+        self, pool_size: int, processes: ProcessJobs | None = None, parent: QObject | None = None
+    ):
         super().__init__(parent)
+        self.processes = processes
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(max(1, pool_size))
         self.jobs: dict[int, RepairJob] = {}
@@ -54,6 +63,7 @@ class RepairJobs(QObject):
         engine: RepairEngine,
     ) -> RepairJob:
         job = RepairJob(next(self._ids), case.case_id, role, engine.name)
+        job.runner = engine
         # The worker gets its own copy: the reviewer keeps editing the live case meanwhile.
         snapshot = replace(
             case,
@@ -61,19 +71,23 @@ class RepairJobs(QObject):
             image_problems=dict(case.image_problems),
             review=case.review.model_copy(deep=True),
         )
-        worker = Worker(
-            repairs.compute_preview,
-            snapshot,
-            role,
-            order,
-            engine,
-            job.cancel,
-        )
-        worker.signals.returned.connect(lambda result, j=job: self._on_returned(j, result))
-        worker.signals.errored.connect(lambda exc, j=job: self._on_errored(j, exc))
-        job.worker = worker
         self.jobs[job.id] = job
-        worker.start(self.pool)
+        if self.processes is not None and getattr(engine, "cpu_bound", False):
+
+            def done(result: tuple | None, exc: Exception | None) -> None:
+                if exc is None:
+                    self._on_returned(job, result or ())
+                else:
+                    self._on_errored(job, exc)
+
+            args = (snapshot, role, order, engine, None)
+            job.stop = self.processes.submit(repairs.compute_preview, args, done)
+        else:
+            worker = Worker(repairs.compute_preview, snapshot, role, order, engine, job.cancel)
+            worker.signals.returned.connect(lambda result, j=job: self._on_returned(j, result))
+            worker.signals.errored.connect(lambda exc, j=job: self._on_errored(j, exc))
+            job.worker = worker
+            worker.start(self.pool)
         self.started.emit(job)
         self.count_changed.emit(len(self.jobs))
         return job
@@ -83,7 +97,9 @@ class RepairJobs(QObject):
         if job is None:
             return
         job.cancel.set()
-        if job.worker is not None and job.worker.withdraw(self.pool):
+        if job.stop is not None:
+            job.stop()  # its worker process ends; the pool reports it cancelled
+        elif job.worker is not None and job.worker.withdraw(self.pool):
             self._finish(job)  # had not started: it never will
             self.cancelled.emit(job)
 
@@ -92,6 +108,8 @@ class RepairJobs(QObject):
 
     def _finish(self, job: RepairJob) -> None:
         self.jobs.pop(job.id, None)
+        if job.runner is not None:
+            job.runner.close()
         self.count_changed.emit(len(self.jobs))
 
     def _on_returned(self, job: RepairJob, result: tuple) -> None:
@@ -113,6 +131,9 @@ class RepairJobs(QObject):
     def shutdown(self, wait_ms: int = 3000) -> None:
         for job in list(self.jobs.values()):
             job.cancel.set()
-            if job.worker is not None and job.worker.withdraw(self.pool):
+            if job.stop is not None:
+                job.stop()
+                self._finish(job)
+            elif job.worker is not None and job.worker.withdraw(self.pool):
                 self._finish(job)
         self.pool.waitForDone(wait_ms)

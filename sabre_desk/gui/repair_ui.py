@@ -22,6 +22,7 @@ from sabre_desk.engines.pipeline import RepairOutcome
 from sabre_desk.ground.errors import RepairError
 from sabre_desk.gui.canvas.compare_view import CAPTIONS, CompareView
 from sabre_desk.gui.controller import CaseController
+from sabre_desk.gui.process_jobs import ProcessJobs
 from sabre_desk.gui.repair_jobs import RepairJob, RepairJobs
 from sabre_desk.gui.session import Session
 from sabre_desk.gui.widgets.repair_panel import RepairPanel
@@ -40,6 +41,7 @@ class RepairUi(QObject):
         compare: CompareView,
         workbench: Workbench,
         settings: Settings,
+        processes: ProcessJobs,
         parent: QWidget,
     ):
         super().__init__(parent)
@@ -49,7 +51,7 @@ class RepairUi(QObject):
             workbench,
             settings,
         )
-        self.jobs = RepairJobs(settings.pool_size, self)
+        self.jobs = RepairJobs(settings.pool_size, processes, self)
         self.jobs.landed.connect(self._on_landed)
         self.jobs.failed.connect(self._on_failed)
         self.jobs.cancelled.connect(
@@ -60,6 +62,7 @@ class RepairUi(QObject):
         self.panel: RepairPanel | None = None
         self.previewing: RepairRecord | None = None
         self._zoom_box: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)
+        self._keep_view: tuple[float, float, float] | None = None
         self.run_action = QAction("&Repair the Selected Box", parent)
         self.run_action.setShortcut(QKeySequence("Ctrl+R"))
         self.run_action.triggered.connect(self.run)
@@ -115,6 +118,14 @@ class RepairUi(QObject):
             self._leave_preview(redraw=True)
             return
         role = ImageRole(record.image_role)
+        # The same repair shown again (accepted, reverted, undone): the reviewer keeps the
+        # zoom they were judging it at; another repair opens zoomed in on its box.
+        same = self.previewing is not None and self.previewing.id == record.id
+        left = self.compare.canvases[LEFT]
+        if not same:
+            self._keep_view = None
+        elif left.image_size is not None:  # (while still loading, the view kept stands)
+            self._keep_view = left.view_state()
         self.previewing = record
         self.workbench.set_mode(ViewMode.REPAIR_COMPARISON)
         compare = self.compare
@@ -137,7 +148,12 @@ class RepairUi(QObject):
 
     def _zoom_to_repair(self) -> None:
         """Like DLEBench's crops: both sides zoomed in on the repaired region."""
-        if self.previewing is not None:
+        if self.previewing is None:
+            return
+        if self._keep_view is not None:
+            self.compare.canvases[LEFT].apply_view_state(self._keep_view)
+            self.compare.canvases[RIGHT].apply_view_state(self._keep_view)
+        else:
             self.compare.canvases[LEFT].zoom_to(self._zoom_box)
 
     def _leave_preview(self, redraw: bool = False) -> None:

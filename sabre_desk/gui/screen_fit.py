@@ -1,10 +1,15 @@
 """A window that fits the screen it opens on, title bar included (a 1366×768 laptop has
-about 1366×730 of free area; the window manager's frame is known only once shown)."""
+about 1366×730 of free area; the window manager's frame is known only once shown), and that
+remembers its place per screen: a laptop used with and without a large monitor gets back the
+layout of the screen it is on, never a 2560-pixel window on a 1366-pixel screen."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize
-from PySide6.QtGui import QGuiApplication
+import base64
+import binascii
+
+from PySide6.QtCore import QByteArray, QSize
+from PySide6.QtGui import QGuiApplication, QScreen
 from PySide6.QtWidgets import QWidget
 
 FRAME_ALLOWANCE = 32  # pixels kept for a title bar before the real one is known
@@ -34,3 +39,32 @@ def keep_frame_on_screen(window: QWidget) -> None:
             min(window.height(), area.height() - (frame.height() - window.height())),
         )
         window.move(area.topLeft())
+
+
+def screen_key(screen: QScreen) -> str:
+    size = screen.geometry().size()
+    return f"{screen.name()} {size.width()}x{size.height()}"
+
+
+def remember_geometry(window: QWidget, store: dict[str, str]) -> dict[str, str]:
+    """*store* with the window's geometry for the screen it is on, most recent last."""
+    screen = window.screen()
+    if screen is None:
+        return store
+    key = screen_key(screen)
+    kept = {k: v for k, v in store.items() if k != key}
+    kept[key] = base64.b64encode(window.saveGeometry().data()).decode()
+    return kept
+
+
+def restore_geometry(window: QWidget, store: dict[str, str]) -> bool:
+    """The geometry last used on a screen that is connected now; False when there is none
+    (or it is damaged), and the window keeps the size it fits the screen with."""
+    connected = {screen_key(s) for s in QGuiApplication.screens()}
+    for key in reversed(list(store)):
+        if key in connected:
+            try:
+                return window.restoreGeometry(QByteArray(base64.b64decode(store[key])))
+            except (binascii.Error, ValueError):
+                return False
+    return False

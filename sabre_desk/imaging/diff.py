@@ -236,3 +236,13 @@ def overlay(edited: np.ndarray, result: ChangeMap, alpha: float = 0.55) -> np.nd
             cv2.LINE_AA,
         )
     return out
+
+
+def heat_rgba(result: ChangeMap) -> np.ndarray:
+    """The changed pixels coloured by how much they changed (RGBA), transparent elsewhere:
+    the overlay the window draws over Edited."""
+    level = np.clip(result.delta / (2.0 * result.threshold), 0.0, 1.0)
+    colored = cv2.applyColorMap((level * 255).astype(np.uint8), cv2.COLORMAP_INFERNO)
+    rgba = cv2.cvtColor(colored, cv2.COLOR_BGR2RGBA)
+    rgba[..., 3] = np.where(result.changed, 150, 0).astype(np.uint8)
+    return rgba

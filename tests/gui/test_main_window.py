@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from factories import png_bytes, read_only, yes_no_spec
 from PIL import Image
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
@@ -415,3 +416,77 @@ def test_the_toolbar_holds_the_menus_own_actions(window: MainWindow) -> None:
     for action in shown:
         assert id(action) in in_menus and not action.icon().isNull()
         assert action.shortcut().toString() in action.toolTip()
+
+
+def test_the_window_comes_back_where_it_was_on_this_screen_only(qtbot) -> None:
+    """Closed at 700×500 here, it reopens at 700×500 here; the geometry saved on another
+    screen (a large monitor no longer connected) is not applied to this one."""
+    import base64
+
+    from PySide6.QtCore import QRect
+
+    from sabre_desk.gui.screen_fit import screen_key
+    from sabre_desk.settings import load_settings
+
+    settings, _ = load_settings()
+    first = MainWindow("alice", settings)
+    qtbot.addWidget(first)
+    first.show()
+    here = screen_key(first.screen())
+    huge = MainWindow("alice", settings)
+    qtbot.addWidget(huge)
+    huge.setGeometry(QRect(0, 0, 2500, 1400))
+    settings.window_geometries = {
+        "DP-2 2560x1440": base64.b64encode(huge.saveGeometry().data()).decode()
+    }
+    first.resize(700, 500)
+    first.close()
+    assert list(settings.window_geometries) == ["DP-2 2560x1440", here]
+
+    again = MainWindow("alice", load_settings()[0])
+    qtbot.addWidget(again)
+    assert (again.width(), again.height()) == (700, 500)
+
+    elsewhere, _ = load_settings()
+    elsewhere.window_geometries = {"DP-2 2560x1440": settings.window_geometries["DP-2 2560x1440"]}
+    other = MainWindow("alice", elsewhere)
+    qtbot.addWidget(other)
+    area = other.screen().availableGeometry()
+    assert other.width() <= area.width() and other.height() <= area.height()
+
+
+def test_new_project_from_the_welcome_page_makes_and_opens_an_empty_project(
+    qtbot, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New project…: a folder, a name and a primer; a folder that is not empty is refused in
+    the dialog and nothing is written there; then the new project opens, saying it is empty."""
+    from PySide6.QtWidgets import QDialog
+
+    from sabre_desk.gui.dialogs.new_project_dialog import NewProjectDialog
+
+    busy = tmp_path / "photos"
+    busy.mkdir()
+    (busy / "a.jpg").write_bytes(b"x")
+    target = tmp_path / "wrench-study"
+    seen: list[NewProjectDialog] = []
+
+    def fill(dialog: NewProjectDialog) -> int:
+        seen.append(dialog)
+        dialog.folder.setText(str(busy))
+        dialog.make_project()
+        assert "not empty" in dialog.problem.text() and sorted(busy.iterdir()) == [busy / "a.jpg"]
+        dialog.folder.setText(str(target))
+        assert dialog.name.text() == "wrench-study"  # follows the folder until typed over
+        dialog.primer.setCurrentIndex(dialog.primer.findData("context"))
+        dialog.make_project()
+        return int(dialog.result())
+
+    monkeypatch.setattr(NewProjectDialog, "exec", fill)
+    window.welcome.new_button.click()
+    assert seen and seen[0].result() == QDialog.DialogCode.Accepted
+    manifest = json.loads((target / "sabre-project.json").read_text())
+    assert manifest["name"] == "wrench-study" and manifest["primer"] == "context"
+    assert window.project is not None and window.project.root == target.absolute()
+    assert window.central.currentWidget() is window.compare
+    assert "no cases yet" in window.statusBar().currentMessage()
+    assert window.actions_.new_action.shortcut().toString() == "Ctrl+N"

@@ -67,11 +67,11 @@ def test_repair_compare_accept_undo_and_revert(
     original = sha(folder / "edited.png")
     box_the_fragment(qtbot, window)
     panel = window.repair_ui.panel
-    assert panel.engine.currentData() == "opencv-telea"
+    assert panel.engine.currentData() == "opencv-fsr"  # the offline default
     press(qtbot, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: panel.previews.count() == 1, timeout=10000)
     record = review(demo_project)["repairs"][0]
-    assert record["status"] == "preview" and record["engine"] == "opencv-telea"
+    assert record["status"] == "preview" and record["engine"] == "opencv-fsr"
     assert (folder / record["preview"]).is_file()
     assert sha(folder / "edited.png") == original
     # the comparison: current image on the left, the preview on the right
@@ -217,3 +217,35 @@ def test_boxes_cannot_be_edited_on_a_repair_comparison(
     canvas.setFocus()
     press(qtbot, Qt.Key.Key_B)
     qtbot.waitUntil(lambda: len(review(demo_project)["boxes"]) == len(before) + 1, timeout=1500)
+
+
+def test_undo_of_accept_puts_back_the_zoom_the_reviewer_had(
+    qtbot, repairing: MainWindow, demo_project: Path
+) -> None:
+    """Zoomed in on the defect, accept, Ctrl+Z: Base and Edited are shown again at the zoom
+    and place they had before the accept, in step with each other."""
+    window = repairing
+    box_the_fragment(qtbot, window)
+    base, edited = window.compare.canvases[ImageRole.BASE], window.compare.canvases[EDITED]
+    panel = window.repair_ui.panel
+    press(qtbot, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: panel.previews.count() == 1, timeout=10000)
+    qtbot.waitUntil(
+        lambda: (
+            window.compare.captions[EDITED].text().startswith("Repair r1")
+            and edited.display_image is not None
+        ),
+        timeout=5000,
+    )
+    window.compare.zoom_by(3.0)  # judging the preview up close
+    before = edited.view_state()
+    assert base.view_state() == pytest.approx(before, abs=1e-3)
+    panel.accept.click()
+    qtbot.waitUntil(lambda: review(demo_project)["repairs"][0]["status"] == "accepted")
+    edited.setFocus()
+    with qtbot.waitSignal(window.images_shown, timeout=10000):
+        press(qtbot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: review(demo_project)["repairs"][0]["status"] == "reverted")
+    qtbot.wait(100)
+    assert edited.view_state() == pytest.approx(before, abs=1e-3)
+    assert base.view_state() == pytest.approx(before, abs=1e-3)

@@ -257,7 +257,7 @@ def test_keyboard_navigation(qtbot, review: MainWindow, monkeypatch) -> None:
     press(qtbot, review, Qt.Key.Key_Home)
     qtbot.waitUntil(lambda: current() == "attr01_red_triangles")
     press(qtbot, review, Qt.Key.Key_PageDown)
-    qtbot.waitUntil(lambda: current() == "attr02_blue_circles")
+    qtbot.waitUntil(lambda: current() == "attr02_traffic_light")
     press(qtbot, review, Qt.Key.Key_1)  # keep, then the next unreviewed skips it
     press(qtbot, review, Qt.Key.Key_PageUp)
     qtbot.waitUntil(lambda: current() == "attr01_red_triangles")
@@ -536,3 +536,70 @@ def test_a_pair_is_laid_out_the_way_that_shows_it_larger(qtbot) -> None:
     view.set_aspect(2.0)
     view.show_roles((ImageRole.IMAGE,))  # a single image: nothing to arrange
     assert not view.stacked
+
+
+def test_w_swipes_base_over_edited_behind_a_divider_the_reviewer_drags(
+    qtbot, review: MainWindow
+) -> None:
+    """W shows the pair in one canvas: Base left of a divider, Edited right of it. Dragging
+    moves the divider, and so which image each screen column shows; W again splits them."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage
+    from PySide6.QtTest import QTest
+
+    canvas = review.compare.canvases[EDITED]
+    qtbot.waitUntil(lambda: canvas.display_image is not None, timeout=5000)
+    press(qtbot, review, Qt.Key.Key_W)
+    assert review.actions_.swipe.isChecked() and canvas.swiping
+    assert review.compare.visible_roles == [EDITED]  # one canvas, as large as the pair's
+    assert review.compare.swipe_label.text().startswith("◂ Base  |  Edited ▸")
+    qtbot.wait(50)
+    canvas.fit()
+    w, h = canvas.image_size
+
+    def inside() -> QImage:  # the image's area on screen, less the divider at its edges
+        area = canvas.mapFromScene(QRectF(0, 0, w, h)).boundingRect().adjusted(4, 4, -4, -4)
+        return canvas.grab().toImage().copy(area)
+
+    canvas.move_swipe(0.0)
+    edited = inside()
+    QTest.keyPress(canvas, Qt.Key.Key_V)  # Base in the same view, for reference
+    base = inside()
+    QTest.keyRelease(canvas, Qt.Key.Key_V)
+    assert base != edited
+    canvas.move_swipe(1.0)
+    assert inside() == base
+
+    # A drag to the middle: the divider follows, no box is drawn.
+    middle = canvas.mapFromScene(w / 2, h / 2)
+    QTest.mousePress(canvas.viewport(), Qt.MouseButton.LeftButton, pos=middle)
+    QTest.mouseRelease(canvas.viewport(), Qt.MouseButton.LeftButton, pos=middle)
+    assert abs(canvas.swipe_split - 0.5) < 0.02
+    assert review.controller.case.review.boxes == []
+    QTest.keyClick(canvas, Qt.Key.Key_Right)
+    assert abs(canvas.swipe_split - 0.55) < 0.02
+
+    press(qtbot, review, Qt.Key.Key_W)
+    assert not canvas.swiping and BASE in review.compare.visible_roles
+    assert review.compare.swipe_label.isHidden()
+
+
+def test_right_click_on_a_box_offers_its_label_mirror_and_delete(qtbot, review: MainWindow) -> None:
+    """The box menu stays up after the click (it is owned by the window) and its choices act
+    on that box."""
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QMenu
+
+    canvas = review.compare.canvases[EDITED]
+    qtbot.waitUntil(lambda: canvas.display_image is not None, timeout=5000)
+    review.controller.add_box(EDITED, (0.4, 0.5, 0.6, 0.7), "target")
+    w, h = canvas.image_size
+    inside = canvas.mapFromScene(0.5 * w, 0.6 * h)
+    QTest.mouseClick(canvas.viewport(), Qt.MouseButton.RightButton, pos=inside)
+    qtbot.waitUntil(lambda: isinstance(QApplication.activePopupWidget(), QMenu), timeout=2000)
+    menu = QApplication.activePopupWidget()
+    texts = [a.text() for a in menu.actions() if a.text()]
+    assert "Mirror to the other image" in texts and any(t.startswith("Label: ") for t in texts)
+    next(a for a in menu.actions() if a.text() == "Mirror to the other image").trigger()
+    menu.close()
+    assert len(review.controller.case.review.boxes_on(BASE)) == 1

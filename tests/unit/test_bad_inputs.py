@@ -143,10 +143,18 @@ def test_the_exif_photo_is_measured_as_displayed(messy_project: Path) -> None:
     assert case.image_info["base"].size == (60, 40)  # stored 40x60, shown rotated
 
 
-def test_an_empty_project_is_reported(make_project: Callable) -> None:
-    report = validate_project(Project.open(make_project(), "alice"))
-    assert not report.valid
-    assert "no cases" in report.project_problems[0].reason
+def test_an_empty_project_is_valid_with_a_note_and_one_without_cases_is_not(
+    make_project: Callable,
+) -> None:
+    """A new project (`init`) has no cases yet: valid, and said; a lost cases/ is an error."""
+    root = make_project()
+    report = validate_project(Project.open(root, "alice"))
+    assert report.valid
+    assert report.project_problems[0].severity == "warning"
+    assert "no cases yet" in report.project_problems[0].reason
+    (root / "cases").rmdir()
+    report = validate_project(Project.open(root, "alice"))
+    assert not report.valid and "cases/ is missing" in report.project_problems[0].reason
 
 
 def test_a_read_only_project_opens_read_only_and_says_so(demo_project: Path) -> None:

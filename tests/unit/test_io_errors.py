@@ -92,8 +92,8 @@ def test_an_unexpected_error_is_one_line_with_a_crash_log(
     def broken(args: object) -> int:
         raise RuntimeError("a bug")
 
-    monkeypatch.setitem(cli.HANDLERS, "stats", broken)
-    assert main(["stats", str(tmp_path)]) == EXIT_INTERNAL
+    monkeypatch.setitem(cli.HANDLERS, "validate", broken)
+    assert main(["validate", str(tmp_path)]) == EXIT_INTERNAL
     line = _one_error_line(capsys.readouterr().err)
     assert "internal error (RuntimeError: a bug)" in line
     log = Path(line.rsplit("details in ", 1)[1])

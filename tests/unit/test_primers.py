@@ -21,9 +21,11 @@ SHIPPED = {
     "context": "context_prior",
     "texture": "texture_prior",
     "attribute": "attribute_count",
+    "two_property": "attribute_two_property",
     "language": "language_elicitation",
     "counting": "counting",
     "spatial": "spatial",
+    "spatial_relations": "spatial_relations",
 }
 
 
@@ -89,7 +91,7 @@ MUTANTS = [
         "the answer must be the 'unknown' option D",
     ),
     (
-        "attr02_blue_circles",
+        "attr02_traffic_light",
         "a non-count open question",
         lambda s: s["questions"][0].update(eval_type="exact_match", answer="three"),
         "counts use count_exact with a non-negative integer",
@@ -201,3 +203,105 @@ def test_primer_cli_lists_shows_and_creates(tmp_path: Path) -> None:
         timeout=60,
     )
     assert made.returncode == 0 and (tmp_path / "glare.md").is_file()
+
+
+def _attribute_case(obj: str, component: str, canonical: int, answer: str) -> SampleSpec:
+    return SampleSpec.model_validate(
+        {
+            "concept_id": f"{obj}_{component}",
+            "pressure_test_type": "attribute_count",
+            "generation_mode": "single_image",
+            "image_prompt": f"a {obj} with an unusual number of {component}",
+            "task_attributes": [
+                {"name": "object", "value": obj},
+                {"name": "component", "value": component},
+                {"name": "canonical_count", "value": str(canonical)},
+            ],
+            "questions": [
+                {
+                    "probe_id": "component_count",
+                    "image_role": "image",
+                    "question_type": "open",
+                    "prompt": f"How many {component} does the {obj} have?",
+                    "answer": answer,
+                    "eval_type": "count_exact",
+                }
+            ],
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("obj", "component", "canonical", "shown"),
+    [("octopus", "tentacles", 8, 12), ("fork", "tines", 4, 6), ("traffic light", "lamps", 3, 5)],
+)
+def test_the_attribute_primer_takes_the_papers_noncanonical_counts(
+    obj: str, component: str, canonical: int, shown: int
+) -> None:
+    """Appendix C's Attribute: a familiar object with another number of parts than usual."""
+    primer = PrimerLibrary.for_project(None).primers["attribute"]
+    assert check_case(_attribute_case(obj, component, canonical, str(shown)), primer) == []
+    usual = check_case(_attribute_case(obj, component, canonical, str(canonical)), primer)
+    assert any("is the canonical one" in p for p in usual)
+
+
+def test_the_attribute_primers_data_schema_types_its_fields() -> None:
+    primer = PrimerLibrary.for_project(None).primers["attribute"]
+    spec = _attribute_case("octopus", "tentacles", 8, "12").model_dump()
+    spec["task_attributes"][2]["value"] = "eight"
+    problems = check_case(SampleSpec.model_validate(spec), primer)
+    assert (
+        "primer attribute: task attribute 'canonical_count' must be a whole number, not 'eight'"
+        in problems
+    )
+    del spec["task_attributes"][1]
+    problems = check_case(SampleSpec.model_validate(spec), primer)
+    assert "primer attribute: task attribute 'component' is required" in problems
+
+
+PAPER_CONVENTION = (
+    "Coordinate system: the object slot in the front-left-bottom grid cell is coordinate "
+    "(1,1,1), not a geometric corner point. The x axis increases from left to right, the y "
+    "axis increases from front to back, and the z axis increases from bottom to top. "
+    "Coordinates are positive integers."
+)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "lattice", "valid"),
+    [
+        (
+            f"{PAPER_CONVENTION} What color and shape is the object at coordinate (3,1,2)? "
+            "Answer only as two words: color shape.",
+            "4x3x3",
+            True,
+        ),
+        ("What color and shape is the object at coordinate (3,1,2)?", "4x3x3", False),
+        (f"{PAPER_CONVENTION} What is at coordinate (1,1,1)?", "four by three", False),
+    ],
+)
+def test_the_spatial_primer_holds_questions_to_the_papers_lattice_convention(
+    prompt: str, lattice: str, valid: bool
+) -> None:
+    """Appendix C's Spatial pilot: every coordinate question states the (1,1,1) convention."""
+    primer = PrimerLibrary.for_project(None).primers["spatial"]
+    spec = SampleSpec.model_validate(
+        {
+            "concept_id": "lattice01",
+            "pressure_test_type": "spatial",
+            "generation_mode": "single_image",
+            "image_prompt": "a 4x3x3 lattice of coloured shapes",
+            "task_attributes": [{"name": "lattice", "value": lattice}],
+            "questions": [
+                {
+                    "probe_id": "lookup",
+                    "image_role": "image",
+                    "question_type": "open",
+                    "prompt": prompt,
+                    "answer": "blue cube",
+                    "eval_type": "exact_match",
+                }
+            ],
+        }
+    )
+    assert (check_case(spec, primer) == []) is valid

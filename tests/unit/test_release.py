@@ -99,8 +99,14 @@ def test_vlmevalkit_tsvs_follow_its_conventions(reviewed: Path, tmp_path: Path) 
     export(Project.open(reviewed, "alice"), out, name="SABRE_DEMO")
     folder = out / "vlmevalkit"
     config = json.loads((folder / "SABRE_DEMO.json").read_text())
-    assert config["SABRE_DEMO_YN"]["class"] == "ImageYORNDataset"
-    assert config["SABRE_DEMO_MCQ"]["class"] == "ImageMCQDataset"
+    # the shape VLMEvalKit's run.py --config reads: a model, and each dataset's class and name
+    assert list(config) == ["model", "data"] and len(config["model"]) == 1
+    assert config["data"]["SABRE_DEMO_YN"] == {
+        "class": "ImageYORNDataset",
+        "dataset": "SABRE_DEMO_YN",
+    }
+    assert config["data"]["SABRE_DEMO_MCQ"]["class"] == "ImageMCQDataset"
+    assert config["data"]["SABRE_DEMO_OPEN"]["class"] == "ImageVQADataset"
     with (folder / "SABRE_DEMO_YN.tsv").open(newline="") as fh:
         yn = list(csv.DictReader(fh, delimiter="\t"))
     assert {r["answer"] for r in yn} == {"Yes", "No"}
@@ -136,7 +142,9 @@ def test_verify_agrees_with_sha256sum_and_catches_every_tampering(
     (out / "metadata.jsonl").unlink()
     (out / "images" / "stray.png").write_bytes(b"x")
     result = verify(out)
-    assert result.changed == [f"images/{image.name}"]
+    # the image, and the per-question files in hf/ that are hard links to it
+    assert result.changed[-1] == f"images/{image.name}"
+    assert all(c.startswith("hf/") and image.stem in c for c in result.changed[:-1])
     assert result.missing == ["metadata.jsonl"]
     assert result.extra == ["images/stray.png"]
     cli = subprocess.run(
@@ -191,7 +199,7 @@ def test_score_by_hand_on_the_export(reviewed: Path, tmp_path: Path) -> None:
     report = json.loads(result.stdout)
     by = {s["subset"]: s for s in report["subsets"]}
     assert by["counting"]["accuracy"] == 0.0
-    assert by["spatial"]["accuracy"] == 0.5  # one of two questions missing
+    assert by["spatial_relations"]["accuracy"] == 0.5  # one of two questions missing
     assert by["context_prior"]["accuracy"] == 1.0 and by["context_prior"]["metric"] == "All4"
     assert by["texture_prior"]["edit2"] == 1.0
     assert report["missing_predictions"] == 1

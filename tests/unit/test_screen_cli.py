@@ -45,16 +45,16 @@ def test_screen_the_demo_then_cost_it(
 ) -> None:
     fake.answer = lambda body: text_reply("Yes." if "Question: Is" in asked_text(body) else "B")
     code, out, err = run(capsys, "screen", str(demo_project), "--dry-run")
-    assert code == 0 and "13 cases, 32 probes" in err and not fake.requests
+    assert code == 0 and "13 cases, 31 probes" in err and not fake.requests
     code, out, err = run(capsys, "screen", str(demo_project))
     assert code == 0, err
-    assert "screened 13 cases" in out and "32 requests sent" in out
+    assert "screened 13 cases" in out and "31 requests sent" in out
     assert "spatial02_above_red: Solved by the filter" in out
     assert "ctx01_tape_bagel: Kept by the filter" in out
     entries = {e.case_id: e.screening for e in Project.open(demo_project, "alice").entries}
     assert entries["spatial02_above_red"] is ScreenStatus.SOLVED
     code, out, _ = run(capsys, "screen", str(demo_project))
-    assert "0 requests sent" in out and len(fake.requests) == 32  # nothing is sent twice
+    assert "0 requests sent" in out and len(fake.requests) == 31  # nothing is sent twice
 
     code, out, _ = run(capsys, "cost", str(demo_project))
     assert code == 0 and "screen" in out and "unknown" in out and "$" not in out.split("total")[0]
@@ -63,7 +63,7 @@ def test_screen_the_demo_then_cost_it(
     code, out, _ = run(capsys, "cost", str(demo_project), "--json")
     data = json.loads(out)
     (row,) = data["rows"]
-    expected = 32 * (270 * 0.5 + 7 * 3.0) / 1e6
+    expected = 31 * (270 * 0.5 + 7 * 3.0) / 1e6
     assert row["usd"] == pytest.approx(expected) and data["total_usd"] == pytest.approx(expected)
     assert row["cases"] == 13 and row["usd_per_100_candidates"] == pytest.approx(
         expected / 13 * 100
@@ -149,16 +149,16 @@ def test_a_killed_predict_resumes_without_asking_again(
     cancel = threading.Event()
     threading.Timer(0.5, cancel.set).start()
     first = predict(release, out, GeminiAnswerer(), Ledger(tmp_path / "l.jsonl"), 2, None, cancel)
-    assert first.cancelled and 0 < first.asked < 32
+    assert first.cancelled and 0 < first.asked < 31
     with out.open("a") as fh:
         fh.write('{"question_id": "torn')  # what a kill mid-write would leave
     fake.latency_s = 0
     sent = len(fake.requests)
     second = predict(release, out, GeminiAnswerer(), Ledger(tmp_path / "l.jsonl"), 4)
-    assert second.already == first.asked and second.asked == 32 - first.asked
-    assert len(fake.requests) - sent == 32 - first.asked
+    assert second.already == first.asked and second.asked == 31 - first.asked
+    assert len(fake.requests) - sent == 31 - first.asked
     ids = [json.loads(line)["question_id"] for line in out.read_text().splitlines()]
-    assert len(ids) == len(set(ids)) == 32
+    assert len(ids) == len(set(ids)) == 31
 
 
 def test_a_local_openai_compatible_server(

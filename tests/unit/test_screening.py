@@ -250,8 +250,8 @@ def test_the_whole_demo_once_then_nothing_is_sent_twice(
     project = Project.open(demo_project, "alice")
     events: list[ScreenProgress] = []
     report = screen(project, events=events)
-    assert len(report.cases_written) == 13 and report.sent == len(fake.requests) == 32
-    assert events[-1].done == events[-1].total == 32
+    assert len(report.cases_written) == 13 and report.sent == len(fake.requests) == 31
+    assert events[-1].done == events[-1].total == 31
     assert {e.case_id for e in events if e.case_status is not None} == set(report.statuses)
     assert report.max_in_flight <= 4
     again = screen(Project.open(demo_project, "alice"))
@@ -262,7 +262,7 @@ def test_the_whole_demo_once_then_nothing_is_sent_twice(
     assert bypass.sent == 1
     summary = summarize(demo_project / "ledger.jsonl", {})
     (row,) = summary.rows
-    assert (row.stage, row.calls, row.input, row.image) == ("screen", 33, 33 * 270, 33 * 258)
+    assert (row.stage, row.calls, row.input, row.image) == ("screen", 32, 32 * 270, 32 * 258)
     assert row.usd is None and summary.total_usd is None  # no price: unknown, not zero
     priced = summarize(demo_project / "ledger.jsonl", {row.model: ModelPrice(input=1, output=10)})
     assert priced.total_usd == pytest.approx(33 * (270 * 1 + 7 * 10) / 1e6)

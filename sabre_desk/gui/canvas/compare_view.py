@@ -1,5 +1,6 @@
 """Base and Edited side by side, or one above the other (whichever shows them larger), or
-the single image; zoom and pan kept in step."""
+the single image; zoom and pan kept in step. Swiping shows the pair in one canvas, the first
+image left of a divider and the second right of it."""
 
 from __future__ import annotations
 
@@ -27,9 +28,19 @@ class CompareView(QWidget):
         self._final: set[ImageRole] = set()  # roles whose final content (image/error) is set
         self._aspect: float | None = None  # width / height of the pair being shown
         self._shown: tuple[ImageRole, ...] = ()
-        row = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
-        row.setContentsMargins(0, 0, 0, 0)
+        self.swiping = False
+        self._caption_before: dict[ImageRole, str] = {}  # while V is held
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(2)
+        self.swipe_label = QLabel()
+        self.swipe_label.setObjectName("imageCaption")
+        self.swipe_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.swipe_label.hide()
+        outer.addWidget(self.swipe_label)
+        row = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         row.setSpacing(4)
+        outer.addLayout(row, 1)
         self._row = row
         for role in ImageRole:
             column = QWidget()
@@ -43,6 +54,8 @@ class CompareView(QWidget):
             canvas.setObjectName(f"canvas_{role.value}")
             canvas.view_changed.connect(lambda r=role: self._on_view_changed(r))
             canvas.painted.connect(lambda r=role: self._on_painted(r))
+            canvas.image_changed.connect(self._update_swipe)
+            canvas.blink.connect(lambda on, r=role: self._blink(r, on))
             layout.addWidget(caption)
             layout.addWidget(canvas, 1)
             row.addWidget(column, 1)
@@ -53,7 +66,7 @@ class CompareView(QWidget):
         shown = roles or (ImageRole.BASE, ImageRole.EDITED)
         had_focus = any(c.hasFocus() for c in self.canvases.values())
         for role, column in self._columns.items():
-            column.setVisible(role in shown)
+            column.setVisible(role in shown and not (self._swipes(shown) and role is shown[0]))
         if had_focus:
             # Hiding the focused canvas would hand the keyboard to the filter box, and the
             # reviewer's next decision key would be typed there instead.
@@ -62,6 +75,45 @@ class CompareView(QWidget):
         self._final = set()
         self._shown = shown
         self._choose_direction()
+        self._update_swipe()
+
+    def set_swiping(self, on: bool) -> None:
+        """One canvas with a divider for a pair (the first image left of it), or two."""
+        self.swiping = on
+        self.show_roles(self._shown)
+
+    def _swipes(self, shown: tuple[ImageRole, ...]) -> bool:
+        return self.swiping and len(shown) == 2
+
+    def _update_swipe(self) -> None:
+        shown = self._shown
+        swiping = self._swipes(shown)
+        self.swipe_label.setVisible(swiping)
+        if swiping:
+            left, right = (self.captions[r].text() for r in (shown[0], shown[-1]))
+            self.swipe_label.setText(
+                f"◂ {left}  |  {right} ▸   (drag the divider, or press Left/Right; W ends)"
+            )
+        for role, canvas in self.canvases.items():
+            wanted = self._swipes(shown) and role is shown[-1]
+            under = self.canvases[shown[0]].display_image if wanted else None
+            if under is not canvas.swipe_image:
+                canvas.set_swipe(under)
+
+    def _blink(self, role: ImageRole, on: bool) -> None:
+        """V held on one image of a pair shows the other in its place, same view and boxes:
+        what changed between them jumps out (a blink comparator); letting go shows it back.
+        The same on a repair comparison: the current image and the preview."""
+        canvas, caption = self.canvases[role], self.captions[role]
+        if not on:
+            canvas.show_instead(None)
+            caption.setText(self._caption_before.pop(role, caption.text()))
+            return
+        others = [r for r in self._shown if r is not role]
+        image = self.canvases[others[0]].display_image if len(others) == 1 else None
+        if image is not None and canvas.show_instead(image):
+            self._caption_before.setdefault(role, caption.text())
+            caption.setText(f"{self.captions[others[0]].text()} (while V is held)")
 
     def set_aspect(self, aspect: float | None) -> None:
         """The shown pair's width/height: wide images of a pair go one above the other when
@@ -96,6 +148,8 @@ class CompareView(QWidget):
     def expect_paint(self, role: ImageRole) -> None:
         """The final content of *role* (its image or its error) has been set."""
         self._final.add(role)
+        if self._columns[role].isHidden():  # swiped under the other: never painted
+            self._on_painted(role)
 
     def _on_painted(self, role: ImageRole) -> None:
         if role in self._final and role in self._unpainted:

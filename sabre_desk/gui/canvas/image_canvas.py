@@ -26,9 +26,11 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
 
 from sabre_desk.core.review import Box
+from sabre_desk.gui.canvas import rect_ops
 from sabre_desk.gui.canvas.box_item import HANDLE_CURSORS, BoxItem
 from sabre_desk.gui.canvas.overlay_items import heat_item, region_item
 from sabre_desk.gui.canvas.pixmap_item import LeveledPixmapItem
+from sabre_desk.gui.canvas.swipe import SwipeLayer
 from sabre_desk.gui.qimage import DisplayImage
 from sabre_desk.imaging import geometry as box_geometry
 
@@ -43,6 +45,10 @@ ARROW_STEPS = {
 }
 
 
+#: Left/Right move the swipe divider by 5 % of the width (Shift: 1 %) when no box is selected.
+SWIPE_KEYS = {Qt.Key.Key_Left: -0.05, Qt.Key.Key_Right: 0.05}
+
+
 class ImageCanvas(QGraphicsView):
     box_created = Signal(tuple)  # normalized (x0, y0, x1, y1)
     box_edited = Signal(int, tuple)  # index in the review's boxes of this role, new box
@@ -54,6 +60,10 @@ class ImageCanvas(QGraphicsView):
     cursor_moved = Signal(object)  # (x, y) image pixel or None when outside
     painted = Signal()
     blink = Signal(bool)  # V held down (True) or let go: show the other image in place
+    #: a new image (or a message instead of one) is shown: every item drawn over the old
+    #: one is gone
+    image_changed = Signal()
+    detail_needed = Signal()  # the zoom shows more pixels than the preview shown has
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -67,6 +77,9 @@ class ImageCanvas(QGraphicsView):
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
         self._pixmap_item: LeveledPixmapItem | None = None
         self._own_pixmap: LeveledPixmapItem | None = None  # set aside during a blink
+        self._display: DisplayImage | None = None
+        self._swipe: SwipeLayer | None = None
+        self.swipe_split = 0.5  # kept from case to case, like the zoom
         self._message = ""
         self._boxes: list[BoxItem] = []
         self._selected = -1
@@ -118,9 +131,15 @@ class ImageCanvas(QGraphicsView):
     def overlay_regions(self) -> int:
         return sum(1 for item in self._overlay_items if not hasattr(item, "pixmap"))
 
+    @property
+    def display_image(self) -> DisplayImage | None:
+        """The image this canvas shows as its own (not a blink's stand-in)."""
+        return self._display
+
     def set_image(self, image: DisplayImage) -> None:
         keep_view = self._pixmap_item is not None and self.image_size == (image.width, image.height)
         self.scene().clear()
+        self._display, self._swipe = image, None
         self._boxes, self._draft, self._overlay_items = [], None, []
         self._pixmap_item = LeveledPixmapItem(image)
         self._own_pixmap = None
@@ -131,6 +150,55 @@ class ImageCanvas(QGraphicsView):
             self.fit()
         self._pending_paint = True
         self.viewport().update()
+        self.image_changed.emit()
+
+    def upgrade_image(self, image: DisplayImage) -> bool:
+        """Give the image shown a more detailed version of itself (the full image for its
+        preview): same size, so the view, boxes and overlays stay exactly where they are."""
+        shown, item = self._display, self._own_pixmap or self._pixmap_item
+        if shown is None or item is None or image.width != shown.width:
+            return False
+        if image.height != shown.height:
+            return False
+        if image.top_scale > shown.top_scale:
+            self._display = image
+            item.upgrade(image)  # (during a blink: the own image, shown again later)
+        return True
+
+    def check_detail(self) -> None:
+        """Ask (``detail_needed``) for the full image if the zoom shows more than is held."""
+        if self._display is not None and self._display.is_preview:
+            item = self._own_pixmap or self._pixmap_item
+            if item is not None and item.lacks_detail(self.screen_zoom):
+                self.detail_needed.emit()
+
+    @property
+    def swiping(self) -> bool:
+        return self._swipe is not None
+
+    @property
+    def swipe_image(self) -> DisplayImage | None:
+        """The image shown left of the divider, while swiping."""
+        return self._swipe.image if self._swipe is not None else None
+
+    def set_swipe(self, other: DisplayImage | None) -> bool:
+        """Show *other* left of a divider over this image (a swipe); None ends it. False
+        when it cannot: no image here, or one of another size."""
+        if self._swipe is not None:
+            self._swipe.remove()
+            self._swipe = None
+        size = self.image_size
+        if other is None or size is None or (other.width, other.height) != size:
+            self.viewport().update()
+            return other is None
+        self._swipe = SwipeLayer(self.scene(), other, self.swipe_split)
+        self.viewport().update()
+        return True
+
+    def move_swipe(self, split: float) -> None:
+        if self._swipe is not None:
+            self._swipe.move_to(split)
+            self.swipe_split = self._swipe.split
 
     def show_instead(self, image: DisplayImage | None) -> bool:
         """Show *image* in place of this canvas's own, with the same view, boxes and change
@@ -164,10 +232,12 @@ class ImageCanvas(QGraphicsView):
         self._overlay_items = []
         self._pixmap_item, self._boxes, self._draft = None, [], None
         self._own_pixmap = None
+        self._display, self._swipe = None, None
         self._message = text
         self._selected = -1
         self._pending_paint = True
         self.viewport().update()
+        self.image_changed.emit()
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
@@ -263,6 +333,7 @@ class ImageCanvas(QGraphicsView):
         self.setTransform(QTransform.fromScale(zoom, zoom))
         self.centerOn(QPointF(cx, cy))
         self.view_changed.emit()
+        self.check_detail()
 
     def actual_size(self) -> None:
         """One image pixel per physical screen pixel (sharp on high-DPI screens too)."""
@@ -289,6 +360,7 @@ class ImageCanvas(QGraphicsView):
 
     def _after_zoom(self) -> None:
         self.view_changed.emit()
+        self.check_detail()
 
     def view_state(self) -> tuple[float, float, float]:
         """(zoom relative to fit, centre x and y as fractions of the image) for syncing."""
@@ -307,6 +379,7 @@ class ImageCanvas(QGraphicsView):
         z = relative * self._fit_zoom()
         self.setTransform(QTransform.fromScale(z, z))
         self.centerOn(QPointF(cx * size[0], cy * size[1]))
+        self.check_detail()
 
     def _fit_zoom(self) -> float:
         size = self.image_size
@@ -347,6 +420,11 @@ class ImageCanvas(QGraphicsView):
             self._gesture = ("pan", event.position(), QRectF())
             self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
             return
+        if self._swipe is not None and event.button() == Qt.MouseButton.LeftButton:
+            # While swiping, a drag anywhere moves the divider; boxes stay as they are.
+            self._gesture = ("swipe", pos, QRectF())
+            self.move_swipe(pos.x() / self._swipe.width)
+            return
         if not self.boxes_editable:
             return
         if event.button() == Qt.MouseButton.RightButton:
@@ -376,6 +454,9 @@ class ImageCanvas(QGraphicsView):
             self._hover_cursor(pos)
             return
         kind, start, rect0 = self._gesture
+        if kind == "swipe" and self._swipe is not None:
+            self.move_swipe(pos.x() / self._swipe.width)
+            return
         if kind == "pan":
             delta = event.position() - start
             self._gesture = ("pan", event.position(), rect0)
@@ -403,7 +484,7 @@ class ImageCanvas(QGraphicsView):
         if gesture is None:
             return
         kind, _, rect0 = gesture
-        if kind == "pan":
+        if kind in ("pan", "swipe"):
             self.viewport().setCursor(Qt.CursorShape.CrossCursor)
             return
         if kind == "draw":
@@ -442,25 +523,13 @@ class ImageCanvas(QGraphicsView):
         return QRectF(0, 0, w, h)
 
     def _clamped(self, rect: QRectF) -> QRectF:
-        return rect.normalized().intersected(self._bounds())
+        return rect_ops.clamped(rect, self._bounds())
 
     def _moved(self, rect: QRectF, delta: QPointF) -> QRectF:
-        bounds = self._bounds()
-        dx = max(bounds.left() - rect.left(), min(bounds.right() - rect.right(), delta.x()))
-        dy = max(bounds.top() - rect.top(), min(bounds.bottom() - rect.bottom(), delta.y()))
-        return rect.translated(dx, dy)
+        return rect_ops.moved(rect, delta, self._bounds())
 
     def _resized(self, rect: QRectF, handle: str, delta: QPointF) -> QRectF:
-        r = QRectF(rect)
-        if "l" in handle:
-            r.setLeft(r.left() + delta.x())
-        if "r" in handle:
-            r.setRight(r.right() + delta.x())
-        if "t" in handle:
-            r.setTop(r.top() + delta.y())
-        if "b" in handle:
-            r.setBottom(r.bottom() + delta.y())
-        return self._clamped(r)
+        return rect_ops.resized(rect, handle, delta, self._bounds())
 
     # --- keys ------------------------------------------------------------------------------
 
@@ -475,6 +544,11 @@ class ImageCanvas(QGraphicsView):
         if event.key() == Qt.Key.Key_V and not event.modifiers():
             if not event.isAutoRepeat():
                 self.blink.emit(True)
+            return
+        swipe_step = SWIPE_KEYS.get(Qt.Key(event.key()))
+        if self._swipe is not None and swipe_step is not None and self._selected < 0:
+            fine = event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+            self.move_swipe(self._swipe.split + swipe_step * (0.2 if fine else 1.0))
             return
         if not self.boxes_editable and event.key() != Qt.Key.Key_Space:
             super().keyPressEvent(event)

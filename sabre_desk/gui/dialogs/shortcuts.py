@@ -17,6 +17,7 @@ MOUSE_HELP = [
     ("Double-click the image", "fit to window"),
     ("Tab (on an image)", "select the next box"),
     ("Hold V (on an image)", "show the other image of the pair in its place (blink)"),
+    ("Drag, or Left/Right, while swiping (W)", "move the swipe divider (Shift: finer)"),
     ("Arrows / Shift+arrows", "move the selected box by 1 / 10 screen pixels"),
     ("Alt+arrows", "resize the selected box"),
     ("Escape", "deselect the box"),

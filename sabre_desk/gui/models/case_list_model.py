@@ -133,7 +133,9 @@ class CaseListModel(QAbstractListModel):
             label = e.decision.label if e.decision else "Not reviewed"
             repair = " — a repair preview is waiting" if e.pending_repair else ""
             outside = " — changes outside the edit (press D)" if e.changes_outside else ""
-            return f"{e.subset or 'unknown subset'} — {label}{repair}{outside}"
+            stale = " — your decision was made on an image since repaired" if e.stale else ""
+            disputed = " — the reviewers disagree: yours to settle" if e.disputed else ""
+            return f"{e.subset or 'unknown subset'} — {label}{stale}{repair}{outside}{disputed}"
         if role == ENTRY_ROLE:
             return e
         return None

@@ -68,12 +68,6 @@ def case_summary_html(case: Case, index_problem: str | None = None) -> str:
     if spec.generation_notes:
         notes = "".join(f"<li>{escape(n)}</li>" for n in spec.generation_notes)
         rows.append(f"<p><b>Generation notes:</b></p><ul>{notes}</ul>")
-    if case.other_reviews:
-        others = ", ".join(
-            f"{escape(name)}: {escape(r.decision.label if r.decision else 'not reviewed')}"
-            for name, r in sorted(case.other_reviews.items())
-        )
-        rows.append(f"<p><b>Other reviewers:</b> {others}</p>")
     latest = case.screening.latest if case.screening else None
     if latest is not None and latest.note:
         rows.append(f"<p><i>{escape(latest.note)}</i></p>")

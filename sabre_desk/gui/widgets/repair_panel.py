@@ -36,6 +36,7 @@ from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.engines.registry import ENGINE_LABELS, ENGINE_NAMES, ENGINE_OPS, make_engine
 from sabre_desk.gui.controller import Aspect, CaseController
 from sabre_desk.gui.repair_jobs import RepairJobs
+from sabre_desk.gui.widgets.lock_banner import LockBanner
 from sabre_desk.imaging.blend import BlendParams
 from sabre_desk.settings import Settings
 
@@ -134,6 +135,8 @@ class RepairPanel(QWidget):
         layout.addWidget(advanced)
         layout.addLayout(run_row)
         layout.addWidget(self.status)
+        self.lock_banner = LockBanner(controller)  # who holds the case's images, if anyone
+        layout.addWidget(self.lock_banner)
         layout.addWidget(QLabel("Repairs of this case"))
         layout.addWidget(self.previews, 1)
         layout.addLayout(actions)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 class WelcomePage(QWidget):
     open_requested = Signal()  # choose a project folder
     demo_requested = Signal()  # write (or reopen) the demo project and open it
+    new_requested = Signal()  # make a new, empty project
     recent_requested = Signal(object)  # a Path
 
     def __init__(self, parent: QWidget | None = None):
@@ -29,7 +30,9 @@ class WelcomePage(QWidget):
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.open_button = QPushButton("Open a project folder…  (Ctrl+O)")
         self.demo_button = QPushButton("Open the demo project (13 cases, made here)")
+        self.new_button = QPushButton("New project…  (Ctrl+N)")
         self.open_button.clicked.connect(self.open_requested)
+        self.new_button.clicked.connect(self.new_requested)
         self.demo_button.clicked.connect(self.demo_requested)
         self.recent_label = QLabel("Recent projects")
         self.recent = QListWidget()
@@ -41,7 +44,8 @@ class WelcomePage(QWidget):
         hint.setObjectName("hint")
         column = QVBoxLayout()
         column.setSpacing(10)
-        for widget in (title, self.open_button, self.demo_button, self.recent_label, self.recent):
+        buttons = (self.open_button, self.demo_button, self.new_button)
+        for widget in (title, *buttons, self.recent_label, self.recent):
             column.addWidget(widget, 0, Qt.AlignmentFlag.AlignHCenter)
         column.addWidget(hint, 0, Qt.AlignmentFlag.AlignHCenter)
         layout = QVBoxLayout(self)

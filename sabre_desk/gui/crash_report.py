@@ -1,0 +1,61 @@
+"""What the window does with an error nobody caught: log it, and tell the reviewer where.
+
+An exception escaping a slot or an event handler would otherwise be printed to a terminal
+the reviewer does not have. The hook writes the traceback to the app's log and shows a
+dialog naming the log file, so there is something to send; the reviews are saved as the
+reviewer works, which the dialog says too. Errors in other threads are logged as well.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from collections.abc import Callable
+from types import TracebackType
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from sabre_desk.app_log import log_dir, log_path
+
+log = logging.getLogger("sabre_desk.gui")
+
+
+def crash_message(exc: BaseException) -> str:
+    return (
+        f"Something went wrong that sabre-desk did not expect:\n\n{type(exc).__name__}: {exc}"
+        f"\n\nThe details are in the log file:\n{log_path()}\n\nPlease send that file with a "
+        "description of what you were doing. Your decisions and notes are saved as you work; "
+        "you can go on, or restart sabre-desk if the window misbehaves."
+    )
+
+
+def install_excepthook(parent: Callable[[], QWidget | None]) -> None:
+    """Log every uncaught exception (GUI thread and others); on the GUI thread also show
+    the dialog, in front of *parent* (the main window, when there is one)."""
+
+    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        if issubclass(kind, KeyboardInterrupt):
+            sys.__excepthook__(kind, exc, tb)
+            return
+        log.critical("uncaught error", exc_info=(kind, exc, tb))
+        QMessageBox.critical(parent(), "sabre-desk: unexpected error", crash_message(exc))
+
+    def thread_hook(args: threading.ExceptHookArgs) -> None:
+        if args.exc_value is not None:
+            exc_info = (args.exc_type, args.exc_value, args.exc_traceback)
+            log.critical("uncaught error in thread %s", args.thread, exc_info=exc_info)
+
+    sys.excepthook = hook
+    threading.excepthook = thread_hook
+
+
+def open_log_folder() -> QUrl:
+    """Help > Open Log Folder: the folder in the desktop's file manager (made if missing)."""
+    folder = log_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    url = QUrl.fromLocalFile(str(folder))
+    QDesktopServices.openUrl(url)
+    return url

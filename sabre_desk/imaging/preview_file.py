@@ -1,0 +1,141 @@
+"""The preview file: an image's reduced display levels, stored so a case opens at once.
+
+Layout: the magic ``SABRE-PV1``, a 4-byte big-endian header length, a JSON header, then one
+JPEG per level (quality 95, no chroma subsampling: at the size it is shown, no reviewer can
+tell it from the level made from the full image). The header names the source file as
+``stat`` saw it and by its SHA-256, the full image's size, and each level's size, length and
+CRC-32. Decoding checks all of it: a file that is truncated, corrupt, for another source or
+of another version is a miss (``None``), never an error and never a wrong picture.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from sabre_desk.imaging.pyramid import Level
+
+MAGIC = b"SABRE-PV1"
+JPEG_QUALITY = 95
+_LENGTH = struct.Struct(">I")
+MAX_HEADER = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a preview file holds: the full image's size and its reduced levels (BGRA)."""
+
+    width: int
+    height: int
+    levels: list[Level]
+    source: dict[str, int]
+    sha256: str
+
+
+def encode_preview(
+    width: int, height: int, levels: list[Level], source: dict[str, int], sha256: str
+) -> bytes:
+    """The bytes of a preview file holding *levels* (reduced levels only, largest first)."""
+    params = [
+        cv2.IMWRITE_JPEG_QUALITY,
+        JPEG_QUALITY,
+        cv2.IMWRITE_JPEG_SAMPLING_FACTOR,
+        cv2.IMWRITE_JPEG_SAMPLING_FACTOR_444,
+    ]
+    blobs: list[bytes] = []
+    described: list[dict[str, Any]] = []
+    for scale, pixels in levels:
+        ok, encoded = cv2.imencode(".jpg", cv2.cvtColor(pixels, cv2.COLOR_BGRA2BGR), params)
+        if not ok:
+            raise ValueError("JPEG encoding failed")
+        blob = encoded.tobytes()
+        blobs.append(blob)
+        h, w = pixels.shape[:2]
+        described.append(
+            {
+                "scale": scale,
+                "width": w,
+                "height": h,
+                "length": len(blob),
+                "crc32": zlib.crc32(blob),
+            }
+        )
+    header = json.dumps(
+        {
+            "width": width,
+            "height": height,
+            "source": source,
+            "sha256": sha256,
+            "levels": described,
+        },
+        separators=(",", ":"),
+    ).encode()
+    return b"".join([MAGIC, _LENGTH.pack(len(header)), header, *blobs])
+
+
+def read_header(data: bytes) -> tuple[dict[str, Any], int] | None:
+    """The header and where the JPEGs begin, or None when the bytes are not a preview."""
+    start = len(MAGIC) + _LENGTH.size
+    if len(data) < start or not data.startswith(MAGIC):
+        return None
+    (length,) = _LENGTH.unpack_from(data, len(MAGIC))
+    if length > MAX_HEADER or start + length > len(data):
+        return None
+    try:
+        header = json.loads(data[start : start + length])
+    except ValueError:
+        return None
+    return (header, start + length) if isinstance(header, dict) else None
+
+
+def decode_preview(data: bytes, source: dict[str, int] | None = None) -> Preview | None:
+    """The preview in *data*, or None if anything is wrong with it (or it names another
+    *source* than the one given)."""
+    found = read_header(data)
+    if found is None:
+        return None
+    header, offset = found
+    try:
+        width, height = int(header["width"]), int(header["height"])
+        stored_source = {str(k): int(v) for k, v in header["source"].items()}
+        sha256 = str(header["sha256"])
+        described = list(header["levels"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    if source is not None and stored_source != source:
+        return None
+    levels: list[Level] = []
+    for entry in described:
+        try:
+            scale, w, h = float(entry["scale"]), int(entry["width"]), int(entry["height"])
+            length, crc = int(entry["length"]), int(entry["crc32"])
+        except (KeyError, TypeError, ValueError):
+            return None
+        blob = data[offset : offset + length]
+        offset += length
+        if len(blob) != length or zlib.crc32(blob) != crc:
+            return None
+        pixels = cv2.imdecode(np.frombuffer(blob, np.uint8), cv2.IMREAD_COLOR)
+        if pixels is None or pixels.shape[:2] != (h, w):
+            return None
+        levels.append((scale, cv2.cvtColor(pixels, cv2.COLOR_BGR2BGRA)))
+    if offset != len(data) or not levels or width <= 0 or height <= 0:
+        return None
+    return Preview(width, height, levels, stored_source, sha256)
+
+
+#: The largest level a preview keeps (long side, pixels): enough to fill a laptop's or a
+#: desktop's screen with one image of a pair; beyond it the canvas asks for the full image.
+PREVIEW_MAX_PX = 1600
+
+
+def preview_levels(levels: list[Level]) -> list[Level]:
+    """The reduced levels of a display pyramid worth storing (none for a small image,
+    which decodes fast enough by itself)."""
+    return [(s, px) for s, px in levels if s < 1.0 and max(px.shape[:2]) <= PREVIEW_MAX_PX]

@@ -1,0 +1,123 @@
+"""CPU-bound work in worker processes: Qt-free, lower priority, at most cores − 1 at once,
+held while the case on screen is decoded, and a cancel that reaches a running job."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from sabre_desk.core.process_pool import (
+    JobCancelledError,
+    ProcessPool,
+    default_workers,
+    worker_facts,
+)
+from sabre_desk.ground.errors import ImageError
+from sabre_desk.imaging.io import load_image
+
+
+class Waiter:
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def __call__(self, result: Any, error: BaseException | None) -> None:
+        self.result, self.error = result, error
+        self.done.set()
+
+    def get(self, timeout: float = 60) -> Any:
+        assert self.done.wait(timeout), "the job never came back"
+        return self.result
+
+
+@pytest.fixture
+def pool() -> Any:
+    pool = ProcessPool(1)
+    yield pool
+    pool.shutdown()
+
+
+def run(pool: ProcessPool, fn: Callable[..., Any], *args: Any) -> Waiter:
+    waiter = Waiter()
+    pool.submit(fn, *args, done=waiter)
+    return waiter
+
+
+def test_a_worker_is_another_process_without_qt_at_lower_priority(pool: ProcessPool) -> None:
+    assert "PySide6.QtWidgets" in sys.modules  # this process has Qt
+    facts = run(pool, worker_facts).get()
+    assert facts["pid"] != os.getpid()
+    assert not facts["qt"]  # the window's process has Qt loaded; the worker never does
+    if facts["nice"] is not None:
+        assert facts["nice"] >= os.nice(0) + 10
+
+
+def test_a_cancel_ends_the_running_job_and_its_process(pool: ProcessPool) -> None:
+    first = run(pool, worker_facts).get()["pid"]
+    sleeper = Waiter()
+    job = pool.submit(time.sleep, 600, done=sleeper)
+    deadline = time.monotonic() + 30
+    while pool.running == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pool.running == 1
+    pool.cancel(job)
+    sleeper.get()
+    assert isinstance(sleeper.error, JobCancelledError)
+    assert not psutil.pid_exists(first) or psutil.Process(first).status() == "zombie"
+    assert run(pool, worker_facts).get()["pid"] != first  # a new worker takes the next job
+
+
+def test_no_more_jobs_run_at_once_than_the_pool_allows() -> None:
+    assert default_workers() == max(1, (os.cpu_count() or 2) - 1)
+    pool = ProcessPool(2)
+    try:
+        waiters = [run(pool, time.sleep, 0.3) for _ in range(5)]
+        most = 0
+        while not all(w.done.is_set() for w in waiters):
+            most = max(most, pool.running)
+            time.sleep(0.005)
+        assert most == 2
+    finally:
+        pool.shutdown()
+
+
+def test_held_jobs_wait_until_the_window_is_done(pool: ProcessPool) -> None:
+    run(pool, worker_facts).get()  # the worker is up
+    pool.hold(60)
+    waiter = run(pool, worker_facts)
+    assert not waiter.done.wait(0.5) and pool.running == 0
+    pool.release()
+    assert waiter.get()["pid"]
+
+
+def test_a_worker_error_names_the_file_and_the_reason(pool: ProcessPool, tmp_path: Path) -> None:
+    missing = tmp_path / "base.png"
+    waiter = run(pool, load_image, missing)
+    waiter.get()
+    assert isinstance(waiter.error, ImageError)
+    assert waiter.error.path == missing and "missing" in waiter.error.reason
+
+
+def test_the_window_runs_its_jobs_in_workers_and_ends_them_on_close(
+    qtbot, make_window, open_case, demo_project: Path
+) -> None:
+    window = make_window()
+    open_case(window, demo_project, "ctx01_tape_bagel")
+    got: list[Any] = []
+    window.jobs.submit(worker_facts, (), lambda result, error: got.append((result, error)))
+    qtbot.waitUntil(lambda: bool(got), timeout=30000)
+    facts, error = got[0]
+    assert error is None and facts["pid"] != os.getpid() and not facts["qt"]
+    window.close()
+    assert not psutil.pid_exists(facts["pid"]) or psutil.Process(facts["pid"]).status() in (
+        "zombie",
+    )
