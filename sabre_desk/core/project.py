@@ -388,8 +388,7 @@ class Project:
         pending = isinstance(review, dict) and _has_pending_repair(review.get("repairs"))
         stale = decision is not None and quick_stale(folder, review, trust_mtime=not exact)
         own = review if isinstance(review, dict) else None
-        writable = not self.read_only
-        screening = quick_status(folder, spec, own, self.gate, _quick_json, writable)
+        screening = quick_status(folder, spec, own, self.gate, _quick_json)
         return CaseEntry(
             case_id,
             cases_dir,

@@ -15,7 +15,6 @@ its ``screening.json`` (another tool appended a run) is ignored and the run read
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ from sabre_desk.core.gate import (
     current_probes,
     judge,
 )
-from sabre_desk.ground.errors import ProjectError, ScreeningError
+from sabre_desk.ground.errors import ScreeningError
 from sabre_desk.ground.hashing import file_sha256
 from sabre_desk.ground.storage import (
     atomic_write_json,
@@ -193,48 +192,39 @@ class CaseScreening:
         return self.verdict.status
 
 
-def image_change(
-    folder: Path,
-    role: str,
-    seen: Mapping[str, Any] | None,
-    confirmed: dict[str, dict[str, int]] | None = None,
-) -> str | None:
+def image_change(folder: str | Path, role: str, seen: Mapping[str, Any] | None) -> str | None:
     """Why the image a run saw as *role* is not the one on disk now, or None when it is.
 
     ``stat`` first (size and modification time as the run recorded them); only when they
-    differ is the file hashed, so a file that was merely copied or touched is not stale (its
-    new size and time go into *confirmed*, for the brief to remember)."""
+    differ is the file hashed, so a file that was merely copied or touched is not stale."""
     if not isinstance(seen, Mapping) or not isinstance(seen.get("file"), str):
         return None  # an older run that recorded no image: nothing to compare
     name = seen["file"]
     if "/" in name or "\\" in name or name.startswith("."):
         return f"the run names an odd image file {name!r}"
-    path = folder / name
+    path = os.path.join(folder, name)  # noqa: PTH118 - the index's hot path
     try:
-        st = path.stat()
+        st = os.stat(path)  # noqa: PTH116
     except OSError:
         return f"the {role} image the run saw ({name}) is gone (replaced by a repair?)"
     if st.st_size == seen.get("size") and st.st_mtime_ns == seen.get("mtime_ns"):
         return None
     try:
-        digest = file_sha256(path)
+        digest = file_sha256(Path(path))
     except OSError:
         return f"the {role} image cannot be read"
     if digest == seen.get("sha256"):
-        if confirmed is not None:
-            confirmed[role] = {"size": st.st_size, "mtime_ns": st.st_mtime_ns}
         return None
     return f"computed on the previous {role} image (it changed since the run)"
 
 
 def case_verdict(
-    folder: Path,
+    folder: str | Path,
     run: Mapping[str, Any] | None,
     probes: list[CurrentProbe],
     subset: str | None,
     rule: GateRule,
     repaired_since: Mapping[str, str | None] | None = None,
-    confirmed: dict[str, dict[str, int]] | None = None,
 ) -> Verdict:
     """The status from a run's JSON (a run or its brief). *repaired_since*: for runs that
     recorded no image hashes, the role → reason of an accepted repair after the run."""
@@ -242,7 +232,7 @@ def case_verdict(
         return judge(None, probes, subset, rule, {})
     images = run.get("images") or {}
     roles = {p.image_role for p in probes}
-    stale = {role: image_change(folder, role, images.get(role), confirmed) for role in roles}
+    stale = {role: image_change(folder, role, images.get(role)) for role in roles}
     for role, reason in (repaired_since or {}).items():
         if stale.get(role) is None and not images.get(role) and reason:
             stale[role] = reason
@@ -256,28 +246,25 @@ def quick_status(
     review: Mapping[str, Any] | None,
     rule: GateRule,
     read_small_json: Callable[[str, int], Any],
-    writable: bool = False,
 ) -> ScreenStatus | None:
     """The case index's status: from the brief (or, when it does not match, the run), the
     spec and this reviewer's review as plain JSON; None when it cannot be told cheaply.
-    *read_small_json* is the index's own reader (regular files only, bounded). In a
-    *writable* project a brief found out of date, or images found unchanged by their hash
-    after a copy touched their times, are written back so the next index costs a stat."""
+    *read_small_json* is the index's own reader (regular files only, bounded). Opening a
+    project writes nothing: an image whose time a copy changed is hashed (once per process,
+    ``ground.hashing`` remembers it) until the next run records its new time."""
     try:  # the hot path of indexing: plain os calls, no Path objects for unscreened cases
         st = os.stat(os.path.join(folder, SCREENING_NAME))  # noqa: PTH116, PTH118
     except OSError:
         return ScreenStatus.NOT_SCREENED
-    base = Path(folder)
     current = {"size": st.st_size, "mtime_ns": st.st_mtime_ns}
     try:
         brief = read_small_json(os.path.join(folder, BRIEF_NAME), BRIEF_LIMIT)  # noqa: PTH118
     except (OSError, ValueError):
         brief = None
     run = _brief_run(brief, current)
-    rewrite = run is None
     if run is None:
         try:
-            record = read_record(base)
+            record = read_record(Path(folder))
         except ScreeningError:
             return None
         run = record.latest.model_dump(mode="json") if record and record.latest else None
@@ -290,13 +277,7 @@ def quick_status(
     repaired = _own_repairs_since(review, str(run.get("at") or ""))
     subset = spec.get("pressure_test_type")
     subset = subset if isinstance(subset, str) else None
-    confirmed: dict[str, dict[str, int]] = {}
-    status = case_verdict(base, run, probes, subset, rule, repaired, confirmed).status
-    if writable and (rewrite or confirmed):
-        images = {r: {**seen, **confirmed.get(r, {})} for r, seen in run.get("images", {}).items()}
-        with contextlib.suppress(OSError, ProjectError):
-            write_brief(base, {**run, "images": images})
-    return status
+    return case_verdict(folder, run, probes, subset, rule, repaired).status
 
 
 def _brief_run(brief: Any, screening: dict[str, int]) -> dict[str, Any] | None:

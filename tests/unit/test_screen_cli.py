@@ -198,3 +198,33 @@ def test_a_local_openai_compatible_server(
         assert run_["runs"][-1]["engine"] == "local" and run_["runs"][-1]["model"] == "local-vlm"
     finally:
         server.close()
+
+
+def test_predict_through_the_batch_api(
+    demo_project: Path, fake: FakeGemini, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from sabre_desk.core.review import Decision
+
+    project = Project.open(demo_project, "alice")
+    for case_id in ("count01_apples", "lang01_mug_back"):
+        case = project.load_case(case_id)
+        case.review.decision = Decision.KEEP
+        project.save_review(case)
+    release = tmp_path / "release"
+    assert run(capsys, "export", str(demo_project), str(release))[0] == 0
+    out = tmp_path / "preds.jsonl"
+    code, text, err = run(
+        capsys, "predict", str(release), "--batch", "--poll", "0.01", "--out", str(out)
+    )
+    assert code == 0, err
+    assert "2 questions asked" in text and fake.batches.created[0]["mode"] == "inline"
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["question_id"] for r in rows} == {
+        "count01_apples:apples",
+        "lang01_mug_back:hidden_print",
+    }
+    assert json.loads((tmp_path / "preds.jsonl.job.json").read_text())["collected_at"]
+    ledger = [json.loads(line) for line in (tmp_path / "ledger.jsonl").read_text().splitlines()]
+    assert len(ledger) == 2 and all(line["stage"] == "predict" and line["batch"] for line in ledger)
+    code, text, _ = run(capsys, "predict", str(release), "--batch", "--out", str(out))
+    assert "0 questions asked, 2 answered before" in text and len(fake.batches.created) == 1
