@@ -13,11 +13,18 @@ from typing import Any
 
 from sabre_desk.core.export import export
 from sabre_desk.core.project import Project
-from sabre_desk.core.release import BENCHMARK, MAX_ROW, verify
+from sabre_desk.core.release import BENCHMARK, MAX_ROW, RELEASE, verify
 from sabre_desk.core.review import Decision
 from sabre_desk.core.scoring import Sample, score
 from sabre_desk.ground.errors import ProjectError
-from sabre_desk.ground.reading import MB, human_size, iter_lines, loads, open_regular
+from sabre_desk.ground.reading import (
+    MB,
+    human_size,
+    iter_lines,
+    loads,
+    open_regular,
+    read_json_file,
+)
 
 #: Longest prediction line accepted: a model's response can be long, not unbounded.
 MAX_PREDICTION = 16 * MB
@@ -172,6 +179,19 @@ def _jsonl_predictions(
             by_index[_index(row["index"], f"line {number}", path)] = response
 
 
+def _release_identity(out: Path) -> tuple[str | None, str | None]:
+    """The release's name and root hash as release.json states them: a score names what it
+    scored, so two people comparing figures can tell whether they scored the same release."""
+    try:
+        data, _ = read_json_file(out / RELEASE, "manifest", ProjectError, follow_links=False)
+    except ProjectError:
+        return None, None
+    if not isinstance(data, dict):
+        return None, None
+    name, root = data.get("name"), data.get("root_sha256")
+    return (name if isinstance(name, str) else None, root if isinstance(root, str) else None)
+
+
 def run_score(args: argparse.Namespace) -> int:
     """Score predictions; both files are streamed line by line with a bound per line."""
     benchmark = _benchmark_samples(args.out / BENCHMARK)
@@ -183,9 +203,14 @@ def run_score(args: argparse.Namespace) -> int:
         sample.response = by_id.get(sample.question_id, by_index.get(index))
         samples.append(sample)
     report = score(samples)
+    name, root = _release_identity(args.out)
     if args.json:
-        print(json.dumps({**report.to_json(), "unknown_question_ids": unknown}, indent=2))
+        identity = {"release": name, "root_sha256": root}
+        print(
+            json.dumps({**identity, **report.to_json(), "unknown_question_ids": unknown}, indent=2)
+        )
         return 0
+    print(f"release {name or '(unnamed)'}, root sha256 {root or '(unknown: no release.json)'}")
     print(f"{'subset':22} {'metric':9} {'cases':>6} {'score':>7}   95% CI          extra")
     for s in report.subsets:
         extra = ""
@@ -197,9 +222,15 @@ def run_score(args: argparse.Namespace) -> int:
             f"{s.subset:22} {s.metric:9} {s.cases:6} {s.accuracy:7.1%}   "
             f"[{s.ci[0]:.1%}, {s.ci[1]:.1%}]   {extra}"
         )
+    if report.macro is not None and report.macro_ci is not None:
+        named = ", ".join(report.macro_subsets)
+        print(
+            f"{'macro (paper, Prior)':22} {'':9} {'':6} {report.macro:7.1%}   "
+            f"[{report.macro_ci[0]:.1%}, {report.macro_ci[1]:.1%}]   over {named}"
+        )
     print(
-        f"{'macro average':22} {'':9} {'':6} {report.macro:7.1%}   "
-        f"[{report.macro_ci[0]:.1%}, {report.macro_ci[1]:.1%}]"
+        f"{'average, all subsets':22} {'':9} {'':6} {report.macro_all:7.1%}   "
+        f"[{report.macro_all_ci[0]:.1%}, {report.macro_all_ci[1]:.1%}]   pilots included"
     )
     print(
         f"{report.questions} questions; {report.missing} without a prediction (counted "

@@ -42,7 +42,12 @@ PROBES = ("base_source", "base_target", "edited_source", "edited_target")
 _PUNCT = re.compile(r"[^\w\s]")
 _SPACE = re.compile(r"\s+")
 _YES_NO_START = re.compile(r"^\W*(yes|no)\b")
-_LETTER = re.compile(r"(?<![A-Za-z0-9])([A-Da-d])(?![A-Za-z0-9])")
+_LETTER = re.compile(r"(?<![A-Za-z0-9'])([A-D])(?![A-Za-z0-9'])")
+#: A lowercase letter counts only where it cannot be the article "a" or a word: alone,
+#: in brackets, or after "answer"/"option" ("(b)", "b.", "Answer: b").
+_LOWER_LETTER = re.compile(
+    r"^\W*\(?([a-d])\)?\W*$|\((?:[a-d])\)|(?:answer|option)\s*(?:is)?\s*:?\s*\(?([a-d])\b",
+)
 _INTEGER = re.compile(r"(?<![\d.-])(\d+)(?![\d.])")
 
 
@@ -62,8 +67,15 @@ def parse(eval_type: str, response: str) -> str | None:
         found = {w for w in ("yes", "no") if re.search(rf"\b{w}\b", lowered)}
         return found.pop() if len(found) == 1 else None
     if eval_type == "mcq_letter":
+        # "It is a closed box, so D": the article is not option A.
         letter = _LETTER.search(text)
-        return letter.group(1).upper() if letter else None
+        if letter:
+            return letter.group(1)
+        lower = _LOWER_LETTER.search(text.lower())
+        if lower:
+            chosen: str = lower.group(1) or lower.group(2) or lower.group(0).strip("()")
+            return chosen.upper()
+        return None
     if eval_type == "count_exact":
         words = normalize(text).split()
         for word in words:

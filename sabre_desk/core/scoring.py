@@ -69,19 +69,33 @@ class SubsetScore:
     probes: dict[str, float] = field(default_factory=dict)
 
 
+#: The paper's "Macro Avg." (Table 7): the four SABRE-Prior primary metrics only —
+#: Context All4, Texture All4, Attribute count accuracy, Language Elicitation MCQ accuracy.
+PRIOR_PRIMARIES = ("context_prior", "texture_prior", "attribute_count", "language_elicitation")
+
+
 @dataclass
 class Report:
     subsets: list[SubsetScore]
-    macro: float
-    macro_ci: tuple[float, float]
+    macro: float | None  # over the Prior primaries present (None: none of them)
+    macro_ci: tuple[float, float] | None
+    macro_all: float  # over every subset present, pilots included
+    macro_all_ci: tuple[float, float]
     questions: int
     missing: int
     unparseable: int
 
+    @property
+    def macro_subsets(self) -> list[str]:
+        return [s.subset for s in self.subsets if s.subset in PRIOR_PRIMARIES]
+
     def to_json(self) -> dict[str, Any]:
         return {
-            "macro": round(self.macro, 4),
-            "macro_ci95": [round(v, 4) for v in self.macro_ci],
+            "macro": None if self.macro is None else round(self.macro, 4),
+            "macro_ci95": None if self.macro_ci is None else [round(v, 4) for v in self.macro_ci],
+            "macro_subsets": self.macro_subsets,
+            "macro_all_subsets": round(self.macro_all, 4),
+            "macro_all_subsets_ci95": [round(v, 4) for v in self.macro_all_ci],
             "questions": self.questions,
             "missing_predictions": self.missing,
             "unparseable": self.unparseable,
@@ -116,6 +130,17 @@ def _bootstrap(
         idx = rng.integers(0, n, size=(stop - start, n))
         out[start:stop] = right[idx].sum(axis=1) / np.maximum(total[idx].sum(axis=1), 1)
     return out
+
+
+def _macro(
+    subsets: list[SubsetScore], replicates: list[np.ndarray], which: list[int]
+) -> tuple[float, tuple[float, float]]:
+    """The unweighted mean of the chosen subsets' accuracies, with its bootstrap interval."""
+    if not which:
+        return 0.0, (0.0, 0.0)
+    value = float(np.mean([subsets[i].accuracy for i in which]))
+    reps = np.mean(np.vstack([replicates[i] for i in which]), axis=0)
+    return value, (float(np.percentile(reps, 2.5)), float(np.percentile(reps, 97.5)))
 
 
 def score(samples: Iterable[Sample], resamples: int = RESAMPLES, seed: int = SEED) -> Report:
@@ -157,12 +182,15 @@ def score(samples: Iterable[Sample], resamples: int = RESAMPLES, seed: int = SEE
                 for i, p in enumerate(PROBES, 1)
             }
         subsets.append(result)
-    macro = float(np.mean([s.accuracy for s in subsets])) if subsets else 0.0
-    macro_reps = np.mean(np.vstack(replicates), axis=0) if replicates else np.zeros(1)
+    prior = [i for i, s in enumerate(subsets) if s.subset in PRIOR_PRIMARIES]
+    macro_all, macro_all_ci = _macro(subsets, replicates, list(range(len(subsets))))
+    macro, macro_ci = _macro(subsets, replicates, prior) if prior else (None, None)
     return Report(
         subsets,
         macro,
-        (float(np.percentile(macro_reps, 2.5)), float(np.percentile(macro_reps, 97.5))),
+        macro_ci,
+        macro_all,
+        macro_all_ci,
         len(samples),
         missing,
         unparseable,

@@ -204,11 +204,17 @@ def test_score_by_hand_on_the_export(reviewed: Path, tmp_path: Path) -> None:
     assert by["texture_prior"]["edit2"] == 1.0
     assert report["missing_predictions"] == 1
     subsets = [s["accuracy"] for s in report["subsets"]]
-    assert report["macro"] == pytest.approx(sum(subsets) / len(subsets), abs=1e-4)
+    assert report["macro_all_subsets"] == pytest.approx(sum(subsets) / len(subsets), abs=1e-4)
+    prior = [s["accuracy"] for s in report["subsets"] if s["subset"] in report["macro_subsets"]]
+    assert report["macro_subsets"] == ["context_prior", "language_elicitation", "texture_prior"]
+    release = json.loads((out / "release.json").read_text())
+    assert (report["release"], report["root_sha256"]) == (release["name"], release["root_sha256"])
+    assert report["macro"] == pytest.approx(sum(prior) / len(prior), abs=1e-4)
     table = subprocess.run(
         [sys.executable, "-m", "sabre_desk", "score", str(out), str(path)],
         capture_output=True,
         text=True,
         timeout=120,
     ).stdout
-    assert "macro average" in table and "1 without a prediction" in table
+    assert "macro (paper, Prior)" in table and "average, all subsets" in table
+    assert "1 without a prediction" in table

@@ -124,7 +124,8 @@ def test_sample_subsets_macro_average_and_missing_predictions() -> None:
     by = {s.subset: s for s in report.subsets}
     assert by["counting"].accuracy == pytest.approx(0.75)
     assert by["spatial"].accuracy == pytest.approx(0.5)
-    assert report.macro == pytest.approx((0.75 + 0.5) / 2)
+    assert report.macro_all == pytest.approx((0.75 + 0.5) / 2)
+    assert report.macro is None  # no SABRE-Prior subset: the paper's macro is not defined
     assert report.missing == 1
 
 
@@ -142,3 +143,33 @@ def test_the_bootstrap_is_reproducible_and_keeps_a_case_together() -> None:
     assert ci[0] < first.subsets[0].accuracy < ci[1]
     # resampling whole cases: every replicate accuracy is a multiple of 1/30
     assert np.isclose(ci[0] * 30, round(ci[0] * 30))
+
+
+@pytest.mark.parametrize(
+    ("response", "parsed"),
+    [
+        ("It is a closed box, so D", "D"),  # the article is not option A
+        ("a dog is there", None),
+        ("(b)", "B"),
+        ("b.", "B"),
+        ("Answer: c", "C"),
+        ("The answer is (C).", "C"),
+        ("A", "A"),
+    ],
+)
+def test_the_article_a_is_never_read_as_option_a(response: str, parsed: str | None) -> None:
+    assert parse("mcq_letter", response) == parsed
+
+
+def test_the_papers_macro_is_over_the_four_prior_primaries_and_pilots_are_apart() -> None:
+    """Table 7: Context All4, Texture All4, Attribute and Language Elicitation; a pilot
+    (Counting) enters only the separately labelled average over every subset."""
+    right = [
+        *_context_case("c1", ("Yes", "No", "No", "Yes")),
+        Sample("a1", "a1", "attribute_count", "count", "count_exact", "5", "5"),
+        Sample("l1", "l1", "language_elicitation", "q", "mcq_letter", "D", "D"),
+        Sample("n1", "n1", "counting", "count", "count_exact", "3", "4"),
+    ]
+    report = score(right, resamples=200)
+    assert report.macro == pytest.approx(1.0)  # three Prior subsets present, all right
+    assert report.macro_all == pytest.approx(3 / 4)
