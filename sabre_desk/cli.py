@@ -195,6 +195,12 @@ def _parser() -> argparse.ArgumentParser:
         "prediction TSVs (PRED_FORMAT=tsv: index, prediction); several files are merged",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--table",
+        choices=["md", "csv", "tex"],
+        help="one column per predictions file (a model each, named by the file), rows as in "
+        "the paper's Table 7",
+    )
 
     p = sub.add_parser("primer", help="list, show, check or create primers")
     primer = p.add_subparsers(dest="action", metavar="ACTION", required=True)

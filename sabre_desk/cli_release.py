@@ -15,6 +15,7 @@ from sabre_desk.core.export import export
 from sabre_desk.core.project import Project
 from sabre_desk.core.release import BENCHMARK, MAX_ROW, RELEASE, verify
 from sabre_desk.core.review import Decision
+from sabre_desk.core.score_table import render
 from sabre_desk.core.scoring import Sample, score
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.reading import (
@@ -179,6 +180,21 @@ def _jsonl_predictions(
             by_index[_index(row["index"], f"line {number}", path)] = response
 
 
+def _score_table(args: argparse.Namespace) -> int:
+    reports = {}
+    for path in args.predictions:
+        by_id, by_index = _predictions([path])
+        samples = []
+        for index, sample in _benchmark_samples(args.out / BENCHMARK):
+            sample.response = by_id.get(sample.question_id, by_index.get(index))
+            samples.append(sample)
+        reports[path.stem] = score(samples)
+    name, root = _release_identity(args.out)
+    sys.stdout.write(render(reports, args.table))
+    print(f"release {name or '(unnamed)'}, root sha256 {root or '(unknown)'}", file=sys.stderr)
+    return 0
+
+
 def _release_identity(out: Path) -> tuple[str | None, str | None]:
     """The release's name and root hash as release.json states them: a score names what it
     scored, so two people comparing figures can tell whether they scored the same release."""
@@ -194,6 +210,8 @@ def _release_identity(out: Path) -> tuple[str | None, str | None]:
 
 def run_score(args: argparse.Namespace) -> int:
     """Score predictions; both files are streamed line by line with a bound per line."""
+    if getattr(args, "table", None):
+        return _score_table(args)
     benchmark = _benchmark_samples(args.out / BENCHMARK)
     by_id, by_index = _predictions(args.predictions)
     known = {sample.question_id for _, sample in benchmark}

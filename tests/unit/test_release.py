@@ -218,3 +218,43 @@ def test_score_by_hand_on_the_export(reviewed: Path, tmp_path: Path) -> None:
     ).stdout
     assert "macro (paper, Prior)" in table and "average, all subsets" in table
     assert "1 without a prediction" in table
+
+
+def test_three_models_side_by_side_in_the_layout_of_table_7(reviewed: Path, tmp_path: Path) -> None:
+    out = tmp_path / "release"
+    export(Project.open(reviewed, "alice"), out)
+    rows = rows_of(out / "benchmark.jsonl")
+    files = []
+    for name, wrong in (("perfect", set()), ("no_counts", {"counting"}), ("all_no", None)):
+        path = tmp_path / f"{name}.jsonl"
+        lines = []
+        for row in rows:
+            right = wrong is not None and row["subset"] not in wrong
+            lines.append(
+                {"question_id": row["question_id"], "response": row["answer"] if right else "no"}
+            )
+        path.write_text("\n".join(json.dumps(line) for line in lines))
+        files.append(str(path))
+    done = subprocess.run(
+        [sys.executable, "-m", "sabre_desk", "score", str(out), *files, "--table", "md"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    table = done.stdout.splitlines()
+    assert table[0] == "| Subset | Metric | perfect | no_counts | all_no |"
+    by_row = {tuple(c.strip() for c in line.strip("|").split("|")[:2]): line for line in table[2:]}
+    assert ("context_prior", "All4 (P)") in by_row and ("context_prior", "Edit2") in by_row
+    assert ("context_prior", "Q1 base_source") in by_row
+    assert ("counting", "accuracy") in by_row  # a pilot: no (P)
+    assert by_row[("Overall", "Macro Avg. (P)")].split("|")[3].strip() == "100.0"
+    assert by_row[("counting", "accuracy")].split("|")[4].strip() == "0.0"
+    assert "root sha256" in done.stderr
+    tex = subprocess.run(
+        [sys.executable, "-m", "sabre_desk", "score", str(out), *files, "--table", "tex"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert tex.stdout.startswith("\\begin{tabular}{llrrr}") and "context\\_prior" in tex.stdout
