@@ -39,10 +39,13 @@ from sabre_desk.core.export_formats import (
     write_vlmevalkit,
 )
 from sabre_desk.core.final import all_reviews, question_edits, settle
+from sabre_desk.core.gate import ScreenStatus
 from sabre_desk.core.lmms_eval_task import FOLDER as LMMS_EVAL_FOLDER
 from sabre_desk.core.lmms_eval_task import task_name, write_task
+from sabre_desk.core.primers import PrimerLibrary
 from sabre_desk.core.project import Case, Project
 from sabre_desk.core.prompts import RELEASE_PROMPTS, copy_prompts, shipped_prompts
+from sabre_desk.core.provenance import Funnel, case_provenance, probe_screening
 from sabre_desk.core.question_edits import effective
 from sabre_desk.core.release import RELEASE, RELEASE_FORMAT, RELEASE_VERSION, seal, write_manifest
 from sabre_desk.core.release_card import HF_FOLDER, HF_LICENSES, card, hf_file_name, hf_row
@@ -207,13 +210,8 @@ def _rows(
     reviews: dict[str, Review],
     edits: dict[str, QuestionEdit],
     files: dict[str, str],
+    origin: dict[str, Any],
 ) -> list[dict[str, Any]]:
-    accepted = [
-        {"id": r.id, "image_role": r.image_role, "engine": r.engine, "op": r.op}
-        for review in reviews.values()
-        for r in review.repairs
-        if r.status == "accepted"
-    ]
     rows = []
     for question in case.spec.questions:
         prompt, answer = effective(question, edits.get(question.probe_id))
@@ -242,8 +240,9 @@ def _rows(
             "decision": decision.value,
             "decided": why,
             "reviewers": sorted(reviews),
-            "repairs": accepted,
             "edited": question.probe_id in edits,
+            **origin,
+            "filter_answer": probe_screening(case, question.probe_id),
         }
         rows.append(row)
     return rows
@@ -363,6 +362,8 @@ def _export_into(
         (tmp / "images").mkdir()
     rows: list[dict[str, Any]] = []
     entries = project.entries
+    primers = PrimerLibrary.for_project(project.root)
+    funnel = Funnel()
     for done, entry in enumerate(entries, 1):
         if cancel.is_set():
             raise ExportCancelledError("export cancelled; nothing was written", out)
@@ -371,6 +372,8 @@ def _export_into(
         if entry.problem:
             summary.skip(entry.case_id, f"invalid ({entry.problem})")
             continue
+        funnel.candidates += 1
+        funnel.solved_by_filter += entry.screening is ScreenStatus.SOLVED
         try:
             case = project.load_case(entry.case_id)
         except CaseLoadError as exc:
@@ -385,6 +388,7 @@ def _export_into(
         reviews = all_reviews(case)
         final = settle(reviews, image_hashes(case.images), adjudicators, min_reviews)
         decision, why = final.decision, final.why
+        funnel.reviewed += decision is not None
         if decision is None or decision not in decisions:
             if decision is None and any(r.decision is not None for r in reviews.values()):
                 summary.skip(entry.case_id, why)
@@ -414,9 +418,11 @@ def _export_into(
             key = "file_name" if role is ImageRole.IMAGE else f"{role.value}_file_name"
             files[key] = target
             summary.images += 1
-        rows += _rows(case, decision, why, reviews, edits, files)
+        origin = case_provenance(case, reviews, primers, project.manifest.primer)
+        rows += _rows(case, decision, why, reviews, edits, files, origin)
         summary.warnings += [f"{entry.case_id}: {w.message}" for w in case.warnings]
         summary.cases += 1
+        funnel.repaired += bool(origin["repairs"])
     for index, row in enumerate(rows):
         row["index"] = index
         rows[index] = {"index": index, **{k: v for k, v in row.items() if k != "index"}}
@@ -426,7 +432,10 @@ def _export_into(
     tsv = write_vlmevalkit(tmp / "vlmevalkit", name, rows, tmp)
     write_task(tmp / LMMS_EVAL_FOLDER, name, out)
     subsets = sorted({r["subset"] for r in rows})
-    readme = card(name, summary.cases, len(rows), subsets, license_id, task_name(name), tsv)
+    funnel.accepted = summary.cases
+    readme = card(
+        name, summary.cases, len(rows), subsets, license_id, task_name(name), tsv, funnel.to_json()
+    )
     write_bytes(tmp / "README.md", readme.encode())
     prompts = shipped_prompts()
     with naming(tmp / RELEASE_PROMPTS):
@@ -445,6 +454,7 @@ def _export_into(
         "images": summary.images,
         "subsets": {s: sum(r["subset"] == s for r in rows) for s in subsets},
         "prompts": {"version": prompts.version, "folder": RELEASE_PROMPTS},
+        "funnel": funnel.to_json(),
         "root_sha256": summary.root_hash,
         "skipped": summary.skipped,
     }

@@ -102,6 +102,20 @@ def _license(license_id: str | None) -> tuple[str, str]:
     )
 
 
+def _funnel(funnel: dict[str, int] | None) -> str:
+    """How the project's candidates became this release (the paper's Appendix D.4)."""
+    if not funnel:
+        return ""
+    return (
+        f"\nFrom {funnel['candidates']} candidates in the project: {funnel['solved_by_filter']} "
+        f"solved by the filtering model (discarded), {funnel['reviewed']} with a final review "
+        f"decision, {funnel['accepted']} accepted into this release, {funnel['repaired']} of "
+        "them after a localized repair. Each question's `provenance` in `benchmark.jsonl` names "
+        "its primer (and the hash of its file), its generation record, the filtering model's "
+        "answer, the reviewers' boxes and the repairs.\n"
+    )
+
+
 def card(
     name: str,
     cases: int,
@@ -110,6 +124,7 @@ def card(
     license_id: str | None = None,
     task: str = "",
     tsv: dict[str, str] | None = None,
+    funnel: dict[str, int] | None = None,
 ) -> str:
     """The dataset card (README.md): its YAML header, how the release is laid out, and how to
     evaluate a model on it with datasets, lmms-eval, VLMEvalKit and sabre-desk."""
@@ -148,7 +163,7 @@ A stress-test benchmark for vision-language models, curated with sabre-desk: {ca
 reviewed by people, {rows} questions. Subsets:
 
 {listed}
-
+{_funnel(funnel)}
 Each row of `metadata.jsonl` is one question about one image (`image`); the canonical
 `benchmark.jsonl` holds the same rows with provenance, and `images/` each image once.
 Context and Texture cases are scored together per `group_id` (All4: a case is right only

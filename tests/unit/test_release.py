@@ -258,3 +258,35 @@ def test_three_models_side_by_side_in_the_layout_of_table_7(reviewed: Path, tmp_
         timeout=120,
     )
     assert tex.stdout.startswith("\\begin{tabular}{llrrr}") and "context\\_prior" in tex.stdout
+
+
+def test_every_question_says_where_its_case_came_from_and_the_card_the_funnel(
+    reviewed: Path, tmp_path: Path
+) -> None:
+    """Primer (and its file's hash), generation record, the filter's latest run and answer,
+    the reviewers' boxes and accepted repairs; release.json and the card give the funnel."""
+    from sabre_desk.ground.hashing import sha256_file
+
+    review(
+        reviewed,
+        "ctx01_tape_bagel",
+        "alice",
+        decision="keep",
+        boxes=[{"image_role": "edited", "label": "target", "box": [0.4, 0.5, 0.6, 0.7]}],
+    )
+    out = tmp_path / "release"
+    export(Project.open(reviewed, "alice"), out)
+    row = next(r for r in rows_of(out / "benchmark.jsonl") if r["case_id"] == "ctx01_tape_bagel")
+    origin = row["provenance"]
+    primer = Path(__file__).parents[2] / "primers" / "context.md"
+    assert origin["primer"]["name"] == "context"
+    if primer.is_file():  # the checkout's primer is the one shipped
+        assert origin["primer"]["sha256"] == sha256_file(primer)
+    assert origin["generation"]["demo"] is True
+    assert origin["screening"]["model"] and origin["filter_answer"]["correct"] in (True, False)
+    assert origin["boxes"]["alice"][0]["box"] == [0.4, 0.5, 0.6, 0.7]
+    release = json.loads((out / "release.json").read_text())
+    funnel = release["funnel"]
+    assert funnel["candidates"] == 13 and funnel["accepted"] == release["cases"] > 0
+    assert funnel["reviewed"] >= funnel["accepted"]
+    assert "From 13 candidates in the project" in (out / "README.md").read_text()
