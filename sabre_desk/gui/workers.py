@@ -2,17 +2,23 @@
 
 The function runs on a pool thread and must not touch widgets; its result or exception is
 delivered to the GUI thread through queued signals. Each job keeps itself alive (a strong
-reference in ``_running``) until it has finished, so Python never collects a job whose
-signals are still to be emitted.
+reference in ``_running``) until its thread is past its last emit, so Python never collects
+a job, or destroys its signals object, while a pool thread is still emitting on it: the
+"finished" slot can run on the GUI thread before ``emit`` has returned on the pool thread,
+and a garbage collection then would destroy a QObject in the middle of its own emission.
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+
+#: How often the GUI thread looks again whether a finished job's thread is past its emits.
+RELEASE_RETRY_MS = 5
 
 
 class WorkerSignals(QObject):
@@ -29,6 +35,7 @@ class Worker(QRunnable):
         self.setAutoDelete(False)
         self.fn, self.args, self.kwargs = fn, args, kwargs
         self.signals = WorkerSignals()
+        self._emitted = threading.Event()  # run() is past its last emit
 
     def run(self) -> None:
         try:
@@ -39,6 +46,7 @@ class Worker(QRunnable):
             self._emit(self.signals.returned, result)
         finally:
             self._emit(self.signals.finished)
+            self._emitted.set()
 
     @staticmethod
     def _emit(signal: Any, *args: object) -> None:
@@ -48,8 +56,16 @@ class Worker(QRunnable):
 
     def start(self, pool: QThreadPool, priority: int = 0) -> None:
         Worker._running.add(self)
-        self.signals.finished.connect(lambda: Worker._running.discard(self))
+        self.signals.finished.connect(self._release)
         pool.start(self, priority)
+
+    def _release(self) -> None:
+        """On the GUI thread, once "finished" arrived: let go of the job when its thread has
+        returned from the emit, else look again in a moment."""
+        if self._emitted.is_set():
+            Worker._running.discard(self)
+        else:
+            QTimer.singleShot(RELEASE_RETRY_MS, self._release)
 
     def forget(self) -> None:
         """Release a job taken back from the pool before it ran."""
