@@ -265,7 +265,7 @@ def test_the_whole_demo_once_then_nothing_is_sent_twice(
     assert (row.stage, row.calls, row.input, row.image) == ("screen", 32, 32 * 270, 32 * 258)
     assert row.usd is None and summary.total_usd is None  # no price: unknown, not zero
     priced = summarize(demo_project / "ledger.jsonl", {row.model: ModelPrice(input=1, output=10)})
-    assert priced.total_usd == pytest.approx(33 * (270 * 1 + 7 * 10) / 1e6)
+    assert priced.total_usd == pytest.approx(32 * (270 * 1 + 7 * 10) / 1e6)
     text = (demo_project / "ledger.jsonl").read_text()
     assert KEY not in text and all(json.loads(line) for line in text.splitlines())
 
