@@ -249,7 +249,7 @@ def _screen_summary(report: ScreenReport, interrupted: bool) -> int:
         print(f"{case_id}: {status.label}")
     tally = ", ".join(f"{n} {s.label.lower()}" for s, n in sorted(counts.items()))
     print(
-        f"screened {len(report.cases_written)} cases ({tally or 'none'}); "
+        f"screened {_n(len(report.cases_written), 'case')} ({tally or 'none'}); "
         f"{report.sent} requests sent, {report.cached} answered from the cache, "
         f"{len(report.failures)} failed"
     )
@@ -258,6 +258,10 @@ def _screen_summary(report: ScreenReport, interrupted: bool) -> int:
     if interrupted or report.cancelled:
         return EXIT_INTERRUPTED
     return EXIT_PROBLEMS if report.failures or report.errors else EXIT_OK
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def _screen_batch(
