@@ -8,19 +8,24 @@ whoever shows or checks them.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
-import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ValidationError
 
 from sabre_desk.core.assignments import Assignments, AssignmentsError, read_assignments
 from sabre_desk.core.binding import image_hashes, is_stale, quick_stale
-from sabre_desk.core.gate import GateRule, ScreeningSettings, ScreenStatus
+from sabre_desk.core.gate import GateRule, ScreenStatus
+from sabre_desk.core.manifest import (
+    MANIFEST_NAME,
+    PROJECT_FORMAT,
+    PROJECT_VERSION,
+    Manifest,
+    read_manifest,
+)
 from sabre_desk.core.question_edits import edit_problems
 from sabre_desk.core.review import Decision, Review, utc_now
 from sabre_desk.core.screening import (
@@ -34,7 +39,6 @@ from sabre_desk.core.spec import ImageRole, SampleSpec
 from sabre_desk.ground.errors import (
     CaseLoadError,
     ImageError,
-    NotAProjectError,
     ProjectError,
     ReadOnlyProjectError,
     ReviewConflictError,
@@ -46,10 +50,7 @@ from sabre_desk.ground.errors import (
 from sabre_desk.ground.ids import id_problem
 from sabre_desk.ground.reading import (
     LIMITS,
-    MAX_JSON_DEPTH,
-    describe_kind,
-    human_size,
-    read_upto,
+    quick_json,
 )
 from sabre_desk.ground.storage import (
     append_history,
@@ -65,45 +66,11 @@ from sabre_desk.ground.storage import (
 from sabre_desk.ground.validation_messages import describe_validation_error
 from sabre_desk.imaging.io import ImageInfo, find_image, probe_image
 
-MANIFEST_NAME = "sabre-project.json"
-PROJECT_FORMAT = "sabre-desk-project"
-#: 2: the team settings (``reviewers``, ``adjudicators``, ``blind``); a version 1 manifest
-#: has none and reads as a project without them.
-PROJECT_VERSION = 2
+__all__ = ["MANIFEST_NAME", "PROJECT_FORMAT", "PROJECT_VERSION", "Manifest"]
 CASES_DIR = "cases"
 SPEC_NAME = "spec.json"
 REVIEWS_DIR = "reviews"
 HISTORY_NAME = "history.jsonl"
-
-
-class Manifest(BaseModel):
-    """sabre-project.json."""
-
-    model_config = ConfigDict(extra="allow")
-
-    format: Literal["sabre-desk-project"]
-    version: int
-    name: str
-    created_at: str | None = None
-    primer: str | None = None
-    #: the team, for assignments and progress (assignments.json may name them too)
-    reviewers: list[str] = Field(default_factory=list)
-    #: who settles disagreements; their decision on a disputed case is an adjudication
-    adjudicators: list[str] = Field(default_factory=list)
-    #: others' decisions, notes and boxes stay hidden until one has decided the case;
-    #: None (absent) is on: it matters as soon as a second reviewer writes a review
-    blind: bool | None = None
-
-    @field_validator("reviewers", "adjudicators")
-    @classmethod
-    def _names(cls, v: list[str]) -> list[str]:
-        for name in v:
-            problem = id_problem(name, "reviewer name")
-            if problem:
-                raise ValueError(problem)
-        return v
-
-    screening: ScreeningSettings = Field(default_factory=lambda: ScreeningSettings())
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,62 +136,6 @@ class Case:
         return self.folder / HISTORY_NAME
 
 
-def _read_manifest(root: Path) -> Manifest:
-    path = root / MANIFEST_NAME
-    if not root.is_dir():
-        raise NotAProjectError("not a folder", root)
-    if not path.is_file():
-        raise NotAProjectError(f"not a sabre-desk project (it has no {MANIFEST_NAME})", root)
-    data, _ = read_json(path, "manifest", NotAProjectError)
-    try:
-        manifest = Manifest.model_validate(data)
-    except ValidationError as exc:
-        raise NotAProjectError(describe_validation_error(exc), path) from exc
-    if manifest.version > PROJECT_VERSION:
-        raise NotAProjectError(
-            f"project format version {manifest.version} is newer than this sabre-desk "
-            f"understands ({PROJECT_VERSION}); update sabre-desk",
-            path,
-        )
-    return manifest
-
-
-class _IndexReadError(ValueError):
-    """A file the index cannot read (not regular, too large); the message is the reason."""
-
-
-def _quick_json(path: str, limit: int) -> Any:
-    """Parse a small JSON file for the index; None when absent, raises ValueError if bad.
-
-    The hot loop of indexing, so plain ``os`` calls; still only regular files of at most
-    *limit* bytes are read (a FIFO or a link to a device would block or never end).
-    """
-    try:
-        fd = os.open(path, _READ_FLAGS)
-    except FileNotFoundError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise _IndexReadError(f"is {describe_kind(info.st_mode)}, not a regular file")
-        if info.st_size > limit:
-            raise _IndexReadError(
-                f"file is too large ({human_size(info.st_size)}; the limit is {human_size(limit)})"
-            )
-        raw = read_upto(functools.partial(os.read, fd), info.st_size, limit)
-    finally:
-        os.close(fd)
-    if len(raw) > limit:
-        raise _IndexReadError(f"file is too large (over {human_size(limit)})")
-    try:
-        return json.loads(raw)
-    except RecursionError:
-        raise _IndexReadError(f"JSON is nested more than {MAX_JSON_DEPTH} levels deep") from None
-
-
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
 class Project:
     """An open project folder, seen by one reviewer."""
 
@@ -254,7 +165,7 @@ class Project:
         if problem:
             raise ValueError(problem)
         root = Path(root).expanduser().absolute()
-        manifest = _read_manifest(root)
+        manifest = read_manifest(root)
         read_only = not probe_writable(root)
         project = cls(root, manifest, reviewer, read_only)
         project.load_assignments()
@@ -358,7 +269,7 @@ class Project:
         assigned = None if self._mine is None else case_id in self._mine
         spec_path = os.path.join(folder, SPEC_NAME)  # noqa: PTH118 - hot loop, see CaseEntry
         try:
-            spec = _quick_json(spec_path, LIMITS["spec"])
+            spec = quick_json(spec_path, LIMITS["spec"])
         except (ValueError, OSError) as exc:
             reason = f"unreadable ({_short(exc)})"
             return CaseEntry(case_id, cases_dir, problem=reason, problem_file=Path(spec_path))
@@ -369,7 +280,7 @@ class Project:
         mode = _str(spec.get("generation_mode"))
         review_path = os.path.join(folder, REVIEWS_DIR, review_name)  # noqa: PTH118
         try:
-            review = _quick_json(review_path, LIMITS["review"])
+            review = quick_json(review_path, LIMITS["review"])
             raw = review.get("decision") if isinstance(review, dict) else None
             decision = Decision(raw) if raw else None
         except (ValueError, OSError) as exc:
@@ -388,7 +299,7 @@ class Project:
         pending = isinstance(review, dict) and _has_pending_repair(review.get("repairs"))
         stale = decision is not None and quick_stale(folder, review, trust_mtime=not exact)
         own = review if isinstance(review, dict) else None
-        screening = quick_status(folder, spec, own, self.gate, _quick_json)
+        screening = quick_status(folder, spec, own, self.gate, quick_json)
         return CaseEntry(
             case_id,
             cases_dir,

@@ -10,6 +10,7 @@ Every read of a project file goes through here.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
@@ -236,3 +237,39 @@ def iter_lines(
                 continue
             if line.strip():
                 yield number, line.rstrip(b"\r\n")
+
+
+class QuickReadError(ValueError):
+    """A file the index cannot read (not regular, too large); the message is the reason."""
+
+
+def quick_json(path: str, limit: int) -> Any:
+    """Parse a small JSON file (the index's hot loop); None when absent, ValueError if bad.
+
+    The hot loop of indexing, so plain ``os`` calls; still only regular files of at most
+    *limit* bytes are read (a FIFO or a link to a device would block or never end).
+    """
+    try:
+        fd = os.open(path, _QUICK_FLAGS)
+    except FileNotFoundError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise QuickReadError(f"is {describe_kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise QuickReadError(
+                f"file is too large ({human_size(info.st_size)}; the limit is {human_size(limit)})"
+            )
+        raw = read_upto(functools.partial(os.read, fd), info.st_size, limit)
+    finally:
+        os.close(fd)
+    if len(raw) > limit:
+        raise QuickReadError(f"file is too large (over {human_size(limit)})")
+    try:
+        return json.loads(raw)
+    except RecursionError:
+        raise QuickReadError(f"JSON is nested more than {MAX_JSON_DEPTH} levels deep") from None
+
+
+_QUICK_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
