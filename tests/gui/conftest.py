@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -11,6 +12,19 @@ from PySide6.QtWidgets import QMessageBox
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.workers import Worker
 from sabre_desk.settings import load_settings
+
+
+@pytest.fixture(autouse=True)
+def collect_between_tests() -> Iterator[None]:
+    """Python's cyclic garbage collection runs between GUI tests, after their background
+    work has ended, not at whatever moment an allocation triggers it while pool threads
+    still emit on Qt objects (a rare crash under load)."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.collect()
 
 
 @pytest.fixture
