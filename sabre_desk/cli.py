@@ -40,7 +40,6 @@ from sabre_desk.cli_common import (
     reviewer_name as _reviewer,
 )
 from sabre_desk.core.project import MANIFEST_NAME, Project
-from sabre_desk.core.stats import compute_stats
 from sabre_desk.core.validate import validate_project
 from sabre_desk.engines.base import RepairOp
 from sabre_desk.engines.registry import ENGINE_NAMES, OFFLINE_DEFAULT
@@ -53,6 +52,7 @@ DEFAULT_DEMO_DIR = "sabre-desk-demo"
 #: ``register(sub, common)`` and names its handler with ``set_defaults(run=...)``.
 COMMAND_MODULES: tuple[str, ...] = (
     "sabre_desk.cli_make",
+    "sabre_desk.cli_generate",
     "sabre_desk.cli_study",
     "sabre_desk.cli_team",
     "sabre_desk.cli_cache",
@@ -259,31 +259,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK if report.valid else EXIT_PROBLEMS
 
 
-def cmd_stats(args: argparse.Namespace) -> int:
-    project = _open_project(args.project, _reviewer(args))
-    stats = compute_stats(project.entries)
-    if args.json:
-        print(
-            json.dumps(
-                {"project": str(project.root), "reviewer": project.reviewer, **stats.to_json()},
-                indent=2,
-            )
-        )
-        return EXIT_OK
-    print(
-        f"{project.name}: {stats.total} cases, reviewed {stats.reviewed} / {stats.total} "
-        f"by {project.reviewer}, {stats.invalid} invalid"
-    )
-    print("\nper subset:")
-    for subset, n in stats.by_subset.items():
-        detail = ", ".join(f"{k} {v}" for k, v in stats.decisions_by_subset[subset].items())
-        print(f"  {subset:24} {n:6}   ({detail})")
-    print("\nper decision:")
-    for decision, n in stats.by_decision.items():
-        print(f"  {decision:24} {n:6}")
-    return EXIT_OK
-
-
 def cmd_demo(args: argparse.Namespace) -> int:
     from sabre_desk.demo.writer import write_demo_project
 
@@ -446,7 +421,6 @@ HANDLERS = {
     "open": cmd_open,
     "demo": cmd_demo,
     "validate": cmd_validate,
-    "stats": cmd_stats,
     "repair": cmd_repair,
     "diff": cmd_diff,
     "export": cmd_export,

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from sabre_desk.core.project import MANIFEST_NAME, Project
+from sabre_desk.engines.gemini_call import CallCancelledError
 from sabre_desk.ground.errors import NotAProjectError
 from sabre_desk.settings import load_settings, resolve_reviewer
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 EXIT_INTERNAL, EXIT_INTERRUPTED = 70, 130
+T = TypeVar("T")
 
 
 class CliError(Exception):
@@ -50,3 +55,33 @@ def open_project(path: Path, reviewer: str, index: bool = True) -> Project:
     except NotAProjectError as exc:
         hint = "; `sabre-desk demo` makes one to try" if MANIFEST_NAME in exc.reason else ""
         raise CliError(exc.message + hint) from exc
+
+
+def in_background(work: Callable[[threading.Event], T]) -> tuple[T | None, bool]:
+    """Run *work* on a thread so that Ctrl+C (or SIGTERM) only sets its cancel event and
+    waits for it to wind down; returns (its result, whether it was interrupted)."""
+    cancel = threading.Event()
+    box: dict[str, T] = {}
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            box["result"] = work(cancel)
+        except BaseException as exc:  # re-raised on the main thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=target, name="sabre-desk-work")
+    thread.start()
+    interrupted = False
+    while thread.is_alive():
+        try:
+            thread.join(0.2)
+        except KeyboardInterrupt:
+            interrupted = True
+            cancel.set()
+            print("\nsabre-desk: stopping; answers already received are kept", file=sys.stderr)
+    if failure:
+        if isinstance(failure[0], CallCancelledError):
+            return None, True
+        raise failure[0]
+    return box.get("result"), interrupted

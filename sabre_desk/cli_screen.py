@@ -14,7 +14,6 @@ import argparse
 import json
 import sys
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -23,6 +22,7 @@ from sabre_desk.cli_common import (
     EXIT_OK,
     EXIT_PROBLEMS,
     CliError,
+    in_background,
     open_project,
     reviewer_name,
 )
@@ -34,7 +34,7 @@ from sabre_desk.core.request_cache import RequestCache
 from sabre_desk.core.screen_run import ScreenProgress, ScreenReport, plan_screening, run_screening
 from sabre_desk.engines.answers import AnswerEngine
 from sabre_desk.engines.gemini_batch import GeminiBatchClient
-from sabre_desk.engines.gemini_call import CallCancelledError, CallFailedError
+from sabre_desk.engines.gemini_call import CallFailedError
 from sabre_desk.engines.gemini_qa import GeminiAnswerer
 from sabre_desk.engines.local_qa import LocalAnswerer
 from sabre_desk.settings import Settings, load_settings
@@ -136,36 +136,6 @@ def _engine(args: argparse.Namespace, settings: Settings) -> AnswerEngine:
     return engine
 
 
-def _in_background(work: Callable[[threading.Event], T]) -> tuple[T | None, bool]:
-    """Run *work* on a thread so that Ctrl+C (or SIGTERM) only sets its cancel event and
-    waits for it to wind down; returns (its result, whether it was interrupted)."""
-    cancel = threading.Event()
-    box: dict[str, T] = {}
-    failure: list[BaseException] = []
-
-    def target() -> None:
-        try:
-            box["result"] = work(cancel)
-        except BaseException as exc:  # re-raised on the main thread
-            failure.append(exc)
-
-    thread = threading.Thread(target=target, name="sabre-desk-work")
-    thread.start()
-    interrupted = False
-    while thread.is_alive():
-        try:
-            thread.join(0.2)
-        except KeyboardInterrupt:
-            interrupted = True
-            cancel.set()
-            print("\nsabre-desk: stopping; answers already received are kept", file=sys.stderr)
-    if failure:
-        if isinstance(failure[0], CallCancelledError):
-            return None, True
-        raise failure[0]
-    return box.get("result"), interrupted
-
-
 class _Bar:
     def __init__(self) -> None:
         self.tty = sys.stderr.isatty()
@@ -233,7 +203,7 @@ def run_screen(args: argparse.Namespace) -> int:
         )
         return plan.requests, report
 
-    result, interrupted = _in_background(work)
+    result, interrupted = in_background(work)
     if result is None or result[1] is None:
         return EXIT_INTERRUPTED if interrupted else EXIT_OK
     return _screen_summary(result[1], interrupted)
@@ -308,7 +278,7 @@ def _screen_batch(
         earlier.cancelled = later.cancelled
         return earlier
 
-    report, interrupted = _in_background(work)
+    report, interrupted = in_background(work)
     if report is None:
         return EXIT_INTERRUPTED
     for line in report.jobs:
@@ -358,7 +328,7 @@ def run_predict(args: argparse.Namespace) -> int:
             )
         return predict(release, out, engine, ledger, concurrency, progress, cancel)
 
-    report, interrupted = _in_background(work)
+    report, interrupted = in_background(work)
     if sys.stderr.isatty():
         sys.stderr.write("\n")
     if report is None:

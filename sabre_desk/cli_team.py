@@ -22,10 +22,12 @@ from sabre_desk.core.agreement import (
     confusion,
 )
 from sabre_desk.core.assignments import ASSIGNMENTS_NAME, make_assignments, write_assignments
+from sabre_desk.core.funnel import pipeline_funnel
 from sabre_desk.core.ratings import TeamRatings, collect
 from sabre_desk.core.stats import compute_stats, reviewer_progress
 from sabre_desk.core.team import blind, write_team_settings
 from sabre_desk.ground.ids import id_problem
+from sabre_desk.settings import load_settings
 
 PAPER_TABLE_9 = "the SABRE paper's Table 9: 25–50 min per 50 reviewed cases"
 
@@ -320,10 +322,19 @@ def run_stats(args: argparse.Namespace) -> int:
     stats.reviewers = reviewer_progress(
         collect(project), project.assignments, project.manifest.reviewers
     )
+    settings, _ = load_settings()
+    funnel = pipeline_funnel(project, settings.prices)
     if args.json:
-        _dump({"project": str(project.root), "reviewer": project.reviewer, **stats.to_json()})
+        _dump(
+            {
+                "project": str(project.root),
+                "reviewer": project.reviewer,
+                **stats.to_json(),
+                "pipeline": funnel.to_json(),
+            }
+        )
         return EXIT_OK
-    print("\n".join(stats.lines(project.name, project.reviewer)))
+    print("\n".join([*stats.lines(project.name, project.reviewer), "", *funnel.lines()]))
     for warning in project.warnings:
         print(f"problem: {warning.message}")
     return EXIT_OK

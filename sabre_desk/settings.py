@@ -37,7 +37,10 @@ class Settings(BaseModel):
     image_cache_max_mb: int = Field(default=256, ge=32)
     auto_advance: bool = False
     sync_views: bool = True
+    #: the image model: repairs, and the images `generate images` makes
     gemini_model: str = "gemini-3.1-flash-image"
+    #: the design model that writes Sample Specifications (`generate specs`)
+    spec_model: str = "gemini-3.5-flash"
     #: the Filtering VLM (paper §3.4) and the model `predict` uses when none is named
     screening_model: str = "gemini-3.5-flash"
     #: requests in flight at once when screening without --batch

@@ -2,7 +2,7 @@
 
 Every call that reached a model appends its token use as the service reported it (the SDK's
 usage metadata): input (images included), output, image and thinking tokens, with its stage
-(``screen``, ``predict``, ``repair``; the generation stages later), model and case. Lines are
+(``specs``, ``images``, ``screen``, ``predict``, ``repair``), model and case. Lines are
 appended under the file's lock, flushed and fsynced; a torn last line (a killed process) is
 skipped when read. A request answered from the request cache costs nothing and is not listed.
 
@@ -26,7 +26,8 @@ from sabre_desk.engines.answers import Usage
 from sabre_desk.ground.storage import append_history, file_lock, read_history
 
 LEDGER_NAME = "ledger.jsonl"
-STAGES = ("screen", "predict", "repair")
+#: the pipeline's order: specifications, images, screening, evaluation, repair
+STAGES = ("specs", "images", "screen", "predict", "repair")
 
 
 class ModelPrice(BaseModel):

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from sabre_desk.core.gate import ScreeningSettings
+from sabre_desk.core.image_settings import ImageSettings
 from sabre_desk.ground.errors import NotAProjectError
 from sabre_desk.ground.ids import id_problem
 from sabre_desk.ground.storage import read_json
@@ -48,6 +49,8 @@ class Manifest(BaseModel):
         return v
 
     screening: ScreeningSettings = Field(default_factory=lambda: ScreeningSettings())
+    #: the shape `generate images` asks for, unless the primer or the command says otherwise
+    images: ImageSettings = Field(default_factory=ImageSettings)
 
 
 def read_manifest(root: Path) -> Manifest:

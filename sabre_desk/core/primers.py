@@ -17,6 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from sabre_desk.core.image_settings import ImageSettings
 from sabre_desk.core.review import Decision
 from sabre_desk.core.spec import GenerationMode, ImageRole, QuestionType, SampleSpec
 from sabre_desk.ground.errors import ProjectError
@@ -135,6 +136,8 @@ class PrimerHeader(BaseModel):
     #: the primer's Data Schema: task attributes beyond the default schema, typed
     schema_fields: list[SchemaField] = Field(default_factory=list, alias="schema")
     checklist: list[ChecklistItem] = Field(default_factory=list)
+    #: the shape of the images `generate images` makes for this primer's cases
+    image: ImageSettings | None = None
     decisions: list[Decision] = Field(default_factory=lambda: list(Decision))
 
     @model_validator(mode="after")

@@ -50,14 +50,38 @@ def balance_unknown(
             if not targets:
                 targets = list(range(len(options)))
                 rng.shuffle(targets)
-            target = targets.pop()
-            unknown = options[at]
-            rest = [o for i, o in enumerate(options) if i != at]
-            rest.insert(target, unknown)
-            question["options"] = rest
-            if question.get("answer") == OPTION_LETTERS[at]:
-                question["answer"] = OPTION_LETTERS[target]
+            _move_unknown(question, at, targets.pop())
     return out
+
+
+def _move_unknown(question: dict[str, Any], at: int, target: int) -> None:
+    """The option at *at* moved to *target*, the others keeping their order, the answer
+    letter following it."""
+    options = list(question["options"])
+    unknown = options.pop(at)
+    options.insert(target, unknown)
+    question["options"] = options
+    if question.get("answer") == OPTION_LETTERS[at]:
+        question["answer"] = OPTION_LETTERS[target]
+
+
+def place_unknown(
+    question: dict[str, Any], positions: list[int], words: list[str], rng: random.Random
+) -> int | None:
+    """Move *question*'s unknown option (and the answer letter with it) to the position the
+    subset has used least so far (*positions*: where it sits in the questions before), ties
+    broken by *rng*; returns the new position, or None when there is no single one."""
+    options = question.get("options")
+    if not options or len(options) != len(OPTION_LETTERS):
+        return None
+    at = unknown_index(options, words)
+    if at is None:
+        return None
+    counts = Counter(positions)
+    fewest = min(counts.get(i, 0) for i in range(len(options)))
+    target = rng.choice([i for i in range(len(options)) if counts.get(i, 0) == fewest])
+    _move_unknown(question, at, target)
+    return target
 
 
 def imbalance(positions: list[int]) -> str | None:

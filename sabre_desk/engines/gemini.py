@@ -19,12 +19,11 @@ the cancel event and the true number of attempts are known.
 from __future__ import annotations
 
 import io
-import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PIL import Image, UnidentifiedImageError
+from PIL import Image
 
 from sabre_desk.engines.answers import Usage
 from sabre_desk.engines.base import (
@@ -46,8 +45,14 @@ from sabre_desk.engines.gemini_call import (
     usage_of,
 )
 from sabre_desk.engines.gemini_call import scrub as _scrub
+from sabre_desk.engines.gemini_image import (
+    FINISH_REASONS,
+    NoImageError,
+    nearest_aspect_ratio,
+    reply_image,
+    reply_text,
+)
 from sabre_desk.ground.errors import EngineUnavailableError, RepairError
-from sabre_desk.imaging.patch import as_rgb8
 
 if TYPE_CHECKING:
     from google.genai import types as genai_types
@@ -61,60 +66,6 @@ DEFAULT_ATTEMPTS = 4
 #: Small patches are sent larger (models return their own fixed sizes anyway) and the reply
 #: is fitted back to the patch; this is the shorter side they are brought up to.
 MIN_SEND_SIDE = 512
-MAX_REPLY_PIXELS = 40_000_000
-
-FINISH_REASONS = {
-    "FINISH_REASON_UNSPECIFIED": "the model stopped without saying why",
-    "STOP": "the model finished without making an image",
-    "MAX_TOKENS": "the reply was cut off (token limit)",
-    "SAFETY": "the model's safety filter stopped the reply",
-    "RECITATION": "the reply was stopped because it recited existing material",
-    "LANGUAGE": "the request's language is not supported",
-    "OTHER": "the model stopped for an unnamed reason",
-    "BLOCKLIST": "the request contains a blocked term",
-    "PROHIBITED_CONTENT": "the request was judged prohibited content",
-    "SPII": "the reply would have shown sensitive personal information",
-    "MALFORMED_FUNCTION_CALL": "the model made a malformed tool call",
-    "IMAGE_SAFETY": "the model's safety filter stopped the image",
-    "IMAGE_PROHIBITED_CONTENT": "the image was judged prohibited content",
-    "IMAGE_OTHER": "the model could not make the image",
-    "NO_IMAGE": "the model answered without an image",
-    "IMAGE_RECITATION": "the image was stopped because it recited an existing image",
-    "UNEXPECTED_TOOL_CALL": "the model called a tool it was not given",
-    "TOO_MANY_TOOL_CALLS": "the model made too many tool calls",
-    "MISSING_THOUGHT_SIGNATURE": "the request lacked a thought signature the model needs",
-    "MALFORMED_RESPONSE": "the model's reply was malformed",
-    "ESCALATION": "the request was escalated for review",
-    "PUP_LIMITED_DISABLED": "the model is not available for this account's usage",
-    "CONTINUATION": "the reply stopped before it was complete",
-    "MODEL_ARMOR": "a Model Armor policy stopped the reply",
-}
-#: Why a request was refused before any reply (prompt feedback), likewise.
-BLOCK_REASONS = {
-    "BLOCKED_REASON_UNSPECIFIED": "for an unnamed reason",
-    "SAFETY": "by the safety filter",
-    "OTHER": "for an unnamed reason",
-    "BLOCKLIST": "for a blocked term",
-    "PROHIBITED_CONTENT": "as prohibited content",
-    "IMAGE_SAFETY": "by the image safety filter",
-    "MODEL_ARMOR": "by a Model Armor policy",
-    "JAILBREAK": "as an attempt to get around the model's rules",
-}
-#: The aspect ratios the image models make; a patch asks for the nearest one, so the reply
-#: is not stretched into it (4:3 squeezed into a square looks wrong however it is blended).
-ASPECT_RATIOS = ("1:1", "2:3", "3:2", "3:4", "4:3", "9:16", "16:9", "21:9")
-
-
-def nearest_aspect_ratio(width: int, height: int) -> str:
-    """The supported aspect ratio closest to width:height (compared as logarithms, so 2:1
-    is as far from 1:1 as 1:2 is)."""
-    target = math.log(width / height)
-
-    def distance(ratio: str) -> float:
-        w, h = (int(v) for v in ratio.split(":"))
-        return abs(math.log(w / h) - target)
-
-    return min(ASPECT_RATIOS, key=distance)
 
 
 def _png(pixels: np.ndarray) -> bytes:
@@ -231,57 +182,12 @@ class GeminiEngine:
         if usage is not None and self.on_usage is not None:
             self.on_usage(self.model, usage)
         check_cancelled(request)
-        notes = _reply_text(response, key)
-        return EngineReply(_reply_image(response, key), model=self.model, notes=notes)
+        notes = reply_text(response, key)
+        try:
+            pixels = reply_image(response, key)
+        except NoImageError as exc:
+            raise RepairError(exc.reason) from None
+        return EngineReply(pixels, model=self.model, notes=notes)
 
 
-# --- reading the reply ---------------------------------------------------------------------
-
-
-def _answer_parts(response: object) -> list[object]:
-    """The parts of the reply's first candidate that are the answer: a part marked as a
-    thought (a draft the model made on its way) is never taken for the result."""
-    parts = getattr(response, "parts", None) or []
-    return [p for p in parts if not getattr(p, "thought", None)]
-
-
-def _reply_text(response: object, key: str) -> list[str]:
-    """The model's words, key masked (it may quote anything it was sent or told)."""
-    parts = _answer_parts(response)
-    return [
-        _scrub(str(getattr(p, "text", "")).strip(), key) for p in parts if getattr(p, "text", None)
-    ]
-
-
-def _reply_image(response: object, key: str) -> np.ndarray:
-    feedback = getattr(response, "prompt_feedback", None)
-    block = getattr(feedback, "block_reason", None) if feedback else None
-    if block:
-        name = getattr(block, "name", str(block))
-        why = BLOCK_REASONS.get(name, "for a reason this version does not know")
-        raise RepairError(f"Gemini blocked the request {why} ({name})")
-    for part in _answer_parts(response):
-        inline = getattr(part, "inline_data", None)
-        if inline is not None and inline.data:
-            return _decode(inline.data)
-    candidates = getattr(response, "candidates", None) or []
-    finish = getattr(candidates[0], "finish_reason", None) if candidates else None
-    finish_name = getattr(finish, "name", str(finish)) if finish else None
-    if finish_name and finish_name != "STOP":
-        why = FINISH_REASONS.get(finish_name, "for a reason this version does not know")
-        raise RepairError(f"no image came back: {why} ({finish_name})")
-    text = " ".join(_reply_text(response, key))[:200]  # masked before it is cut
-    detail = f'; it said: "{text}"' if text else ""
-    raise RepairError(f"no image came back from Gemini{detail}")
-
-
-def _decode(data: bytes) -> np.ndarray:
-    """Decode with Pillow whatever the declared mime type says (it can be wrong)."""
-    try:
-        with Image.open(io.BytesIO(data)) as img:
-            if img.size[0] * img.size[1] > MAX_REPLY_PIXELS:
-                raise RepairError(f"Gemini returned an implausibly large image {img.size}")
-            img.load()
-            return as_rgb8(np.asarray(img.convert("RGBA") if img.mode in ("P", "LA") else img))
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
-        raise RepairError(f"Gemini returned image bytes that do not decode ({exc})") from None
+__all__ = ["FINISH_REASONS", "GeminiEngine", "nearest_aspect_ratio"]

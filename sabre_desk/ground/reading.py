@@ -35,6 +35,8 @@ LIMITS: dict[str, int] = {
     "release": 64 * MB,
     "assignments": 64 * MB,
     "lock": 64 * KB,
+    "status": 64 * KB,  # a staged case's last failure
+    "image record": 1 * MB,  # what made each image of a staged case
     "manifest.sha256": 256 * MB,
 }
 #: Deepest JSON nesting accepted: the formats nest four or five levels.

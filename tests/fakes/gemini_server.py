@@ -188,6 +188,8 @@ class FakeGemini:
     keep_bodies: bool = True
     in_flight: int = 0
     max_in_flight: int = 0
+    #: 0: any free port
+    port: int = 0
 
     def reply_for(self, body: dict[str, Any]) -> Reply:
         """The reply to one generateContent body when no script step is left."""
@@ -307,7 +309,7 @@ class FakeGemini:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         self.server.daemon_threads = True  # never hold up the interpreter; close() joins them
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()

@@ -1,0 +1,115 @@
+"""The pipeline's funnel: how many candidates reached each stage, from a specification to an
+accepted case, what failed on the way and what the models cost so far.
+
+Read from what the project already keeps (the staging folder, the index, the cost ledger),
+so it costs one pass over the index and no image: the same counts for `sabre-desk stats`
+and the window's Pipeline panel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sabre_desk.core.gate import ScreenStatus
+from sabre_desk.core.incoming import StagedState, spec_failures, staged_cases
+from sabre_desk.core.ledger import LEDGER_NAME, ModelPrice, summarize
+from sabre_desk.core.project import CaseEntry, Project
+from sabre_desk.core.review import Decision
+
+#: Failures listed by name; the rest are counted.
+SHOWN_FAILURES = 10
+#: screened on the images and questions the case has now (a stale run does not count)
+SCREENED = (ScreenStatus.SOLVED, ScreenStatus.KEPT)
+
+
+@dataclass
+class Funnel:
+    spec_failures: int = 0  # specifications the design model never got right
+    specified: int = 0  # waiting for images
+    failed: int = 0  # their last image attempt failed
+    imaged: int = 0  # cases in the project (made, imported or authored)
+    screened: int = 0
+    kept: int = 0  # screened and not solved: on to human review
+    reviewed: int = 0  # decided by this reviewer
+    accepted: int = 0  # kept by this reviewer
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (what, reason)
+    cost_usd: float | None = 0.0  # None: some model has no price
+    calls: int = 0
+
+    @property
+    def stages(self) -> list[tuple[str, int]]:
+        """The funnel's rows, in the pipeline's order (name, count)."""
+        return [
+            ("specified", self.specified + self.failed + self.imaged),
+            ("imaged", self.imaged),
+            ("screened", self.screened),
+            ("kept by the filter", self.kept),
+            ("reviewed", self.reviewed),
+            ("accepted", self.accepted),
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "spec_failures": self.spec_failures,
+            "specified": self.specified,
+            "failed": self.failed,
+            "imaged": self.imaged,
+            "screened": self.screened,
+            "kept": self.kept,
+            "reviewed": self.reviewed,
+            "accepted": self.accepted,
+            "failures": [{"what": w, "reason": r} for w, r in self.failures],
+            "calls": self.calls,
+            "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
+        }
+
+    def lines(self) -> list[str]:
+        out = ["pipeline:"]
+        out += [f"  {name:24} {n:6}" for name, n in self.stages]
+        waiting = f"  waiting for images: {self.specified}, failed {self.failed}"
+        out.append(waiting + f", specifications never valid: {self.spec_failures}")
+        cost = f"${self.cost_usd:.2f}" if self.cost_usd is not None else "unknown (unpriced model)"
+        out.append(f"  model calls: {self.calls}, cost so far: {cost}")
+        for what, reason in self.failures[:SHOWN_FAILURES]:
+            out.append(f"  failed {what}: {reason}")
+        if len(self.failures) > SHOWN_FAILURES:
+            out.append(f"  … and {len(self.failures) - SHOWN_FAILURES} more failures")
+        return out
+
+
+def count_cases(funnel: Funnel, entries: list[CaseEntry]) -> None:
+    for entry in entries:
+        if entry.problem:
+            continue
+        funnel.imaged += 1
+        if entry.screening in SCREENED:
+            funnel.screened += 1
+        if entry.screening is ScreenStatus.KEPT:
+            funnel.kept += 1
+        if entry.decision is not None and entry.decision is not Decision.NEEDS_RECHECK:
+            funnel.reviewed += 1
+            funnel.accepted += entry.decision is Decision.KEEP
+
+
+def pipeline_funnel(project: Project, prices: Mapping[str, ModelPrice]) -> Funnel:
+    funnel = Funnel()
+    root = project.root
+    for staged in staged_cases(root):
+        if staged.state is StagedState.FAILED:
+            funnel.failed += 1
+            funnel.failures.append((staged.case_id, staged.reason or "no reason recorded"))
+        else:
+            funnel.specified += 1
+    failures = spec_failures(root)
+    funnel.spec_failures = len(failures)
+    funnel.failures += [
+        (f"a specification ({f.get('primer', '?')})", str(f.get("reason", "?"))) for f in failures
+    ]
+    count_cases(funnel, project.entries)
+    if (root / LEDGER_NAME).is_file():
+        cost = summarize(root / LEDGER_NAME, prices)
+        funnel.cost_usd = cost.total_usd
+        funnel.calls = sum(r.calls for r in cost.rows)
+    return funnel

@@ -1,0 +1,288 @@
+"""Making cases with models: `generate specs` and `generate images` with the real google-genai
+client against the fake Gemini on 127.0.0.1, from a new project to an exported release."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from factories import run_cli
+from fakes.gemini_server import FakeGemini, blocked_reply, finish_reply, serving, text_reply
+from fakes.pipeline import SIZES, PipelineModels, context_spec, image_body, scene_png
+from PIL import Image
+
+from sabre_desk.core.gate import ScreenStatus
+from sabre_desk.core.image_maker import make_images
+from sabre_desk.core.image_settings import ImageSettings
+from sabre_desk.core.incoming import StagedState, spec_failures, staged_cases
+from sabre_desk.core.ledger import Ledger
+from sabre_desk.core.new_project import init_project
+from sabre_desk.core.primers import PrimerLibrary
+from sabre_desk.core.project import Project
+from sabre_desk.core.review import Decision
+from sabre_desk.core.spec_writer import write_specs
+from sabre_desk.engines.gemini_make import GeminiImageMaker, GeminiWriter
+from sabre_desk.ground.storage import read_history
+
+KEY = "make-key-" + "m" * 28
+
+
+@pytest.fixture
+def models(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FakeGemini, PipelineModels]]:
+    with serving(monkeypatch, KEY) as server:
+        answer = PipelineModels()
+        server.answer = answer
+        yield server, answer
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return init_project(tmp_path / "made", "made", "context")
+
+
+def _context() -> object:
+    return PrimerLibrary.for_project(None).primers["context"]
+
+
+def _specs(root: Path, n: int, tries: int = 3) -> object:
+    with GeminiWriter() as writer:
+        return write_specs(root, _context(), n, writer, threading.Event(), tries=tries)  # type: ignore[arg-type]
+
+
+def test_a_new_user_goes_from_init_to_a_release(
+    tmp_path: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    root = tmp_path / "mine"
+    for command in (
+        ["init", str(root), "--primer", "context"],
+        ["generate", "specs", str(root), "--primer", "context", "--n", "5"],
+        ["generate", "images", str(root)],
+        ["screen", str(root)],
+    ):
+        done = run_cli(*command, home=tmp_path, timeout=120)
+        assert done.returncode == 0, (command, done.stdout, done.stderr)
+    project = Project.open(root, "alice")
+    assert len(project.entries) == 5
+    kept = [e for e in project.entries if e.screening is ScreenStatus.KEPT]
+    assert len(kept) == 5  # the fake filter answers "yes" to all: it fails every case
+    for entry in kept:
+        case = project.load_case(entry.case_id)
+        assert set(case.images) == {case.spec.image_roles[0], case.spec.image_roles[1]}
+        assert not case.image_problems
+        case.review.decision = Decision.KEEP
+        project.save_review(case)
+    release = tmp_path / "release"
+    done = run_cli("export", str(root), str(release), "--reviewer", "alice", home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = (tmp_path / "release" / "benchmark.jsonl").read_text().splitlines()
+    assert len(rows) == 20  # 5 cases × the primer's 4 probes
+    first = json.loads(rows[0])
+    generation = first["provenance"]["generation"]
+    assert generation["stage"] == "specs" and generation["primer"]["name"] == "context"
+    assert set(generation["images"]) == {"base", "edited"}
+    assert generation["images"]["edited"]["from"] == "base"
+
+
+def test_stats_shows_the_funnel_and_what_failed(
+    tmp_path: Path, project: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    _, answer = models
+    _specs(project, 3)
+    answer.image_script = [blocked_reply("PROHIBITED_CONTENT")]
+    with GeminiImageMaker() as maker:
+        make_images(project, maker, threading.Event(), concurrency=1)
+    done = run_cli("stats", str(project), "--json", home=tmp_path)
+    funnel = json.loads(done.stdout)["pipeline"]
+    assert funnel["specified"] == 0 and funnel["failed"] == 1 and funnel["imaged"] == 2
+    assert funnel["screened"] == 0
+    text = run_cli("stats", str(project), home=tmp_path).stdout
+    assert "failed 1" in text and "PROHIBITED_CONTENT" in text
+
+
+def test_an_invalid_reply_goes_back_with_the_validators_messages(
+    project: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    server, answer = models
+    wrong = context_spec(9, ("kitchen", "whisk", "shoe"))
+    wrong["questions"][1]["answer"] = "yes"  # the primer fixes base_target's answer: no
+    answer.spec_script = ["this is not JSON", json.dumps(wrong)]
+    report = _specs(project, 1)
+    assert len(report.written) == 1 and report.calls == 3  # type: ignore[attr-defined]
+    third = server.requests[-1]["body"]
+    turns = [p["text"] for c in third["contents"] for p in c["parts"]]
+    assert len(turns) == 5  # ask, bad reply, feedback, second reply, feedback
+    assert "not JSON" in turns[2]
+    assert "base_target must be answered 'no'" in turns[4]
+    schema = third["generationConfig"]["responseJsonSchema"]
+    assert schema["properties"]["pressure_test_type"]["enum"] == ["context_prior"]
+    assert schema["properties"]["questions"]["maxItems"] == 4
+    [staged] = staged_cases(project)
+    spec = json.loads((staged.folder / "spec.json").read_text())
+    attempts = spec["generation"]["attempts"]
+    assert [bool(a["problems"]) for a in attempts] == [True, True, False]
+    assert spec["generation"]["model"] and "Task Design" in spec["generation"]["prompt"]
+
+
+def test_a_concept_already_in_the_project_is_refused(
+    project: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    server, answer = models
+    taken = context_spec(1, ("office", "stapler", "trowel"))
+    (project / "cases" / taken["concept_id"]).mkdir(parents=True)
+    answer.spec_script = [json.dumps(taken)]
+    report = _specs(project, 1)
+    assert report.written and report.written[0] != taken["concept_id"]  # type: ignore[attr-defined]
+    feedback = server.requests[-1]["body"]["contents"][-1]["parts"][0]["text"]
+    assert f"concept_id {taken['concept_id']!r} is already used" in feedback
+    assert taken["concept_id"] in server.requests[0]["body"]["contents"][0]["parts"][0]["text"]
+
+
+def test_a_spec_that_never_comes_right_is_recorded_and_nothing_is_staged(
+    project: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    _, answer = models
+    answer.spec_script = ["[1, 2]", "not json", "{}"]
+    report = _specs(project, 1)
+    assert report.written == [] and len(report.failed) == 1  # type: ignore[attr-defined]
+    assert staged_cases(project) == []
+    [failure] = spec_failures(project)
+    assert failure["primer"] == "context" and len(failure["attempts"]) == 3
+    assert "concept_id" in failure["reason"]  # the schema's own words for "{}"
+    stages = [line["stage"] for line in read_history(Ledger.of_project(project).path).entries]
+    assert stages == ["specs"] * 3
+
+
+def test_a_safety_stop_fails_the_case_and_a_rerun_pays_only_for_what_is_missing(
+    project: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    server, answer = models
+    _specs(project, 1)
+    answer.image_script = [
+        # the Base is made, then the edit is stopped
+        _base_reply(),
+        finish_reply("IMAGE_SAFETY"),
+    ]
+    with GeminiImageMaker() as maker:
+        report = make_images(project, maker, threading.Event())
+    [(case_id, reason)] = report.failed
+    assert "safety filter stopped the image (IMAGE_SAFETY)" in reason
+    [staged] = staged_cases(project)
+    assert staged.state is StagedState.FAILED and staged.reason == reason
+    assert set(staged.made or {}) == {"base"}
+    base_bytes = (staged.folder / "base.png").read_bytes()
+    before = len(server.requests)
+    with GeminiImageMaker() as maker:
+        report = make_images(project, maker, threading.Event())
+    assert report.imaged == [case_id] and report.calls == 1
+    assert len(server.requests) == before + 1  # only the edit was asked again
+    assert staged_cases(project) == []
+    case = Project.open(project, "alice").load_case(case_id)
+    assert not case.image_problems
+    assert (case.folder / "base.png").read_bytes() == base_bytes
+
+
+def _base_reply() -> object:
+    from fakes.gemini_server import Reply
+
+    return Reply(body=image_body(scene_png("a base", (1024, 1024))))
+
+
+def test_an_image_of_another_shape_is_refused_not_stretched(
+    project: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    from fakes.gemini_server import Reply
+
+    _, answer = models
+    _specs(project, 1)
+    answer.image_script = [Reply(body=image_body(scene_png("wide", SIZES["4:3"])))]
+    with GeminiImageMaker() as maker:
+        report = make_images(project, maker, threading.Event())
+    [(_, reason)] = report.failed
+    assert reason == "the Base image came back 1184×864, not 1:1 as asked"
+    assert answer.image_configs[0] == {"aspectRatio": "1:1", "imageSize": "1K"}
+
+
+def test_the_shape_asked_for_comes_from_the_command_then_the_primer_then_the_project(
+    project: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    _, answer = models
+    manifest = json.loads((project / "sabre-project.json").read_text())
+    manifest["images"] = {"aspect_ratio": "16:9", "image_size": "2K"}
+    (project / "sabre-project.json").write_text(json.dumps(manifest))
+    _specs(project, 2)
+    first = staged_cases(project)[0].case_id
+    with GeminiImageMaker() as maker:
+        make_images(project, maker, threading.Event(), cases=[first], concurrency=1)
+        assert answer.image_configs[0] == {"aspectRatio": "16:9", "imageSize": "2K"}
+        override = ImageSettings(aspect_ratio="4:3")
+        make_images(project, maker, threading.Event(), override=override, concurrency=1)
+    assert answer.image_configs[2] == {"aspectRatio": "4:3", "imageSize": "2K"}
+    with Image.open(project / "cases" / first / "base.png") as made:
+        assert made.size == SIZES["16:9"]
+
+
+def test_an_edited_image_at_another_resolution_is_fitted_to_its_base(
+    project: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    from fakes.gemini_server import Reply
+
+    _, answer = models
+    _specs(project, 1)
+    answer.image_script = [_base_reply(), Reply(body=image_body(scene_png("e", (512, 512))))]  # type: ignore[list-item]
+    with GeminiImageMaker() as maker:
+        [case_id] = make_images(project, maker, threading.Event()).imaged
+    case = Project.open(project, "alice").load_case(case_id)
+    assert {i.width for i in case.image_info.values()} == {1024}
+    notes = case.spec.generation["images"]["edited"]["notes"]  # type: ignore[index]
+    assert "the Edited image came back 512×512; resized to the Base's 1024×1024" in notes
+
+
+def test_a_run_killed_after_writing_the_case_does_not_make_it_again(
+    project: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    server, _ = models
+    _specs(project, 1)
+    [staged] = staged_cases(project)
+    with GeminiImageMaker() as maker:
+        make_images(project, maker, threading.Event())
+    # the killed run: the case was written, its staging folder was not yet removed
+    staged.folder.mkdir(parents=True)
+    (staged.folder / "spec.json").write_text("{}")
+    before = len(server.requests)
+    with GeminiImageMaker() as maker:
+        report = make_images(project, maker, threading.Event())
+    assert report.imaged == [] and report.failed == [] and len(server.requests) == before
+    assert not staged.folder.exists()
+
+
+def test_no_text_back_is_a_reason_not_a_crash(
+    project: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    server, _ = models
+    server.script = [blocked_reply("SAFETY")]
+    report = _specs(project, 1)
+    assert report.failed == ["Gemini blocked the request (SAFETY)"]  # type: ignore[attr-defined]
+    server.script = [text_reply("")]
+    assert "no specification came back" in _specs(project, 1).failed[0]  # type: ignore[attr-defined]
+
+
+def test_generated_multiple_choice_specs_get_the_unknown_option_balanced(
+    project: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    from test_question_builder import UNKNOWN, le_spec
+
+    _, answer = models
+    answer.spec_script = [json.dumps(le_spec(n)) for n in range(8)]  # all at D
+    language = PrimerLibrary.for_project(None).primers["language"]
+    with GeminiWriter() as writer:
+        report = write_specs(project, language, 8, writer, threading.Event(), seed=3)
+    assert len(report.written) == 8
+    letters = []
+    for staged in staged_cases(project):
+        [q] = json.loads((staged.folder / "spec.json").read_text())["questions"]
+        assert q["options"]["ABCD".index(q["answer"])] == UNKNOWN
+        letters.append(q["answer"])
+    assert sorted(letters) == list("AABBCCDD")
