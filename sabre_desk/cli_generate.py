@@ -17,10 +17,12 @@ from sabre_desk.cli_common import (
     in_background,
     open_project,
 )
+from sabre_desk.core.image_batch import batch_images
 from sabre_desk.core.image_maker import ImageRunReport, make_images
 from sabre_desk.core.image_settings import AspectRatio, ImageSettings, ImageSize
 from sabre_desk.core.primers import PrimerLibrary
 from sabre_desk.core.spec_writer import DEFAULT_TRIES, SpecRunReport, write_specs
+from sabre_desk.engines.gemini_batch import GeminiBatchClient
 from sabre_desk.engines.gemini_make import GeminiImageMaker, GeminiWriter
 from sabre_desk.settings import load_settings
 
@@ -71,6 +73,19 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--aspect-ratio", choices=RATIOS, help="overrides the primer and project")
     p.add_argument("--image-size", choices=SIZES, help="overrides the primer and project")
     p.add_argument("--concurrency", type=int, default=4, help="images made at once (default 4)")
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="through the Batch API: half the price, within a day; Ctrl+C keeps the job, the "
+        "next run collects it (a paired case takes two rounds: Base, then Edited)",
+    )
+    p.add_argument(
+        "--poll-interval",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="--batch: seconds between polls",
+    )
     p.set_defaults(run=run_images)
 
 
@@ -138,6 +153,17 @@ def run_images(args: argparse.Namespace) -> int:
     override = ImageSettings(aspect_ratio=args.aspect_ratio, image_size=args.image_size)
 
     def work(cancel: threading.Event) -> ImageRunReport:
+        if args.batch:
+            client = GeminiBatchClient(maker.model)
+            return batch_images(
+                root,
+                client,
+                cancel,
+                lambda line: print(line, file=sys.stderr),
+                cases=args.cases,
+                override=override,
+                interval_s=max(0.01, args.poll_interval),
+            )
         with maker:
             return make_images(
                 root,

@@ -78,7 +78,9 @@ class ImageRunReport:
     cancelled: bool = False
 
 
-class _CaseFailedError(Exception):
+class CaseFailedError(Exception):
+    """This case cannot be finished as it is (the reason is kept for the user)."""
+
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
@@ -94,19 +96,19 @@ def shape_problem(pixels: np.ndarray, aspect_ratio: str, what: str) -> str | Non
 
 def fit_to(pixels: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, str | None]:
     """The Edited image at the Base's size: resized when only the resolution differs
-    (with a note), a _CaseFailedError when the shape does."""
+    (with a note), a CaseFailedError when the shape does."""
     bh, bw = base.shape[:2]
     h, w = pixels.shape[:2]
     if (h, w) == (bh, bw):
         return pixels, None
     if abs((w / h) / (bw / bh) - 1) > RATIO_TOLERANCE:
-        raise _CaseFailedError(f"the Edited image came back {w}×{h}, the Base is {bw}×{bh}")
+        raise CaseFailedError(f"the Edited image came back {w}×{h}, the Base is {bw}×{bh}")
     resized = np.asarray(Image.fromarray(pixels).resize((bw, bh), Image.Resampling.LANCZOS))
     return resized, f"the Edited image came back {w}×{h}; resized to the Base's {bw}×{bh}"
 
 
 @dataclass
-class _Job:
+class CaseJob:
     """One staged case's run: what to ask for, and where what is made goes."""
 
     staged: Staged
@@ -126,6 +128,39 @@ def _records(folder: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def case_jobs(
+    root: Path, cases: list[str] | None, override: ImageSettings | None, report: ImageRunReport
+) -> list[CaseJob]:
+    """A job for each specification waiting for images (all, or *cases*), with the shape its
+    images are asked in; those that cannot start are failed in *report*."""
+    waiting = staged_cases(root)
+    if cases is not None:
+        for case_id in sorted(set(cases) - {s.case_id for s in waiting}):
+            imaged = (root / CASES_DIR / case_id).is_dir()
+            why = "already has its images" if imaged else "no specification waits for images"
+            report.failed.append((case_id, why))
+        waiting = [s for s in waiting if s.case_id in set(cases)]
+    manifest = read_manifest(root)
+    library = PrimerLibrary.for_project(root)
+    jobs: list[CaseJob] = []
+    lock = threading.Lock()
+    for staged in waiting:
+        try:
+            raw = staged_spec(staged.folder)
+            spec = SampleSpec.model_validate(raw)
+        except ProjectError as exc:
+            fail(staged, exc.reason, report, lock)
+            continue
+        except ValidationError as exc:
+            why = f"the specification is not valid: {describe_validation_error(exc)}"
+            fail(staged, why, report, lock)
+            continue
+        primer, _ = library.for_spec(spec, manifest.primer)
+        ratio, size = resolve(override, primer.header.image if primer else None, manifest.images)
+        jobs.append(CaseJob(staged, spec, raw, ratio, size))
+    return jobs
+
+
 def make_images(
     root: Path,
     maker: ImageMaker,
@@ -138,36 +173,12 @@ def make_images(
 ) -> ImageRunReport:
     """Make the missing images of the waiting specifications (all, or *cases*)."""
     report = ImageRunReport()
-    waiting = staged_cases(root)
-    if cases is not None:
-        unknown = sorted(set(cases) - {s.case_id for s in waiting})
-        for case_id in unknown:
-            imaged = (root / CASES_DIR / case_id).is_dir()
-            why = "already has its images" if imaged else "no specification waits for images"
-            report.failed.append((case_id, why))
-        waiting = [s for s in waiting if s.case_id in set(cases)]
-    manifest = read_manifest(root)
-    library = PrimerLibrary.for_project(root)
+    jobs = case_jobs(root, cases, override, report)
     ledger = Ledger.of_project(root)
     lock = threading.Lock()
-    jobs: list[_Job] = []
-    for staged in waiting:
-        try:
-            raw = staged_spec(staged.folder)
-            spec = SampleSpec.model_validate(raw)
-        except ProjectError as exc:
-            _fail(staged, exc.reason, report, lock)
-            continue
-        except ValidationError as exc:
-            why = f"the specification is not valid: {describe_validation_error(exc)}"
-            _fail(staged, why, report, lock)
-            continue
-        primer, _ = library.for_spec(spec, manifest.primer)
-        ratio, size = resolve(override, primer.header.image if primer else None, manifest.images)
-        jobs.append(_Job(staged, spec, raw, ratio, size))
     done = 0
 
-    def run(job: _Job) -> None:
+    def run(job: CaseJob) -> None:
         nonlocal done
         case_id = job.staged.case_id
         try:
@@ -175,11 +186,11 @@ def make_images(
         except MakeCancelledError:
             report.cancelled = True
             return
-        except (_CaseFailedError, MakeFailedError) as exc:
-            _fail(job.staged, exc.reason, report, lock)
+        except (CaseFailedError, MakeFailedError) as exc:
+            fail(job.staged, exc.reason, report, lock)
             outcome = f"failed: {exc.reason}"
         except (ProjectError, StorageError) as exc:
-            _fail(job.staged, exc.message, report, lock)
+            fail(job.staged, exc.message, report, lock)
             outcome = f"failed: {exc.message}"
         else:
             with lock:
@@ -197,35 +208,92 @@ def make_images(
     return report
 
 
-def _fail(staged: Staged, reason: str, report: ImageRunReport, lock: threading.Lock) -> None:
+def fail(staged: Staged, reason: str, report: ImageRunReport, lock: threading.Lock) -> None:
+    """Record why *staged* could not be finished, where `stats` and the next run see it."""
     mark_failed(staged.folder, STAGE, reason)
     with lock:
         report.failed.append((staged.case_id, reason))
 
 
+def plan_of(spec: SampleSpec) -> list[tuple[str, str, str | None]]:
+    """(role, prompt, the role it is edited from) for each image, in the order to make them."""
+    if spec.generation_mode is GenerationMode.PAIRED_EDIT:
+        return [("base", spec.base_prompt or "", None), ("edited", spec.edit_prompt or "", "base")]
+    return [("image", spec.image_prompt or "", None)]
+
+
+def next_image(job: CaseJob) -> tuple[str, str, str | None] | None:
+    """The next image to make (its source made already), or None when all are made."""
+    made = job.staged.made or {}
+    for role, prompt, source_role in plan_of(job.spec):
+        if role not in made:
+            return role, prompt, source_role
+    return None
+
+
+def keep_image(
+    job: CaseJob, role: str, prompt: str, source: np.ndarray | None, result: Made
+) -> None:
+    """Check one image made for *job* and keep it (with what made it) in its staging
+    folder; CaseFailedError when it is not of the shape asked for."""
+    folder = job.staged.folder
+    pixels, note = result.pixels, None
+    if source is None:
+        problem = shape_problem(pixels, job.aspect_ratio, f"the {role.capitalize()} image")
+        if problem:
+            raise CaseFailedError(problem)
+    else:
+        pixels, note = fit_to(pixels, source)
+    made = job.staged.made if job.staged.made is not None else {}
+    made[role] = save_made_image(folder, role, png_bytes(pixels))
+    job.staged.made = made
+    h, w = pixels.shape[:2]
+    records = _records(folder)
+    records[role] = {
+        "prompt": prompt,
+        "model": result.model,
+        "aspect_ratio": job.aspect_ratio,
+        "image_size": job.image_size,
+        "from": "base" if source is not None else None,
+        "size": [w, h],
+        "at": utc_now(),
+        "notes": [*result.notes, *([note] if note else [])],
+    }
+    atomic_write_json(folder / RECORD_NAME, records)
+
+
+def finish_case(root: Path, job: CaseJob) -> None:
+    """Write the case, whole, into ``cases/`` and clear its staging folder."""
+    folder, case_id = job.staged.folder, job.staged.case_id
+    made = job.staged.made or {}
+    spec_out = json.loads(json.dumps(job.raw))
+    generation = spec_out.get("generation")
+    generation = generation if isinstance(generation, dict) else {}
+    spec_out["generation"] = {**generation, "images": _records(folder)}
+    spec_out["provenance"] = {"generated": "generate images", "real_image": False, "at": utc_now()}
+    images = {role: made[role] for role, _, _ in plan_of(job.spec)}
+    try:
+        write_case(root / CASES_DIR, case_id, spec_out, images)
+    except OSError as exc:
+        raise CaseFailedError(f"could not write the case ({exc.strerror or exc})") from None
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def _make_case(
     root: Path,
-    job: _Job,
+    job: CaseJob,
     maker: ImageMaker,
     ledger: Ledger,
     cancel: threading.Event,
     report: ImageRunReport,
     lock: threading.Lock,
 ) -> None:
-    folder, spec, case_id = job.staged.folder, job.spec, job.staged.case_id
-    records = _records(folder)
-    made = dict(job.staged.made or {})
-    paired = spec.generation_mode is GenerationMode.PAIRED_EDIT
-    plan: list[tuple[str, str, str | None]] = (
-        [("base", spec.base_prompt or "", None), ("edited", spec.edit_prompt or "", "base")]
-        if paired
-        else [("image", spec.image_prompt or "", None)]
-    )
-    for role, prompt, source_role in plan:
-        if role in made:
-            continue
+    case_id = job.staged.case_id
+    while (step := next_image(job)) is not None:
+        role, prompt, source_role = step
         if cancel.is_set():
             raise MakeCancelledError()
+        made = job.staged.made or {}
         source = load_image(made[source_role]) if source_role else None
         try:
             result = maker.make(
@@ -243,33 +311,5 @@ def _make_case(
         with lock:
             report.calls += 1
         ledger.add(STAGE, "gemini", maker.model, result.usage, case_id=case_id)
-        pixels, note = result.pixels, None
-        if source is None:
-            problem = shape_problem(pixels, job.aspect_ratio, f"the {role.capitalize()} image")
-            if problem:
-                raise _CaseFailedError(problem)
-        else:
-            pixels, note = fit_to(pixels, source)
-        made[role] = save_made_image(folder, role, png_bytes(pixels))
-        h, w = pixels.shape[:2]
-        records[role] = {
-            "prompt": prompt,
-            "model": maker.model,
-            "aspect_ratio": job.aspect_ratio,
-            "image_size": job.image_size,
-            "from": source_role,
-            "size": [w, h],
-            "at": utc_now(),
-            "notes": [*result.notes, *([note] if note else [])],
-        }
-        atomic_write_json(folder / RECORD_NAME, records)
-    spec_out = json.loads(json.dumps(job.raw))
-    generation = spec_out.get("generation")
-    generation = generation if isinstance(generation, dict) else {}
-    spec_out["generation"] = {**generation, "images": records}
-    spec_out["provenance"] = {"generated": "generate images", "real_image": False, "at": utc_now()}
-    try:
-        write_case(root / CASES_DIR, case_id, spec_out, {role: made[role] for role, _, _ in plan})
-    except OSError as exc:
-        raise _CaseFailedError(f"could not write the case ({exc.strerror or exc})") from None
-    shutil.rmtree(folder, ignore_errors=True)
+        keep_image(job, role, prompt, source, result)
+    finish_case(root, job)

@@ -33,7 +33,7 @@ from sabre_desk.engines.gemini_call import (
     open_client,
     scrub,
 )
-from sabre_desk.engines.gemini_qa import generation_config, read_answer, request_content
+from sabre_desk.engines.gemini_qa import read_answer
 
 if TYPE_CHECKING:
     from google import genai
@@ -67,10 +67,11 @@ class BatchItem:
 
 
 @dataclass
-class BatchState:
+class JobState:
+    """A batch job's state, in the service's words and in a person's."""
+
     name: str
     state: str
-    answers: dict[str, Answer] = field(default_factory=dict)  # by key; only when done
 
     @property
     def done(self) -> bool:
@@ -79,6 +80,26 @@ class BatchState:
     @property
     def words(self) -> str:
         return STATE_WORDS.get(self.state, self.state)
+
+
+@dataclass
+class BatchState(JobState):
+    answers: dict[str, Answer] = field(default_factory=dict)  # by key; only when done
+
+
+@dataclass(frozen=True)
+class RawItem:
+    """One request of any kind, in the REST shape (a GenerateContentRequest), with its key."""
+
+    key: str
+    rest: dict[str, Any]
+
+
+@dataclass
+class RawState(JobState):
+    """When the job is done, each request's reply or error text, by key."""
+
+    replies: dict[str, tuple[Any, str | None]] = field(default_factory=dict)
 
 
 def rest_request(request: AnswerRequest) -> dict[str, Any]:
@@ -145,20 +166,30 @@ class GeminiBatchClient:
     def submit(
         self, items: list[BatchItem], display_name: str, cancel: threading.Event
     ) -> tuple[str, str]:
-        """Create the job; returns (job name, "inline" or "file")."""
+        """Create a job of questions; returns (job name, "inline" or "file")."""
+        raw = [RawItem(i.key, rest_request(i.request)) for i in items]
+        return self.submit_raw(raw, display_name, cancel)
+
+    def submit_raw(
+        self, items: list[RawItem], display_name: str, cancel: threading.Event
+    ) -> tuple[str, str]:
+        """Create a job of any requests; returns (job name, "inline" or "file")."""
         from google.genai import types
 
-        size = sum(len(i.request.image) * 4 // 3 + len(i.request.prompt) + 512 for i in items)
-        if size <= self.inline_limit:
-            inline = []
-            for item in items:
-                inline.append(
-                    types.InlinedRequest(
-                        contents=[request_content(item.request)],
-                        config=generation_config(item.request.config),
-                        metadata={"key": item.key},
+        lines = [json.dumps({"key": i.key, "request": i.rest}, ensure_ascii=False) for i in items]
+        if sum(len(line) for line in lines) <= self.inline_limit:
+            inline = [
+                types.InlinedRequest.model_validate_json(
+                    json.dumps(
+                        {
+                            "contents": i.rest["contents"],
+                            "config": i.rest.get("generationConfig", {}),
+                            "metadata": {"key": i.key},
+                        }
                     )
                 )
+                for i in items
+            ]
             job = self._call(
                 lambda c: c.batches.create(
                     model=self.model, src=inline, config={"display_name": display_name}
@@ -169,9 +200,7 @@ class GeminiBatchClient:
         with tempfile.TemporaryDirectory(prefix="sabre-batch-") as tmp:
             path = os.path.join(tmp, "requests.jsonl")  # noqa: PTH118
             with open(path, "w", encoding="utf-8") as fh:  # noqa: PTH123
-                for item in items:
-                    line = {"key": item.key, "request": rest_request(item.request)}
-                    fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+                fh.writelines(line + "\n" for line in lines)
             uploaded = self._call(
                 lambda c: c.files.upload(
                     file=path,
@@ -188,21 +217,21 @@ class GeminiBatchClient:
             )
         return str(job.name), "file"
 
-    def poll(self, name: str, cancel: threading.Event) -> BatchState:
-        """The job's state; when it is done, its answers by key."""
+    def poll_raw(self, name: str, cancel: threading.Event) -> RawState:
+        """The job's state; when it is done, every request's reply (or error) by key."""
+        from google.genai import types
+
         job = self._call(lambda c: c.batches.get(name=name), cancel)
-        raw = getattr(job.state, "value", str(job.state))
-        state = BatchState(name, str(raw))
+        state = RawState(name, str(getattr(job.state, "value", str(job.state))))
         if state.state not in ("JOB_STATE_SUCCEEDED", "JOB_STATE_PARTIALLY_SUCCEEDED"):
             return state
         dest = job.dest
-        key = api_key()
         if dest is not None and dest.inlined_responses:
             for item in dest.inlined_responses:
                 meta = item.metadata or {}
-                if not isinstance(meta.get("key"), str):
-                    continue
-                state.answers[meta["key"]] = _answer(item.response, item.error, key)
+                if isinstance(meta.get("key"), str):
+                    error = _error_text(item.error) if item.error is not None else None
+                    state.replies[meta["key"]] = (item.response, error)
         elif dest is not None and dest.file_name:
             file_name = dest.file_name
             data = self._call(lambda c: c.files.download(file=file_name), cancel)
@@ -211,8 +240,33 @@ class GeminiBatchClient:
                     row = json.loads(line)
                 except ValueError:
                     continue
-                if isinstance(row, dict) and isinstance(row.get("key"), str):
-                    state.answers[row["key"]] = _file_answer(row, key)
+                if not (isinstance(row, dict) and isinstance(row.get("key"), str)):
+                    continue
+                if row.get("error") is not None or not isinstance(row.get("response"), dict):
+                    state.replies[row["key"]] = (None, _error_text(row.get("error") or {}))
+                    continue
+                try:
+                    response = types.GenerateContentResponse.model_validate(row["response"])
+                except ValueError as exc:
+                    state.replies[row["key"]] = (
+                        None,
+                        f"the batch's reply could not be read ({exc})",
+                    )
+                    continue
+                state.replies[row["key"]] = (response, None)
+        return state
+
+    def poll(self, name: str, cancel: threading.Event) -> BatchState:
+        """The job's state; when it is done, its answers by key."""
+        raw = self.poll_raw(name, cancel)
+        state = BatchState(raw.name, raw.state)
+        key = api_key()
+        for request_key, (response, error) in raw.replies.items():
+            if error is not None or response is None:
+                failure = error or "the batch returned no reply for this request"
+                state.answers[request_key] = Answer(None, failure=scrub(failure, key))
+            else:
+                state.answers[request_key] = read_answer(response, key)
         return state
 
     def cancel(self, name: str, cancel: threading.Event) -> None:
@@ -225,21 +279,3 @@ def _error_text(error: Any) -> str:
         getattr(error, "message", None) if not isinstance(error, dict) else error.get("message")
     )
     return f"the batch could not answer this request ({code}: {message or 'no reason given'})"
-
-
-def _answer(response: Any, error: Any, key: str | None) -> Answer:
-    if error is not None or response is None:
-        return Answer(None, failure=scrub(_error_text(error), key))
-    return read_answer(response, key)
-
-
-def _file_answer(row: dict[str, Any], key: str | None) -> Answer:
-    from google.genai import types
-
-    if row.get("error") is not None or not isinstance(row.get("response"), dict):
-        return Answer(None, failure=scrub(_error_text(row.get("error") or {}), key))
-    try:
-        response = types.GenerateContentResponse.model_validate(row["response"])
-    except ValueError as exc:
-        return Answer(None, failure=f"the batch's reply could not be read ({exc})")
-    return read_answer(response, key)

@@ -286,3 +286,37 @@ def test_generated_multiple_choice_specs_get_the_unknown_option_balanced(
         assert q["options"]["ABCD".index(q["answer"])] == UNKNOWN
         letters.append(q["answer"])
     assert sorted(letters) == list("AABBCCDD")
+
+
+def test_the_batch_api_makes_bases_then_edits_and_a_killed_run_collects_its_job(
+    tmp_path: Path, project: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    from sabre_desk.core.image_batch import batch_images
+    from sabre_desk.engines.gemini_batch import GeminiBatchClient
+
+    server, _ = models
+    _specs(project, 3)
+    server.batches.polls_until_done = 2
+    stop = threading.Event()
+    lines: list[str] = []
+
+    def notify(line: str) -> None:
+        lines.append(line)
+        stop.set()  # "Ctrl+C" at the first poll: the job is kept, not paid for again
+
+    client = GeminiBatchClient("gemini-3.1-flash-image")
+    first = batch_images(project, client, stop, notify, interval_s=0.01)
+    assert first.cancelled and first.imaged == []
+    assert len(server.batches.created) == 1
+    report = batch_images(project, client, threading.Event(), lines.append, interval_s=0.01)
+    assert len(report.imaged) == 3 and report.failed == []
+    assert len(server.batches.created) == 2  # the kept job (bases), then one of edits
+    project_open = Project.open(project, "alice")
+    for entry in project_open.entries:
+        case = project_open.load_case(entry.case_id)
+        assert not case.image_problems and len(case.images) == 2
+    batch_lines = [
+        line for line in read_history(Ledger.of_project(project).path).entries if line.get("batch")
+    ]
+    assert len(batch_lines) == 6 and {line["stage"] for line in batch_lines} == {"images"}
+    assert staged_cases(project) == []
