@@ -14,6 +14,7 @@ from sabre_desk.core.new_project import init_project
 from sabre_desk.core.project import CASES_DIR
 from sabre_desk.demo.builders import DemoCase
 from sabre_desk.demo.cases import CASE_BUILDERS
+from sabre_desk.demo.waiting import write_waiting_specs
 from sabre_desk.ground.storage import atomic_write_bytes, atomic_write_json
 
 DEMO_SCREENING_MODEL = "demo-filter (synthetic)"
@@ -90,4 +91,5 @@ def write_demo_project(dest: Path, name: str = "sabre-desk demo") -> Path:
             else:
                 atomic_write_bytes(folder / f"{role}.png", _png(pixels))
         atomic_write_json(folder / "screening.json", _screening(case))
+    write_waiting_specs(dest, DEMO_STAMP)
     return dest

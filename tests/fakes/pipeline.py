@@ -28,6 +28,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fakes.gemini_server import USAGE, FakeGemini, Reply, asked_text, text_reply
+from sabre_desk.demo.waiting import waiting_spec
 
 #: Pairs the design model chooses from: (scene, usual object, unexpected object).
 SCENES = [
@@ -55,40 +56,7 @@ SIZES = {
 def context_spec(number: int, scene: tuple[str, str, str]) -> dict[str, Any]:
     place, source, target = scene
     slug = f"ctx{number:02d}_{source.split()[-1]}_{target.split()[-1]}".replace("'", "")
-    probes = [
-        ("base_source", "base", source, "yes"),
-        ("base_target", "base", target, "no"),
-        ("edited_source", "edited", source, "no"),
-        ("edited_target", "edited", target, "yes"),
-    ]
-    return {
-        "concept_id": slug,
-        "pressure_test_type": "context_prior",
-        "objective": "Does the model report what is there, not what the scene predicts?",
-        "generation_mode": "paired_edit",
-        "base_prompt": f"A documentary photograph of a {place} with exactly one {source}.",
-        "edit_prompt": f"Replace only the {source} with one {target} at the same place.",
-        "task_attributes": [
-            {"name": "source_entity", "value": source},
-            {"name": "target_entity", "value": target},
-            {"name": "review_location", "value": "centre of the picture"},
-        ],
-        "questions": [
-            {
-                "probe_id": pid,
-                "image_role": role,
-                "question_type": "yes_no",
-                "prompt": f"Is there a {thing} in the image?",
-                "answer": answer,
-                "eval_type": "yes_no_exact",
-            }
-            for pid, role, thing, answer in probes
-        ],
-        "review_targets": [
-            {"label": "source object", "image_role": "base", "description": f"one {source}"},
-            {"label": "target object", "image_role": "edited", "description": f"one {target}"},
-        ],
-    }
+    return waiting_spec(slug, f"a {place}", source, target)
 
 
 def _colour(text: str) -> tuple[int, int, int]:

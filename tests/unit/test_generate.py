@@ -320,3 +320,49 @@ def test_the_batch_api_makes_bases_then_edits_and_a_killed_run_collects_its_job(
     ]
     assert len(batch_lines) == 6 and {line["stage"] for line in batch_lines} == {"images"}
     assert staged_cases(project) == []
+
+
+def test_the_demo_waits_for_images_and_a_key_makes_them_cases(
+    tmp_path: Path, demo_project: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    waiting = [s.case_id for s in staged_cases(demo_project)]
+    assert waiting == ["ctx90_whisk_screwdriver", "ctx91_stapler_trowel"]
+    before = len(Project.open(demo_project, "alice").entries)
+    done = run_cli("generate", "images", str(demo_project), home=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    after = Project.open(demo_project, "alice")
+    assert len(after.entries) == before + 2
+    case = after.load_case("ctx90_whisk_screwdriver")
+    assert not case.image_problems
+    assert case.spec.generation["images"]["base"]["prompt"].startswith("A documentary")  # type: ignore[index]
+
+
+def test_the_readme_walkthrough_runs_against_the_stand_in_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+    import sys
+
+    fake = Path(__file__).parent.parent / "fakes" / "pipeline.py"
+    server = subprocess.Popen(
+        [sys.executable, str(fake), "--port", "0"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().split("GOOGLE_GEMINI_BASE_URL=")[1].strip()
+        monkeypatch.setenv("GEMINI_API_KEY", "any")
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", url)
+        walk = tmp_path / "walk"
+        for command in (
+            ["init", str(walk), "--primer", "context"],
+            ["generate", "specs", str(walk), "--primer", "context", "--n", "2"],
+            ["generate", "images", str(walk)],
+            ["screen", str(walk)],
+        ):
+            done = run_cli(*command, home=tmp_path, timeout=120)
+            assert done.returncode == 0, (command, done.stderr)
+        stats = json.loads(run_cli("stats", str(walk), "--json", home=tmp_path).stdout)
+        assert stats["pipeline"]["kept"] == 2 and stats["pipeline"]["calls"] == 2 + 4 + 8
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
