@@ -65,7 +65,12 @@ def _screening(case: DemoCase) -> dict[str, Any]:
     for question in case.spec["questions"]:
         response = case.responses[question["probe_id"]]
         correct = _first_token(response) == question["answer"].lower()
-        results[question["probe_id"]] = {"response": response, "correct": correct}
+        results[question["probe_id"]] = {
+            "question": question["prompt"],  # what was asked and graded against, as a run
+            "answer": question["answer"],  # records them (an edit then shows as stale)
+            "response": response,
+            "correct": correct,
+        }
     return {
         "runs": [
             {"model": DEMO_SCREENING_MODEL, "at": DEMO_STAMP, "note": DEMO_NOTE, "results": results}

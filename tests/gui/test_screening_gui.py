@@ -63,3 +63,26 @@ def test_ctrl_alt_s_screens_the_open_case_and_a_solved_case_leaves_the_queue(
     window.workbench.set_filter(show=Show.ALL)
     before = window.workbench.step(CTX, -1)
     assert window.workbench.next_unreviewed(before) != CTX  # out of the review queue
+
+
+def test_the_probe_table_judges_the_filter_against_the_questions_as_edited(
+    window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    open_case(window, demo_project, CTX)
+    model = window.case_panel.probe_model
+    results = [model.index(r, RESULT).data() for r in range(model.rowCount())]
+    assert set(results) <= {"Correct", "Incorrect"}
+    first = results[0]
+    # the reference answer edited: the filter's answer is graded against the new one
+    old = model.question(0).answer
+    assert model.setData(model.index(0, 3), "no" if old == "yes" else "yes")
+    flipped = "Incorrect" if first == "Correct" else "Correct"
+    assert model.index(0, RESULT).data() == flipped
+    assert "graded against the edited answer" in model.index(0, RESULT).data(
+        Qt.ItemDataRole.ToolTipRole
+    )
+    # the question edited: the filter was asked another question, so its result is stale
+    assert model.setData(model.index(1, 2), "Is there anything unusual on the bench?")
+    assert model.index(1, RESULT).data() == "Question edited"
+    tip = model.index(1, RESULT).data(Qt.ItemDataRole.ToolTipRole)
+    assert "the question was edited after the run asked it" in tip and "Ctrl+Alt+S" in tip

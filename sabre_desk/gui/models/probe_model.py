@@ -2,7 +2,9 @@
 
 Question and reference answer are editable; an edit goes through the controller (so it is
 validated by the core rules, undoable and saved) and shows in bold with the original in the
-tooltip.
+tooltip. The filter's result is the gate's own view of each probe (``screening_of``): graded
+against the answer as it is now, and marked stale when the image changed (a repair) or the
+question was edited since the run asked it, exactly as the case list and `validate` see it.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
+from sabre_desk.core.gate import ProbeView
 from sabre_desk.core.project import Case
 from sabre_desk.core.question_edits import effective
-from sabre_desk.core.repairs import repaired_since
 from sabre_desk.core.spec import OPTION_LETTERS, Question, QuestionType
 from sabre_desk.gui.controller import Aspect, CaseController
 
@@ -30,7 +32,7 @@ COLUMN_TIPS = (
 )
 PROBE, IMAGE, QUESTION, ANSWER, PREDICTION, RESULT = range(6)
 CORRECT, INCORRECT = QColor("#2e7d32"), QColor("#c62828")
-STALE = QColor("#9e9e9e")  # a filter answer about the image before a repair
+STALE = QColor("#9e9e9e")  # a filter answer about another image or question
 ANSWER_HINTS = {
     QuestionType.YES_NO: "yes or no",
     QuestionType.MULTIPLE_CHOICE: "a letter A–D",
@@ -45,11 +47,20 @@ def answer_hint(question: Question) -> str:
     return ANSWER_HINTS.get(question.question_type, "free text")
 
 
+def stale_label(reason: str) -> str:
+    """The Result column's word for a stale filter result, from the gate's reason."""
+    if "question" in reason:
+        return "Question edited"
+    return "Before repair" if "repair" in reason else "Image changed"
+
+
 class ProbeModel(QAbstractTableModel):
     def __init__(self, controller: CaseController, parent: QObject | None = None):
         super().__init__(parent)
         self.controller = controller
         self.case: Case | None = None
+        #: the gate's view of each probe of the open case (empty: never screened)
+        self.views: dict[str, ProbeView] = {}
         self.last_error: str | None = None
         controller.case_loaded.connect(self._on_case_loaded)
         controller.case_failed.connect(lambda *_: self._on_case_loaded(None))
@@ -58,11 +69,23 @@ class ProbeModel(QAbstractTableModel):
     def _on_case_loaded(self, case: Case | None) -> None:
         self.beginResetModel()
         self.case = case
+        self._judge()
         self.endResetModel()
 
+    def _judge(self) -> None:
+        """The gate's view, again: a stat of each image (hashed only when it changed, and
+        then once per process), no model call."""
+        case = self.case
+        if case is None or case.screening is None:
+            self.views = {}
+            return
+        self.views = dict(self.controller.project.screening_of(case).verdict.probes)
+
     def _on_review_changed(self, aspect: Aspect) -> None:
-        if aspect in (Aspect.QUESTION_EDITS, Aspect.ALL) and self.rowCount():
-            self.dataChanged.emit(self.index(0, QUESTION), self.index(self.rowCount() - 1, ANSWER))
+        if aspect in (Aspect.QUESTION_EDITS, Aspect.REPAIRS, Aspect.ALL) and self.rowCount():
+            self._judge()
+            last = self.rowCount() - 1
+            self.dataChanged.emit(self.index(0, QUESTION), self.index(last, RESULT))
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() or self.case is None else len(self.case.spec.questions)
@@ -96,8 +119,8 @@ class ProbeModel(QAbstractTableModel):
         edit = self.case.review.question_edits.get(q.probe_id)
         prompt, answer = effective(q, edit)
         latest = self.case.screening.latest if self.case.screening else None
-        result = latest.results.get(q.probe_id) if latest else None
-        stale = repaired_since(self.case, q.image_role, latest.at) if latest else None
+        view = self.views.get(q.probe_id)
+        stale = view.stale if view is not None and latest is not None else None
         col = index.column()
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             if col == PROBE:
@@ -114,17 +137,17 @@ class ProbeModel(QAbstractTableModel):
             if col == ANSWER:
                 return answer
             if col == PREDICTION:
-                return result.response if result else "—"
+                return view.response if view is not None and view.response is not None else "—"
             if col == RESULT:
-                if result is None or result.correct is None:
-                    return "—"
                 if stale is not None:
-                    return "Before repair"
-                return "Correct" if result.correct else "Incorrect"
+                    return stale_label(stale)
+                if view is None or view.correct is None:
+                    return "—"
+                return "Correct" if view.correct else "Incorrect"
         if role == Qt.ItemDataRole.ForegroundRole and col in (PREDICTION, RESULT) and stale:
             return STALE
-        if role == Qt.ItemDataRole.ForegroundRole and col == RESULT and result is not None:
-            return None if result.correct is None else (CORRECT if result.correct else INCORRECT)
+        if role == Qt.ItemDataRole.ForegroundRole and col == RESULT and view is not None:
+            return None if view.correct is None else (CORRECT if view.correct else INCORRECT)
         if role == Qt.ItemDataRole.FontRole and col in (QUESTION, ANSWER):
             edited = edit is not None and (
                 (col == QUESTION and edit.prompt is not None)
@@ -146,11 +169,13 @@ class ProbeModel(QAbstractTableModel):
                 return f"{original}Expected: {answer_hint(q)} ({q.eval_type})"
             if col in (PREDICTION, RESULT) and latest is not None and stale is not None:
                 return (
-                    f"{latest.model} answered on {latest.at}, before repair {stale.id} replaced "
-                    f"the {q.image_role.value} image ({stale.decided_at}); screen the case again"
+                    f"{latest.model} answered on {latest.at}: {stale}; screen the case again "
+                    "(Review > Screen This Case Again, Ctrl+Alt+S)"
                 )
             if col == RESULT and latest is not None:
-                return f"{latest.model}, {latest.at}"
+                edited = bool(view and view.regraded) or bool(edit and edit.answer is not None)
+                regraded = " (graded against the edited answer)" if edited else ""
+                return f"{latest.model}, {latest.at}{regraded}"
         return None
 
     def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
