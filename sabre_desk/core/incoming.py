@@ -127,8 +127,13 @@ def staged_cases(root: Path) -> list[Staged]:
         folder = Path(entry.path)
         if not (folder / SPEC_NAME).is_file():
             continue
-        if (root / CASES_DIR / entry.name / SPEC_NAME).is_file():
-            shutil.rmtree(folder, ignore_errors=True)
+        taken = root / CASES_DIR / entry.name / SPEC_NAME
+        if taken.is_file():
+            if _made_from_here(taken):
+                shutil.rmtree(folder, ignore_errors=True)
+                continue
+            reason = f"a case {entry.name!r} that was not made from this specification is in cases/"
+            found.append(Staged(entry.name, folder, StagedState.FAILED, reason, {}))
             continue
         status = _status(folder)
         failed = status is not None and status.get("state") == "failed"
@@ -142,6 +147,17 @@ def staged_cases(root: Path) -> list[Staged]:
             )
         )
     return found
+
+
+def _made_from_here(spec_path: Path) -> bool:
+    """Whether the case was written by `generate images` (its staging folder is then only
+    what a killed run left behind), not imported or authored under the same id."""
+    try:
+        data, _ = read_json(spec_path, "spec", ProjectError)
+    except ProjectError:
+        return False
+    provenance = data.get("provenance") if isinstance(data, dict) else None
+    return isinstance(provenance, dict) and bool(provenance.get("generated"))
 
 
 def staged_ids(root: Path) -> set[str]:

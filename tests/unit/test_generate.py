@@ -366,3 +366,29 @@ def test_the_readme_walkthrough_runs_against_the_stand_in_models(
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_a_case_imported_under_a_waiting_specs_id_never_costs_the_spec(
+    project: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    from factories import png_bytes
+
+    from sabre_desk.core.importing import import_cases
+    from sabre_desk.demo.waiting import waiting_spec
+
+    _specs(project, 1)
+    [staged] = staged_cases(project)
+    source = project.parent / "elsewhere"
+    source.mkdir()
+    name = staged.case_id
+    (source / f"{name}_base.png").write_bytes(png_bytes(32, 32))
+    (source / f"{name}_edited.png").write_bytes(png_bytes(32, 32, (9, 9, 9)))
+    (source / f"{name}.json").write_text(
+        json.dumps(waiting_spec(staged.case_id, "a desk", "cup", "shoe"))
+    )
+    assert import_cases(project, source).imported == [staged.case_id]
+    [still] = staged_cases(project)  # kept, and said why it cannot become a case
+    assert still.state is StagedState.FAILED and "not made from this specification" in (
+        still.reason or ""
+    )
+    assert (still.folder / "spec.json").is_file()
