@@ -392,3 +392,44 @@ def test_a_case_imported_under_a_waiting_specs_id_never_costs_the_spec(
         still.reason or ""
     )
     assert (still.folder / "spec.json").is_file()
+
+
+def test_a_killed_image_run_resumes_without_paying_again_for_what_it_kept(
+    tmp_path: Path, project: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    server, answer = models
+    _specs(project, 3)
+    server.latency_s = 0.4
+    env = {**os.environ, "SABRE_DESK_CONFIG_DIR": str(tmp_path)}
+    command = ["generate", "images", str(project), "--concurrency", "1"]
+    run = subprocess.Popen(
+        [sys.executable, "-m", "sabre_desk", *command],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    staging = project / "generation"
+    deadline = time.monotonic() + 60
+    while not list(staging.glob("*/edited.png")) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.kill(run.pid, signal.SIGKILL)
+    run.wait(timeout=10)
+    kept = len(list(staging.glob("*/*.png"))) + 2 * len(list((project / "cases").iterdir()))
+    assert 1 <= kept < 6
+    asked = len(answer.image_configs)
+    server.latency_s = 0.0
+    with GeminiImageMaker() as maker:
+        report = make_images(project, maker, threading.Event())
+    assert len(report.imaged) == 3 and report.failed == []
+    assert len(answer.image_configs) - asked == 6 - kept  # only what was not kept
+    assert not staging.exists() or not [p for p in staging.iterdir() if p.is_dir()]
+    reopened = Project.open(project, "alice")
+    assert len(reopened.entries) == 3
+    for entry in reopened.entries:
+        assert not reopened.load_case(entry.case_id).image_problems
