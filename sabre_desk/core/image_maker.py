@@ -78,7 +78,9 @@ class ImageRunReport:
     cancelled: bool = False
 
 
-class _CaseFailedError(Exception):
+class CaseFailedError(Exception):
+    """A case, or an image of it, could not be made; ``reason`` says why."""
+
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
@@ -94,13 +96,13 @@ def shape_problem(pixels: np.ndarray, aspect_ratio: str, what: str) -> str | Non
 
 def fit_to(pixels: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, str | None]:
     """The Edited image at the Base's size: resized when only the resolution differs
-    (with a note), a _CaseFailedError when the shape does."""
+    (with a note), a CaseFailedError when the shape does."""
     bh, bw = base.shape[:2]
     h, w = pixels.shape[:2]
     if (h, w) == (bh, bw):
         return pixels, None
     if abs((w / h) / (bw / bh) - 1) > RATIO_TOLERANCE:
-        raise _CaseFailedError(f"the Edited image came back {w}×{h}, the Base is {bw}×{bh}")
+        raise CaseFailedError(f"the Edited image came back {w}×{h}, the Base is {bw}×{bh}")
     resized = np.asarray(Image.fromarray(pixels).resize((bw, bh), Image.Resampling.LANCZOS))
     return resized, f"the Edited image came back {w}×{h}; resized to the Base's {bw}×{bh}"
 
@@ -175,7 +177,7 @@ def make_images(
         except MakeCancelledError:
             report.cancelled = True
             return
-        except (_CaseFailedError, MakeFailedError) as exc:
+        except (CaseFailedError, MakeFailedError) as exc:
             _fail(job.staged, exc.reason, report, lock)
             outcome = f"failed: {exc.reason}"
         except (ProjectError, StorageError) as exc:
@@ -247,7 +249,7 @@ def _make_case(
         if source is None:
             problem = shape_problem(pixels, job.aspect_ratio, f"the {role.capitalize()} image")
             if problem:
-                raise _CaseFailedError(problem)
+                raise CaseFailedError(problem)
         else:
             pixels, note = fit_to(pixels, source)
         made[role] = save_made_image(folder, role, png_bytes(pixels))
@@ -271,5 +273,5 @@ def _make_case(
     try:
         write_case(root / CASES_DIR, case_id, spec_out, {role: made[role] for role, _, _ in plan})
     except OSError as exc:
-        raise _CaseFailedError(f"could not write the case ({exc.strerror or exc})") from None
+        raise CaseFailedError(f"could not write the case ({exc.strerror or exc})") from None
     shutil.rmtree(folder, ignore_errors=True)

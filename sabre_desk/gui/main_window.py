@@ -197,7 +197,7 @@ class MainWindow(QMainWindow):
                 choose_project=self.sources.choose,
                 new_project=self.sources.new,
                 new_case=lambda: author_new_case(
-                    self, self.session, self.workbench, self.case_list
+                    self, self.session, self.workbench, self.case_list, settings.gemini_model
                 ),
                 open_project=self.open_project,
                 export_release=lambda: export_release(self.session, self.pool, self),

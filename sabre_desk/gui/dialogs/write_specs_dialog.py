@@ -6,14 +6,13 @@ from __future__ import annotations
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
-    QLabel,
     QSpinBox,
     QWidget,
 )
 
 from sabre_desk.core.primers import PrimerLibrary
+from sabre_desk.gui.dialogs.buttons import note, ok_cancel
 
 MAX_SPECS = 1000
 DEFAULT_SPECS = 10
@@ -32,22 +31,17 @@ class WriteSpecsDialog(QDialog):
         self.n = QSpinBox()
         self.n.setRange(1, MAX_SPECS)
         self.n.setValue(DEFAULT_SPECS)
-        note = QLabel(
-            f"Written one at a time by {model} (the spec_model setting), each checked against "
-            "the primer and sent back with the reasons when it fails them. Each waits for "
-            "Make Images; every call is entered in the cost ledger."
-        )
-        note.setWordWrap(True)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Write")
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons = ok_cancel(self, "Write")
         form = QFormLayout(self)
         form.addRow("Test Primer", self.primer)
         form.addRow("How many", self.n)
-        form.addRow(note)
+        form.addRow(
+            note(
+                f"Written one at a time by {model} (the spec_model setting), each checked "
+                "against the primer and sent back with the reasons when it fails them. Each "
+                "waits for Make Images; every call is entered in the cost ledger."
+            )
+        )
         form.addRow(self.buttons)
         self.resize(520, self.sizeHint().height())
 
