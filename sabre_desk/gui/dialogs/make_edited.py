@@ -168,7 +168,7 @@ class MakeEditedRow(QWidget):
         worker = Worker(self._make, base, instruction, self._stop, self.folder, case_id)
         worker.signals.returned.connect(self._on_made)
         worker.signals.errored.connect(self._on_failed)
-        worker.signals.finished.connect(lambda: self._show_running(False))
+        worker.signals.finished.connect(self._on_finished)
         self.status.setText(f"Asking {self.model} to edit the Base photo…")
         self._show_running(True)
         worker.start(self.pool)
@@ -205,6 +205,9 @@ class MakeEditedRow(QWidget):
             reason = f"{type(exc).__name__}: {exc}"
         self.status.setText(f"Not made: {reason}")
         self.failed.emit(reason)
+
+    def _on_finished(self) -> None:
+        self._show_running(False)
 
     def _show_running(self, running: bool) -> None:
         if not running:
