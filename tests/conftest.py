@@ -5,12 +5,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from factories import png_bytes, yes_no_spec
+from fakes.gemini_server import FakeGemini
+from fakes.pipeline import PipelineModels, serving_pipeline
+
+#: the API key the fake pipeline models are served with
+PIPELINE_KEY = "pipeline-key-" + "p" * 24
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -85,3 +90,21 @@ def add_case() -> Callable[..., Path]:
         return folder
 
     return add
+
+
+@pytest.fixture
+def pipeline_models(
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[tuple[FakeGemini, PipelineModels]]:
+    """The fake Gemini answering as the pipeline's three models, found through the
+    environment (a child process the test starts finds it too)."""
+    with serving_pipeline(monkeypatch, PIPELINE_KEY) as models:
+        yield models
+
+
+@pytest.fixture
+def context_project(tmp_path: Path) -> Path:
+    """A new project of the Context primer, as `init` or File > New Project makes it."""
+    from sabre_desk.core.new_project import init_project
+
+    return init_project(tmp_path / "made", "made", "context")

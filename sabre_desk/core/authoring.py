@@ -4,7 +4,8 @@ The primer says what the case needs: the task attributes it requires, the probes
 fixes (ids, images, types, answers, and a wording with the attributes in braces) or, for
 primers without a fixed pattern, which question types are allowed. A draft is checked by
 exactly the rules an imported or generated case is (the schema and the primer), and saved
-the way `import` saves a case: whole or not at all, with its provenance (a real image).
+the way `import` saves a case: whole or not at all, with its provenance (a real image; and,
+when a model made the Edited image from the Base photo, which model and prompt).
 """
 
 from __future__ import annotations
@@ -52,6 +53,33 @@ class QuestionDraft:
     answer_fixed: bool = False  # the answer too (Context: yes/no/no/yes)
 
 
+@dataclass(frozen=True)
+class MadeImage:
+    """An image a model made for the draft (the Edited one, from the Base photo)."""
+
+    path: Path  # the file the draft points at until the case is saved
+    model: str
+    prompt: str
+    at: str
+    aspect_ratio: str
+    image_size: str
+    size: tuple[int, int]  # width, height, the Base's
+    notes: list[str] = field(default_factory=list)
+
+    def record(self) -> dict[str, Any]:
+        """The case's generation record of it, as `generate images` writes one."""
+        return {
+            "prompt": self.prompt,
+            "model": self.model,
+            "aspect_ratio": self.aspect_ratio,
+            "image_size": self.image_size,
+            "from": ImageRole.BASE.value,
+            "size": list(self.size),
+            "at": self.at,
+            "notes": list(self.notes),
+        }
+
+
 @dataclass
 class CaseDraft:
     primer: Primer | None
@@ -62,6 +90,8 @@ class CaseDraft:
     questions: list[QuestionDraft] = field(default_factory=list)
     #: the kind of case, where the primer leaves it open
     chosen_mode: GenerationMode = GenerationMode.SINGLE_IMAGE
+    #: the Edited image a model made from the Base photo (Make Edited with Gemini)
+    made_edited: MadeImage | None = None
 
     @property
     def mode_fixed(self) -> bool:
@@ -72,6 +102,22 @@ class CaseDraft:
         if self.primer is not None and self.primer.header.generation_mode is not None:
             return self.primer.header.generation_mode
         return self.chosen_mode
+
+    @property
+    def edited_by_model(self) -> MadeImage | None:
+        """The made Edited image, while it is the draft's Edited image (a photo chosen
+        after it, or another mode, and the case is made of photos only)."""
+        made = self.made_edited
+        paired = self.mode is GenerationMode.PAIRED_EDIT
+        if made is None or not paired or self.images.get(ImageRole.EDITED) != made.path:
+            return None
+        return made
+
+
+def edit_instruction(draft: CaseDraft) -> str:
+    """The primer's whole-image edit with the attributes given so far filled in, or ""."""
+    template = draft.primer.header.edit_prompt if draft.primer is not None else None
+    return fill(template, draft.attributes) if template else ""
 
 
 def fill(template: str, attributes: dict[str, str]) -> str:
@@ -145,7 +191,14 @@ def spec_of(draft: CaseDraft) -> dict[str, Any]:
         "generation_notes": ["authored by hand around real photos (File > New Case)"],
     }
     real = "a real photo" + (f" ({described})" if described else "")
-    if mode is GenerationMode.PAIRED_EDIT:
+    made = draft.edited_by_model
+    if mode is GenerationMode.PAIRED_EDIT and made is not None:
+        spec["base_prompt"], spec["edit_prompt"] = real, made.prompt
+        spec["generation_notes"].append(
+            f"the Edited image made from the Base photo by {made.model} (a whole-image edit)"
+        )
+        spec["generation"] = {"images": {ImageRole.EDITED.value: made.record()}}
+    elif mode is GenerationMode.PAIRED_EDIT:
         spec["base_prompt"], spec["edit_prompt"] = real, "a real photo of the same scene, changed"
     else:
         spec["image_prompt"] = real
@@ -198,6 +251,9 @@ def save_draft(project: Project, draft: CaseDraft) -> str:
         raise ProjectError(left[0], project.cases_dir)
     spec = spec_of(draft)
     spec["provenance"] = {"authored": "New Case", "real_image": True, "at": utc_now()}
+    made = draft.edited_by_model
+    if made is not None:
+        spec["provenance"]["edited_by"] = {"model": made.model, "prompt": made.prompt}
     roles = ROLES_FOR_MODE[draft.mode]
     write_case(
         project.cases_dir, spec["concept_id"], spec, {r.value: draft.images[r] for r in roles}

@@ -8,7 +8,7 @@ and the window's Pipeline panel.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,9 +34,13 @@ class Funnel:
     kept: int = 0  # screened and not solved: on to human review
     reviewed: int = 0  # decided by this reviewer
     accepted: int = 0  # kept by this reviewer
-    failures: list[tuple[str, str]] = field(default_factory=list)  # (what, reason)
+    #: (what, reason): a waiting case's id, a case's id whose screening failed, or
+    #: "a specification (primer)"
+    failures: list[tuple[str, str]] = field(default_factory=list)
     cost_usd: float | None = 0.0  # None: some model has no price
     calls: int = 0
+    #: models whose calls cannot be priced (no price in the settings, or no usage reported)
+    unpriced: list[str] = field(default_factory=list)
 
     @property
     def stages(self) -> list[tuple[str, int]]:
@@ -63,15 +67,21 @@ class Funnel:
             "failures": [{"what": w, "reason": r} for w, r in self.failures],
             "calls": self.calls,
             "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
+            "unpriced": self.unpriced,
         }
+
+    @property
+    def cost_text(self) -> str:
+        if self.cost_usd is not None:
+            return f"${self.cost_usd:.2f}"
+        return f"unknown (no price for {', '.join(self.unpriced) or 'a model'})"
 
     def lines(self) -> list[str]:
         out = ["pipeline:"]
         out += [f"  {name:24} {n:6}" for name, n in self.stages]
         waiting = f"  waiting for images: {self.specified}, failed {self.failed}"
         out.append(waiting + f", specifications never valid: {self.spec_failures}")
-        cost = f"${self.cost_usd:.2f}" if self.cost_usd is not None else "unknown (unpriced model)"
-        out.append(f"  model calls: {self.calls}, cost so far: {cost}")
+        out.append(f"  model calls: {self.calls}, cost so far: {self.cost_text}")
         for what, reason in self.failures[:SHOWN_FAILURES]:
             out.append(f"  failed {what}: {reason}")
         if len(self.failures) > SHOWN_FAILURES:
@@ -79,13 +89,21 @@ class Funnel:
         return out
 
 
-def count_cases(funnel: Funnel, entries: list[CaseEntry]) -> None:
+#: why a case whose screening failed is listed with the failures
+SCREENING_FAILED = (
+    "screening: a call got no answer, so the filter could not decide; screen it again"
+)
+
+
+def count_cases(funnel: Funnel, entries: Sequence[CaseEntry]) -> None:
     for entry in entries:
         if entry.problem:
             continue
         funnel.imaged += 1
         if entry.screening in SCREENED:
             funnel.screened += 1
+        elif entry.screening is ScreenStatus.FAILED:
+            funnel.failures.append((entry.case_id, SCREENING_FAILED))
         if entry.screening is ScreenStatus.KEPT:
             funnel.kept += 1
         if entry.decision is not None and entry.decision is not Decision.NEEDS_RECHECK:
@@ -93,7 +111,13 @@ def count_cases(funnel: Funnel, entries: list[CaseEntry]) -> None:
             funnel.accepted += entry.decision is Decision.KEEP
 
 
-def pipeline_funnel(project: Project, prices: Mapping[str, ModelPrice]) -> Funnel:
+def pipeline_funnel(
+    project: Project,
+    prices: Mapping[str, ModelPrice],
+    entries: Sequence[CaseEntry] | None = None,
+) -> Funnel:
+    """The funnel of *project*, counting *entries* (default: its index; the window passes
+    a copy taken on its own thread and reads the rest on a worker)."""
     funnel = Funnel()
     root = project.root
     for staged in staged_cases(root):
@@ -107,9 +131,10 @@ def pipeline_funnel(project: Project, prices: Mapping[str, ModelPrice]) -> Funne
     funnel.failures += [
         (f"a specification ({f.get('primer', '?')})", str(f.get("reason", "?"))) for f in failures
     ]
-    count_cases(funnel, project.entries)
+    count_cases(funnel, project.entries if entries is None else entries)
     if (root / LEDGER_NAME).is_file():
         cost = summarize(root / LEDGER_NAME, prices)
         funnel.cost_usd = cost.total_usd
         funnel.calls = sum(r.calls for r in cost.rows)
+        funnel.unpriced = sorted({r.model for r in cost.rows if r.usd is None})
     return funnel

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -165,6 +166,25 @@ def staged_ids(root: Path) -> set[str]:
     if not base.is_dir():
         return set()
     return {e.name for e in os.scandir(base) if not e.name.startswith(".") and e.is_dir()}
+
+
+def arrived_cases(root: Path, known: Collection[str]) -> list[str]:
+    """Cases in ``cases/`` that *known* (an open index) lacks, in id order: written since the
+    index was read, by a run in another process. A case is written by a rename of its whole
+    folder, so one that is listed is complete; a folder whose name is not a case id is left
+    for the index to report."""
+    try:
+        items = list(os.scandir(root / CASES_DIR))
+    except OSError:
+        return []
+    return sorted(
+        e.name
+        for e in items
+        if e.name not in known
+        and not e.name.startswith(".")
+        and id_problem(e.name) is None
+        and e.is_dir(follow_symlinks=False)
+    )
 
 
 def record_spec_failure(root: Path, line: dict[str, Any]) -> None:

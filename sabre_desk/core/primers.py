@@ -19,7 +19,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from sabre_desk.core.image_settings import ImageSettings
 from sabre_desk.core.review import Decision
-from sabre_desk.core.spec import GenerationMode, ImageRole, QuestionType, SampleSpec
+from sabre_desk.core.spec import (
+    MAX_TEXT_CHARS,
+    GenerationMode,
+    ImageRole,
+    QuestionType,
+    SampleSpec,
+)
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.reading import LIMITS, json_depth_problem, read_limited
 from sabre_desk.ground.validation_messages import describe_validation_error
@@ -131,6 +137,9 @@ class PrimerHeader(BaseModel):
     title: str
     pressure_test_type: str
     generation_mode: GenerationMode | None = None
+    #: the whole-image edit that makes an Edited image from a Base photo (New Case's Make
+    #: Edited), task attributes in braces: "Replace only the {source_entity} with …"
+    edit_prompt: str | None = Field(default=None, max_length=MAX_TEXT_CHARS)
     probes: list[ProbeRule] = Field(default_factory=list)
     rules: Rules = Field(default_factory=Rules)
     #: the primer's Data Schema: task attributes beyond the default schema, typed
@@ -318,6 +327,8 @@ name = "{name}"
 title = "{title}"
 pressure_test_type = "{name}"
 # generation_mode = "paired_edit"   # or "single_image"; leave out to allow both
+# the edit New Case asks a model for, to make Edited from a Base photo (attributes in braces):
+# edit_prompt = "Replace only the {{source_entity}} with one {{target_entity}}; keep all else."
 
 # The exact probes every case must have (leave out to allow any):
 # [[probes]]

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from sabre_desk.core.boxes import DEFAULT_LABELS
+from sabre_desk.core.job_board import JobBoard
 from sabre_desk.core.memory import image_cache_budget
 from sabre_desk.core.preview_cache import PreviewStore
 from sabre_desk.core.primers import PrimerLibrary
@@ -43,7 +44,9 @@ from sabre_desk.gui.escape import EscapeToImage
 from sabre_desk.gui.full_resolution import FullResolution
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.index_reader import IndexReader
+from sabre_desk.gui.job_views import JobStrip
 from sabre_desk.gui.menus import WindowActions, WindowParts
+from sabre_desk.gui.pipeline_ui import PipelineUi
 from sabre_desk.gui.preview_sweep import PreviewSweep
 from sabre_desk.gui.process_jobs import ProcessJobs
 from sabre_desk.gui.project_sources import ProjectSources
@@ -194,7 +197,7 @@ class MainWindow(QMainWindow):
                 choose_project=self.sources.choose,
                 new_project=self.sources.new,
                 new_case=lambda: author_new_case(
-                    self, self.session, self.workbench, self.case_list
+                    self, self.session, self.workbench, self.case_list, settings.gemini_model
                 ),
                 open_project=self.open_project,
                 export_release=lambda: export_release(self.session, self.pool, self),
@@ -207,10 +210,21 @@ class MainWindow(QMainWindow):
             self.session, self.compare, self.workbench, self.case_list, self.pool, self
         )
         self.team_ui.add_actions(self.actions_)
-        self.screening_ui = ScreeningUi(self.session, self.workbench, settings, self)
+        self.job_board = JobBoard()  # model work in the background: status bar, Pipeline panel
+        self.screening_ui = ScreeningUi(
+            self.session, self.workbench, settings, self.job_board, self
+        )
         self.screening_ui.add_actions(self.actions_)
-        self.statusBar().addPermanentWidget(self.screening_ui.widget)
+        self.job_strip = JobStrip(self.job_board, parent=self)
+        self.statusBar().addPermanentWidget(self.job_strip)
         self.actions_.add_to_view(self.changes_ui.action)
+        self.pipeline_ui = PipelineUi(
+            self.session, self.workbench, self.case_list, settings, self.job_board, self
+        )
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.pipeline_ui.dock)
+        self.tabifyDockWidget(self.repair_ui.dock, self.pipeline_ui.dock)
+        self.actions_.add_to_view(self.pipeline_ui.action)
+        self.team_ui.reload_action.triggered.connect(lambda: self.pipeline_ui.refresh(pick_up=True))
         self.toolbar = build_toolbar(
             self, self.actions_, self.changes_ui.action, self.repair_ui.run_action
         )
@@ -282,6 +296,7 @@ class MainWindow(QMainWindow):
             self.compare.canvases[ImageRole.IMAGE].show_message(EMPTY_PROJECT)
         self.changes_ui.sweep(project)
         self.team_ui.project_indexed(project)
+        self.pipeline_ui.project_indexed(project)
         if self.loader.store is not None:
             self.previews.start(project, self.loader.store)
 
@@ -574,6 +589,7 @@ class MainWindow(QMainWindow):
         self.changes_ui.shutdown()
         self.team_ui.shutdown()
         self.screening_ui.shutdown()
+        self.pipeline_ui.shutdown()
         self.previews.sweep.stop()
         self.jobs.shutdown()
         self.index_reader.stop()
@@ -587,6 +603,7 @@ class MainWindow(QMainWindow):
             self.pool,
             self.repair_ui.jobs.pool,
             self.sources.pool,
+            self.pipeline_ui.pool,
             self.loader.background,
             self.loader.previews,
             *self.team_ui.pools,

@@ -1,65 +1,50 @@
 """Screening from the window: the open case again (after a repair made its result stale), or
 the whole project, in a child process (``core.screen_process``) so the window never waits
-and a busy interpreter never stalls it; a progress bar with a cancel button in the status
-bar while it runs, and the case list and probe table brought up to date as runs land.
+and a busy interpreter never stalls it; the run is on the window's job board (its progress
+and Cancel in the status bar and the Pipeline panel), and the case list and probe table are
+brought up to date as runs land.
 """
 
 from __future__ import annotations
 
-import os
-
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import QWidget
 
+from sabre_desk.core.child_job import passed_env
 from sabre_desk.core.gate import ScreenStatus
+from sabre_desk.core.job_board import Job, JobBoard, JobKind
 from sabre_desk.core.screen_process import ScreenOrder, ScreenProcess
 from sabre_desk.core.screen_run import ScreenProgress, ScreenReport
 from sabre_desk.core.workbench import Workbench
+from sabre_desk.gui.child_run import ChildRun
 from sabre_desk.gui.controller import Aspect
 from sabre_desk.gui.menus import WindowActions
 from sabre_desk.gui.session import Session
 from sabre_desk.settings import Settings
 
-#: What the child process needs from this environment to reach the same model server.
-PASSED_ENV = ("GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY")
-
-
-class ScreeningProgress(QWidget):
-    """The status bar's piece: what is being screened, how far, and Cancel."""
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.label = QLabel()
-        self.bar = QProgressBar()
-        self.bar.setMaximumWidth(160)
-        self.cancel = QPushButton("Cancel")
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.label, self.bar, self.cancel):
-            layout.addWidget(widget)
-        self.hide()
-
 
 class ScreeningUi(QObject):
-    _progress = Signal(object)  # ScreenProgress, from the reader thread
-    _done = Signal(object, object)  # ScreenReport | None, error text | None
     finished = Signal(object)  # the ScreenReport (None when it could not run)
 
-    def __init__(self, session: Session, workbench: Workbench, settings: Settings, parent: QWidget):
+    def __init__(
+        self,
+        session: Session,
+        workbench: Workbench,
+        settings: Settings,
+        board: JobBoard,
+        parent: QWidget,
+    ):
         super().__init__(parent)
         self.session, self.workbench, self.settings = session, workbench, settings
-        self.job: ScreenProcess | None = None
-        self.widget = ScreeningProgress(parent)
-        self.widget.cancel.clicked.connect(self.cancel)
+        self.board = board
+        self.run: ChildRun | None = None
         self.case_action = QAction("Screen This Case &Again", parent)
         self.case_action.setShortcut(QKeySequence("Ctrl+Alt+S"))
         self.case_action.setStatusTip("ask the filtering model about the open case once more")
         self.case_action.triggered.connect(self.screen_case)
         self.project_action = QAction("Screen the &Project (new and stale cases)", parent)
         self.project_action.triggered.connect(self.screen_project)
-        self._progress.connect(self._on_progress, Qt.ConnectionType.QueuedConnection)
-        self._done.connect(self._on_done, Qt.ConnectionType.QueuedConnection)
 
     def add_actions(self, actions: WindowActions) -> None:
         actions.review.addSeparator()
@@ -68,7 +53,7 @@ class ScreeningUi(QObject):
 
     @property
     def running(self) -> bool:
-        return self.job is not None
+        return self.run is not None
 
     def screen_case(self) -> bool:
         case = self.session.case
@@ -88,7 +73,7 @@ class ScreeningUi(QObject):
         if project.read_only:
             self.session.say("This project is read-only: screening results cannot be written.")
             return False
-        if self.job is not None:
+        if self.run is not None:
             self.session.say("A screening run is under way; cancel it or wait for it.")
             return False
         controller = self.session.controller
@@ -101,19 +86,22 @@ class ScreeningUi(QObject):
             stale_only=stale_only,
             model=self.settings.screening_model,
             concurrency=self.settings.screening_concurrency,
-            env={k: os.environ[k] for k in PASSED_ENV if k in os.environ},
+            env=passed_env(),
         )
-        self.job = ScreenProcess(order)
-        self.widget.label.setText(f"Screening {what}…")
-        self.widget.bar.setRange(0, 0)
-        self.widget.show()
-        self.job.start(self._progress.emit, self._done.emit)
+        self.run = ChildRun(
+            ScreenProcess(order),
+            self.board,
+            JobKind.SCREENING,
+            f"Screening {what}",
+            self._on_progress,
+            self._on_done,
+            self,
+        )
         return True
 
     def cancel(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
-            self.widget.label.setText("Cancelling the screening…")
+        if self.run is not None:
+            self.run.job.cancel()
 
     def _refresh(self, case_id: str) -> None:
         project = self.session.project
@@ -129,15 +117,13 @@ class ScreeningUi(QObject):
             project.reload_screening(case)
             controller.review_changed.emit(Aspect.ALL)
 
-    def _on_progress(self, event: ScreenProgress) -> None:
-        self.widget.bar.setRange(0, max(event.total, 1))
-        self.widget.bar.setValue(event.done)
+    def _on_progress(self, job: Job, event: ScreenProgress) -> None:
+        job.advance(event.done, max(event.total, 1), event.case_id)
         if event.case_status is not None:
             self._refresh(event.case_id)
 
     def _on_done(self, report: ScreenReport | None, error: str | None) -> None:
-        self.job = None
-        self.widget.hide()
+        self.run = None
         if report is None:
             self.session.error.emit("Screening could not run", error or "no reason was given")
             self.finished.emit(None)
@@ -155,6 +141,5 @@ class ScreeningUi(QObject):
         self.finished.emit(report)
 
     def shutdown(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
-            self.job.wait(5.0)
+        if self.run is not None:
+            self.run.shutdown()

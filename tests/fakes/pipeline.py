@@ -18,6 +18,8 @@ import itertools
 import json
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,9 @@ from PIL import Image, ImageDraw
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fakes.gemini_server import USAGE, FakeGemini, Reply, asked_text, text_reply
+import pytest
+
+from fakes.gemini_server import USAGE, FakeGemini, Reply, asked_text, serving, text_reply
 from sabre_desk.demo.waiting import waiting_spec
 
 #: Pairs the design model chooses from: (scene, usual object, unexpected object).
@@ -177,6 +181,17 @@ class PipelineModels:
         else:
             png = scene_png(prompt, SIZES.get(image_config.get("aspectRatio", "1:1"), (1024, 1024)))
         return Reply(body=image_body(png))
+
+
+@contextmanager
+def serving_pipeline(
+    monkeypatch: pytest.MonkeyPatch, key: str
+) -> Iterator[tuple[FakeGemini, PipelineModels]]:
+    """``serving``, the server answering as the pipeline's three models."""
+    with serving(monkeypatch, key) as server:
+        answer = PipelineModels()
+        server.answer = answer
+        yield server, answer
 
 
 def main() -> None:

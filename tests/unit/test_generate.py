@@ -5,13 +5,24 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from factories import run_cli
-from fakes.gemini_server import FakeGemini, blocked_reply, finish_reply, serving, text_reply
-from fakes.pipeline import SIZES, PipelineModels, context_spec, image_body, scene_png
+from fakes.gemini_server import (
+    FakeGemini,
+    blocked_reply,
+    error_reply,
+    finish_reply,
+    text_reply,
+)
+from fakes.pipeline import (
+    SIZES,
+    PipelineModels,
+    context_spec,
+    image_body,
+    scene_png,
+)
 from PIL import Image
 
 from sabre_desk.core.gate import ScreenStatus
@@ -27,20 +38,15 @@ from sabre_desk.core.spec_writer import write_specs
 from sabre_desk.engines.gemini_make import GeminiImageMaker, GeminiWriter
 from sabre_desk.ground.storage import read_history
 
-KEY = "make-key-" + "m" * 28
+
+@pytest.fixture
+def models(pipeline_models: tuple[FakeGemini, PipelineModels]) -> tuple[FakeGemini, PipelineModels]:
+    return pipeline_models
 
 
 @pytest.fixture
-def models(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FakeGemini, PipelineModels]]:
-    with serving(monkeypatch, KEY) as server:
-        answer = PipelineModels()
-        server.answer = answer
-        yield server, answer
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    return init_project(tmp_path / "made", "made", "context")
+def project(context_project: Path) -> Path:
+    return context_project
 
 
 def _context() -> object:
@@ -433,3 +439,20 @@ def test_a_killed_image_run_resumes_without_paying_again_for_what_it_kept(
     assert len(reopened.entries) == 3
     for entry in reopened.entries:
         assert not reopened.load_case(entry.case_id).image_problems
+
+
+def test_the_funnel_of_a_project_is_in_stats_with_screening_failures(
+    tmp_path: Path, models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    server, _ = models
+    root = init_project(tmp_path / "made", "made", "context")
+    (case_id,) = _specs(root, 1).written  # type: ignore[attr-defined]
+    with GeminiImageMaker() as maker:
+        make_images(root, maker, threading.Event())
+    server.script = [error_reply(400, "bad request")] * 4
+    run_cli("screen", str(root), home=tmp_path)
+    funnel = json.loads(run_cli("stats", str(root), "--json", home=tmp_path).stdout)["pipeline"]
+    assert funnel["screened"] == 0
+    assert [f["what"] for f in funnel["failures"]] == [case_id]
+    assert "screen it again" in funnel["failures"][0]["reason"]
+    assert funnel["unpriced"] == ["gemini-3.1-flash-image", "gemini-3.5-flash"]

@@ -3,11 +3,14 @@
 The primer lays the case out (its attributes, its fixed probes with their wording and
 answers, or the question types it allows); the photos are chosen or dropped; every change is
 checked at once by the rules `validate` applies, and the reasons are listed until none is
-left. The case is saved the way `import` saves one and goes through the same review.
+left. For a pair whose Edited photo does not exist, a model can make it from the Base photo
+(``make_edited``). The case is saved the way `import` saves one and goes through the same
+review.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -29,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from sabre_desk.core.authoring import (
+    MadeImage,
     QuestionDraft,
     allowed_types,
     new_draft,
@@ -39,7 +43,9 @@ from sabre_desk.core.primers import PrimerLibrary
 from sabre_desk.core.project import Project
 from sabre_desk.core.spec import ROLES_FOR_MODE, GenerationMode, ImageRole, QuestionType
 from sabre_desk.core.workbench import Workbench
+from sabre_desk.engines.gemini_make import GeminiImageMaker
 from sabre_desk.ground.errors import ProjectError
+from sabre_desk.gui.dialogs.make_edited import MakeEditedRow
 from sabre_desk.gui.session import Session
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.imaging.io import IMAGE_EXTENSIONS
@@ -53,10 +59,14 @@ class PhotoButton(QPushButton):
     """Shows the chosen photo's name; click to choose one, or drop a file on it."""
 
     def __init__(self, role: ImageRole, choose: object):
-        super().__init__(f"{role.value.capitalize()} photo: choose or drop a file…")
+        super().__init__()
         self.role = role
+        self.reset()
         self.setAcceptDrops(True)
         self._choose = choose
+
+    def reset(self) -> None:
+        self.setText(f"{self.role.value.capitalize()} photo: choose or drop a file…")
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls()
@@ -68,7 +78,12 @@ class PhotoButton(QPushButton):
 
 
 class NewCaseDialog(QDialog):
-    def __init__(self, project: Project, parent: QWidget | None = None):
+    def __init__(
+        self,
+        project: Project,
+        parent: QWidget | None = None,
+        new_maker: Callable[[], GeminiImageMaker] = GeminiImageMaker,
+    ):
         super().__init__(parent)
         self.setWindowTitle("New case from your photos")
         self.project = project
@@ -96,6 +111,10 @@ class NewCaseDialog(QDialog):
             button.clicked.connect(lambda _=False, r=role: self._browse(r))
             self.photos[role] = button
             photo_row.addWidget(button)
+        self.make_edited = MakeEditedRow(
+            project.root, project.read_only, lambda: self.draft, new_maker, self
+        )
+        self.make_edited.made.connect(self._on_edited_made)
         self.attributes_form = QFormLayout()
         self.attribute_edits: dict[str, QLineEdit] = {}
         self.questions = QTableWidget(0, len(COLUMNS))
@@ -127,6 +146,7 @@ class NewCaseDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addLayout(photo_row)
+        layout.addWidget(self.make_edited)
         layout.addLayout(self.attributes_form)
         layout.addWidget(QLabel("Questions and their answers (check each one)"))
         layout.addWidget(self.questions, 1)
@@ -142,9 +162,10 @@ class NewCaseDialog(QDialog):
 
     def _primer_changed(self) -> None:
         name = self.primer.currentData()
-        images, concept = self.draft.images, self.case_id.text()
+        images, concept, made = self.draft.images, self.case_id.text(), self.draft.made_edited
         self.draft = new_draft(self.library.primers.get(name) if name else None)
         self.draft.images, self.draft.concept_id = images, concept
+        self.draft.made_edited = made
         self.draft.chosen_mode = GenerationMode(self.kind.currentData())
         self.kind.setEnabled(not self.draft.mode_fixed)
         if self.draft.mode_fixed:
@@ -235,6 +256,12 @@ class NewCaseDialog(QDialog):
             self.set_image(role, Path(chosen))
 
     def set_image(self, role: ImageRole, path: Path) -> None:
+        if role is ImageRole.BASE and self.draft.edited_by_model is not None:
+            # made from the Base photo being replaced: it does not go with the new one
+            del self.draft.images[ImageRole.EDITED]
+            self.draft.made_edited = None
+            self.photos[ImageRole.EDITED].reset()
+            self.make_edited.status.setText("The Base photo changed: make the Edited image again.")
         self.draft.images[role] = path
         self.photos[role].setText(f"{role.value.capitalize()}: {path.name}")
         if not self.case_id.text():
@@ -254,6 +281,12 @@ class NewCaseDialog(QDialog):
         save = self.buttons.button(QDialogButtonBox.StandardButton.Save)
         save.setEnabled(not left and not self.project.read_only)
         self.current_problems = left
+        self.make_edited.refresh()
+
+    def _on_edited_made(self, made: MadeImage) -> None:
+        self.draft.made_edited = made
+        self.set_image(ImageRole.EDITED, made.path)
+        self.photos[ImageRole.EDITED].setText(f"Edited: made by {made.model}")
 
     def save(self) -> None:
         try:
@@ -264,9 +297,13 @@ class NewCaseDialog(QDialog):
             return
         self.accept()
 
+    def done(self, result: int) -> None:
+        self.make_edited.shutdown()  # a call under way is stopped; the made image goes
+        super().done(result)
+
 
 def author_new_case(
-    parent: QWidget, session: Session, workbench: Workbench, case_list: CaseList
+    parent: QWidget, session: Session, workbench: Workbench, case_list: CaseList, model: str
 ) -> str | None:
     """File > New Case: the dialog, then the new case in the list and on screen."""
     project = session.project
@@ -276,7 +313,7 @@ def author_new_case(
     if project.indexing:
         session.say("The project's index is still being read; try again in a moment.")
         return None
-    dialog = NewCaseDialog(project, parent)
+    dialog = NewCaseDialog(project, parent, lambda: GeminiImageMaker(model))
     if not dialog.exec() or dialog.saved is None:
         return None
     entry = project.entry(dialog.saved)
