@@ -7,7 +7,8 @@ Each step runs the bundle's own executables in a fresh temporary folder (setting
 caches in there too, Qt offscreen): the version; a demo project written, validated, its change
 map and an OpenCV (xphoto) repair; a Gemini repair through the real google-genai client in the
 bundle against the local fake server of tests/fakes; a release exported and verified; the
-window rendered to a PNG by the windowed program; the window left open until its worker
+window rendered to a PNG by the windowed program, offscreen and on an X server (Xvfb, where
+installed); the window left open until its worker
 processes (started from the frozen program itself) have made previews, then closed by SIGTERM;
 on Linux, every bundled library's dependencies found (a left-out library shows here); the log
 free of errors. The run needs Pillow, psutil and pytest (the fake server's module imports it).
@@ -145,6 +146,35 @@ def step_screenshot(b: Bundle) -> str:
     return f"{width}x{height}, {colors} colours"
 
 
+def step_x11(b: Bundle) -> str:
+    """Linux: the window on a real X server (Xvfb), through Qt's xcb plugin and the X11
+    libraries the bundle carries (offscreen uses neither)."""
+    xvfb = shutil.which("Xvfb")
+    if not sys.platform.startswith("linux") or xvfb is None:
+        return "skipped (no Xvfb)"
+    display = next(n for n in range(90, 200) if not Path(f"/tmp/.X{n}-lock").exists())
+    server = subprocess.Popen(
+        [xvfb, f":{display}", "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        socket = Path(f"/tmp/.X11-unix/X{display}")
+        deadline = time.monotonic() + 15
+        while not socket.exists() and time.monotonic() < deadline and server.poll() is None:
+            time.sleep(0.1)
+        expect(socket.exists(), f"Xvfb :{display} did not start")
+        shot = b.work / "window-x11.png"
+        env = {"QT_QPA_PLATFORM": "xcb", "DISPLAY": f":{display}"}
+        b.run("open", "demo", "--screenshot", str(shot), gui=True, env=env)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    width, height, colors = png_size(shot)
+    expect(colors > 1000, f"the X11 screenshot has {colors} colours: nothing was painted")
+    return f"{width}x{height} on Xvfb :{display}"
+
+
 def step_workers(b: Bundle) -> str:
     """The window's worker processes start from the frozen program (multiprocessing's
     spawn re-runs it) and make the previews of the cases not yet shown."""
@@ -184,7 +214,7 @@ def step_workers(b: Bundle) -> str:
     expect(bool(workers), "no worker process was started from the bundle's program")
     if sys.platform != "win32":  # Windows has no SIGTERM: terminate() kills
         expect(window.returncode == 0, f"the window ended with exit {window.returncode}\n{out}")
-    return f"{len(workers)} worker processes made {made} previews; the window closed cleanly"
+    return f"worker processes {sorted(workers)} made {made} previews; the window closed cleanly"
 
 
 def forked_children(pid: int) -> set[int]:
@@ -250,6 +280,7 @@ STEPS: list[tuple[str, Callable[[Bundle], str]]] = [
     ("gemini", step_gemini),
     ("release", step_release),
     ("screenshot", step_screenshot),
+    ("x11", step_x11),
     ("workers", step_workers),
     ("libraries", step_libraries),
     ("log", step_log),
