@@ -4,14 +4,15 @@ Usage: python packaging/smoke.py [dist/sabre-desk] (or the folder holding the tw
 e.g. a virtual environment's bin/; macOS: dist/sabre-desk.app/Contents/MacOS)
 
 Each step runs the bundle's own executables in a fresh temporary folder (settings, logs and
-caches in there too, Qt offscreen): the version; a demo project written, validated, its change
-map and an OpenCV (xphoto) repair; a Gemini repair through the real google-genai client in the
-bundle against the local fake server of tests/fakes; a release exported and verified; the
-window rendered to a PNG by the windowed program, offscreen and on an X server (Xvfb, where
-installed); the window left open until its worker
-processes (started from the frozen program itself) have made previews, then closed by SIGTERM;
-on Linux, every bundled library's dependencies found (a left-out library shows here); the log
-free of errors. The run needs Pillow, psutil and pytest (the fake server's module imports it).
+caches in there too, Qt offscreen unless a step says otherwise): the version; a demo project
+written, validated, its change map and an OpenCV (xphoto) repair; a Gemini repair through the
+real google-genai client in the bundle against the local fake server of tests/fakes; a release
+exported and verified; the window rendered to a PNG by the windowed program, offscreen and on
+an X server (Xvfb, where installed); the window started as from a desktop and left open until
+its worker processes (started from the frozen program itself) have made previews, then closed
+by SIGTERM; on Linux, every bundled library's dependencies found (a left-out library shows
+here); the log free of errors. The run needs Pillow, psutil and pytest (the fake server's
+module imports it).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,67 +147,86 @@ def step_screenshot(b: Bundle) -> str:
     return f"{width}x{height}, {colors} colours"
 
 
-def step_x11(b: Bundle) -> str:
-    """Linux: the window on a real X server (Xvfb), through Qt's xcb plugin and the X11
-    libraries the bundle carries (offscreen uses neither)."""
+@contextlib.contextmanager
+def x_server() -> Iterator[str | None]:
+    """A virtual X server's display (Xvfb) for the test's windows; None where there is none
+    (not Linux, or Xvfb not installed): the windows then open offscreen."""
     xvfb = shutil.which("Xvfb")
     if not sys.platform.startswith("linux") or xvfb is None:
-        return "skipped (no Xvfb)"
-    display = next(n for n in range(90, 200) if not Path(f"/tmp/.X{n}-lock").exists())
+        yield None
+        return
+    number = next(n for n in range(90, 200) if not Path(f"/tmp/.X{n}-lock").exists())
     server = subprocess.Popen(
-        [xvfb, f":{display}", "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
+        [xvfb, f":{number}", "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
-        socket = Path(f"/tmp/.X11-unix/X{display}")
+        socket = Path(f"/tmp/.X11-unix/X{number}")
         deadline = time.monotonic() + 15
         while not socket.exists() and time.monotonic() < deadline and server.poll() is None:
             time.sleep(0.1)
-        expect(socket.exists(), f"Xvfb :{display} did not start")
-        shot = b.work / "window-x11.png"
-        env = {"QT_QPA_PLATFORM": "xcb", "DISPLAY": f":{display}"}
-        b.run("open", "demo", "--screenshot", str(shot), gui=True, env=env)
+        expect(socket.exists(), f"Xvfb :{number} did not start")
+        yield f":{number}"
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def on_screen(display: str | None) -> dict[str, str]:
+    """The environment of a window on *display*: Qt picks its platform as on a desktop."""
+    return {"DISPLAY": display} if display else {"QT_QPA_PLATFORM": "offscreen"}
+
+
+def step_x11(b: Bundle) -> str:
+    """Linux: the window on a real X server (Xvfb), through Qt's xcb plugin and the X11
+    libraries the bundle carries (offscreen uses neither)."""
+    with x_server() as display:
+        if display is None:
+            return "skipped (no Xvfb)"
+        shot = b.work / "window-x11.png"
+        env = {"QT_QPA_PLATFORM": "xcb", "DISPLAY": display}
+        b.run("open", "demo", "--screenshot", str(shot), gui=True, env=env)
     width, height, colors = png_size(shot)
     expect(colors > 1000, f"the X11 screenshot has {colors} colours: nothing was painted")
-    return f"{width}x{height} on Xvfb :{display}"
+    return f"{width}x{height} on Xvfb {display}"
 
 
 def step_workers(b: Bundle) -> str:
-    """The window's worker processes start from the frozen program (multiprocessing's
-    spawn re-runs it) and make the previews of the cases not yet shown."""
+    """The window, started as from a desktop (on Xvfb where there is one), opens; its worker
+    processes start from the frozen program (multiprocessing's spawn re-runs it) and make
+    the previews of the cases not yet shown; SIGTERM closes it cleanly."""
     previews = b.work / "demo" / ".sabre-desk-cache" / "previews"
     shutil.rmtree(previews, ignore_errors=True)
-    window = subprocess.Popen(
-        [str(b.gui), "open", "demo"],
-        env=b.env,
-        cwd=b.work,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
     images = [p for p in (b.work / "demo" / "cases").glob("*/*") if p.stem in IMAGE_ROLES]
     made, workers = 0, set()
-    deadline = time.monotonic() + WORKERS_TIMEOUT_S
-    try:
-        while time.monotonic() < deadline and window.poll() is None:
-            made = sum(1 for _ in previews.rglob("*.preview")) if previews.is_dir() else 0
-            workers |= forked_children(window.pid)
-            if made >= len(images) and workers:
-                break
-            time.sleep(1)
-    finally:
-        if window.poll() is None:
-            window.terminate()  # SIGTERM: the window closes as from its close button
+    with x_server() as display:
+        env = {k: v for k, v in b.env.items() if k != "QT_QPA_PLATFORM"} | on_screen(display)
+        window = subprocess.Popen(
+            [str(b.gui), "open", "demo"],
+            env=env,
+            cwd=b.work,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        deadline = time.monotonic() + WORKERS_TIMEOUT_S
         try:
-            out, _ = window.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            window.kill()
-            out, _ = window.communicate()
+            while time.monotonic() < deadline and window.poll() is None:
+                made = sum(1 for _ in previews.rglob("*.preview")) if previews.is_dir() else 0
+                workers |= forked_children(window.pid)
+                if made >= len(images) and workers:
+                    break
+                time.sleep(1)
+        finally:
+            if window.poll() is None:
+                window.terminate()  # SIGTERM: the window closes as from its close button
+            try:
+                out, _ = window.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                window.kill()
+                out, _ = window.communicate()
     expect(
         made >= len(images),
         f"{made} previews of {len(images)} images after {WORKERS_TIMEOUT_S} s\n{out}",
@@ -214,7 +234,8 @@ def step_workers(b: Bundle) -> str:
     expect(bool(workers), "no worker process was started from the bundle's program")
     if sys.platform != "win32":  # Windows has no SIGTERM: terminate() kills
         expect(window.returncode == 0, f"the window ended with exit {window.returncode}\n{out}")
-    return f"worker processes {sorted(workers)} made {made} previews; the window closed cleanly"
+    where = f"on Xvfb {display}" if display else "offscreen"
+    return f"{where}: worker processes {sorted(workers)} made {made} previews; closed cleanly"
 
 
 def forked_children(pid: int) -> set[int]:

@@ -366,8 +366,10 @@ def _display_problem() -> str | None:
 
 def _missing_x11_library() -> str | None:
     """The first system library Qt's X11 plugin cannot find, or None. Qt itself blames
-    xcb-cursor whatever is missing, then aborts; loading the plugin here names the culprit."""
-    if ctypes.util.find_library("xcb-cursor") is None:
+    xcb-cursor whatever is missing, then aborts; loading the plugin here names the culprit.
+    The standalone bundle carries its own xcb-cursor: there only the plugin's load decides."""
+    frozen = getattr(sys, "frozen", False)
+    if not frozen and ctypes.util.find_library("xcb-cursor") is None:
         return "libxcb-cursor"
     spec = importlib.util.find_spec("PySide6")
     folders = list(spec.submodule_search_locations or []) if spec else []
