@@ -14,14 +14,6 @@ from sabre_desk.ground.storage import read_json
 from sabre_desk.ground.validation_messages import describe_validation_error
 
 MANIFEST_NAME = "sabre-project.json"
-
-
-def project_folder(path: Path) -> Path:
-    """The project *path* names: a desktop opens a project by its sabre-project.json (the
-    file type the app registers), a person by its folder."""
-    return path.parent if path.name == MANIFEST_NAME and path.is_file() else path
-
-
 PROJECT_FORMAT = "sabre-desk-project"
 #: 2: the team settings (``reviewers``, ``adjudicators``, ``blind``); a version 1 manifest
 #: has none and reads as a project without them.
@@ -76,3 +68,9 @@ def read_manifest(root: Path) -> Manifest:
             path,
         )
     return manifest
+
+
+def project_folder(path: Path) -> Path:
+    """The project *path* names: a desktop opens a project by its sabre-project.json (the
+    file type the app registers), a person by its folder."""
+    return path.parent if path.name == MANIFEST_NAME and path.is_file() else path
