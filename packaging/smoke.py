@@ -7,7 +7,8 @@ Each step runs the bundle's own executables in a fresh temporary folder (setting
 caches in there too, Qt offscreen unless a step says otherwise): the version; a demo project
 written, validated, its change map and an OpenCV (xphoto) repair; a Gemini repair through the
 real google-genai client in the bundle against the local fake server of tests/fakes; a release
-exported and verified; the window rendered to a PNG by the windowed program, offscreen and on
+exported and verified; on Linux `--install-desktop` (icons drawn, a launcher naming the
+bundle's program); the window rendered to a PNG by the windowed program, offscreen and on
 an X server (Xvfb, where installed); the window started as from a desktop and left open until
 its worker processes (started from the frozen program itself) have made previews, then closed
 by SIGTERM; on Linux, every bundled library's dependencies found (a left-out library shows
@@ -145,6 +146,22 @@ def step_screenshot(b: Bundle) -> str:
     expect(width >= 1000 and height >= 600, f"screenshot is {width}x{height}")
     expect(colors > 1000, f"screenshot has {colors} colours: nothing was painted")
     return f"{width}x{height}, {colors} colours"
+
+
+def step_desktop(b: Bundle) -> str:
+    """Linux: `--install-desktop` from the bundle draws the icons (Qt's SVG renderer in the
+    bundle) and writes a launcher that runs this very program (the bundle is on no PATH)."""
+    if not sys.platform.startswith("linux"):
+        return "skipped (not Linux)"
+    share = b.work / "share"
+    b.run("--install-desktop", env={"XDG_DATA_HOME": str(share), "HOME": str(b.work)})
+    launcher = (share / "applications" / "sabre-desk.desktop").read_text(encoding="utf-8")
+    # a bundle's launcher names its program; an installation's runs sabre-desk from the PATH
+    program = b.cli if (b.cli.parent / "_internal").is_dir() else "sabre-desk"
+    expect(f"Exec={program} open %f" in launcher, f"the launcher runs something else:\n{launcher}")
+    width, _, colors = png_size(share / "icons" / "hicolor" / "256x256" / "apps" / "sabre-desk.png")
+    expect(width == 256 and colors > 10, "the 256 px icon was not drawn")
+    return f"launcher, icons and file type; Exec={program}"
 
 
 @contextlib.contextmanager
@@ -300,6 +317,7 @@ STEPS: list[tuple[str, Callable[[Bundle], str]]] = [
     ("opencv", step_opencv),
     ("gemini", step_gemini),
     ("release", step_release),
+    ("desktop", step_desktop),
     ("screenshot", step_screenshot),
     ("x11", step_x11),
     ("workers", step_workers),
