@@ -6,14 +6,14 @@ e.g. a virtual environment's bin/; macOS: dist/sabre-desk.app/Contents/MacOS)
 Each step runs the bundle's own executables in a fresh temporary folder (settings, logs and
 caches in there too, Qt offscreen unless a step says otherwise): the version; a demo project
 written, validated, its change map and an OpenCV (xphoto) repair; a Gemini repair through the
-real google-genai client in the bundle against the local fake server of tests/fakes; a release
-exported and verified; on Linux `--install-desktop` (icons drawn, a launcher naming the
-bundle's program); the window rendered to a PNG by the windowed program, offscreen and on
-an X server (Xvfb, where installed); the window started as from a desktop and left open until
-its worker processes (started from the frozen program itself) have made previews, then closed
-by SIGTERM; on Linux, every bundled library's dependencies found (a left-out library shows
-here); the log free of errors. The run needs Pillow, psutil and pytest (the fake server's
-module imports it).
+real google-genai client in the bundle against the local fake server of tests/fakes; every case
+kept (reviews as the app writes them), exported as a release and verified; on Linux
+`--install-desktop` (icons drawn, a launcher naming the bundle's program); the window rendered
+to a PNG by the windowed program, offscreen and on an X server (Xvfb, where installed); the
+window started as from a desktop and left open until its worker processes (started from the
+frozen program itself) have made previews, then closed by SIGTERM; on Linux, every bundled
+library's dependencies found (a left-out library shows here); the log free of errors. The run
+needs Pillow, psutil and pytest (the fake server's module imports it).
 """
 
 from __future__ import annotations
@@ -133,10 +133,19 @@ def step_gemini(b: Bundle) -> str:
 
 
 def step_release(b: Bundle) -> str:
-    b.run("export", "demo", "release")
+    """Every demo case kept by one reviewer (reviews as the app writes them), exported as a
+    release and verified."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from factories import write_review
+
+    cases = sorted(p for p in (b.work / "demo" / "cases").iterdir() if p.is_dir())
+    for case in cases:
+        write_review(case, "smoke", "keep")
+    out = b.run("export", "demo", "release", "--reviewer", "smoke")
+    expect(f"exported {len(cases)} cases" in out, f"export: {out}")
     utils = (b.work / "release" / "lmms-eval" / "utils.py").read_text(encoding="utf-8")
     expect("def doc_to_text" in utils, "the release's lmms-eval utils.py lacks its hooks")
-    return b.run("verify", "release").strip().splitlines()[-1]
+    return f"{len(cases)} cases; " + b.run("verify", "release").strip().splitlines()[-1]
 
 
 def step_screenshot(b: Bundle) -> str:
