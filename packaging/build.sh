@@ -1,8 +1,20 @@
 #!/usr/bin/env bash
-# Build a standalone sabre-desk bundle in dist/sabre-desk/ with PyInstaller.
+# Build the standalone sabre-desk folder in dist/sabre-desk/ with PyInstaller (on the OS it is
+# for: PyInstaller does not cross-build). macOS also gets dist/sabre-desk.app.
+# Then `python packaging/smoke.py dist/sabre-desk` runs it (see .ci/bundle).
+# Usage: packaging/build.sh [SPEC [DISTPATH]]   (defaults: packaging/sabre-desk.spec, dist)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m venv .venv-bundle
-.venv-bundle/bin/pip install -q . pyinstaller
-.venv-bundle/bin/pyinstaller --noconfirm --clean packaging/sabre-desk.spec
-echo "bundle: dist/sabre-desk/sabre-desk"
+start=$SECONDS
+
+python=$(command -v python3 || command -v python)
+"$python" -m venv .venv-bundle
+bin=.venv-bundle/bin
+[ -d .venv-bundle/Scripts ] && bin=.venv-bundle/Scripts  # a Windows venv (Git Bash)
+"$bin/python" -m pip install -q --disable-pip-version-check . "pyinstaller>=6.22,<7"
+spec=${1:-packaging/sabre-desk.spec}
+dist=${2:-dist}
+"$bin/pyinstaller" --noconfirm --clean --log-level WARN --distpath "$dist" "$spec"
+
+echo "bundle: $dist/sabre-desk/ ($(du -sh "$dist/sabre-desk" | cut -f1)), built in $((SECONDS - start)) s"
+ls "$dist/sabre-desk" | grep -v _internal

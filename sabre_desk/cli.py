@@ -39,6 +39,7 @@ from sabre_desk.cli_common import (
 from sabre_desk.cli_common import (
     reviewer_name as _reviewer,
 )
+from sabre_desk.core.manifest import project_folder
 from sabre_desk.core.project import MANIFEST_NAME, Project
 from sabre_desk.core.validate import validate_project
 from sabre_desk.engines.base import RepairOp
@@ -282,8 +283,8 @@ def cmd_open(args: argparse.Namespace) -> int:
     project = getattr(args, "project", None)
     if project is None and args.command is None:
         project = _last_project()  # plain `sabre-desk` picks up where the reviewer left off
-    if project is not None and project.name == MANIFEST_NAME and project.is_file():
-        project = project.parent  # the desktop opens a project by its sabre-project.json
+    if project is not None:
+        project = project_folder(project)
     case = getattr(args, "case", None)
     if project is not None:  # fail fast, in the terminal (the window reads the index itself)
         opened = _open_project(project, reviewer, index=False)
@@ -340,8 +341,10 @@ def _display_problem() -> str | None:
 
 def _missing_x11_library() -> str | None:
     """The first system library Qt's X11 plugin cannot find, or None. Qt itself blames
-    xcb-cursor whatever is missing, then aborts; loading the plugin here names the culprit."""
-    if ctypes.util.find_library("xcb-cursor") is None:
+    xcb-cursor whatever is missing, then aborts; loading the plugin here names the culprit.
+    The standalone bundle carries its own xcb-cursor: there only the plugin's load decides."""
+    frozen = getattr(sys, "frozen", False)
+    if not frozen and ctypes.util.find_library("xcb-cursor") is None:
         return "libxcb-cursor"
     spec = importlib.util.find_spec("PySide6")
     folders = list(spec.submodule_search_locations or []) if spec else []
@@ -502,8 +505,3 @@ def _command_names(parser: argparse.ArgumentParser) -> list[str]:
 
 def _error(line: str) -> None:
     print(f"sabre-desk: error: {line}", file=sys.stderr)
-
-
-def main_gui() -> int:
-    """Entry point of the windowed launcher (no console on Windows)."""
-    return main()

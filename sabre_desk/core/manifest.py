@@ -71,3 +71,9 @@ def read_manifest(root: Path) -> Manifest:
             path,
         )
     return manifest
+
+
+def project_folder(path: Path) -> Path:
+    """The project *path* names: a desktop opens a project by its sabre-project.json (the
+    file type the app registers), a person by its folder."""
+    return path.parent if path.name == MANIFEST_NAME and path.is_file() else path

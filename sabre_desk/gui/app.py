@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QMessageLogContext, QTimer, QtMsgType, qInstallMessageHandler
-from PySide6.QtGui import QIcon
+from PySide6.QtCore import (
+    QEvent,
+    QMessageLogContext,
+    QObject,
+    QTimer,
+    QtMsgType,
+    qInstallMessageHandler,
+)
+from PySide6.QtGui import QFileOpenEvent, QIcon
 from PySide6.QtWidgets import QApplication
 
 from sabre_desk import __version__
 from sabre_desk.app_log import configure_logging
+from sabre_desk.core.manifest import project_folder
 from sabre_desk.core.memory import return_freed_images_to_the_os
 from sabre_desk.ground.paths import resource_path
 from sabre_desk.gui.crash_report import install_excepthook
@@ -55,6 +64,23 @@ def save_screenshot(window: MainWindow, out: Path) -> bool:
     return window.grab().save(str(out), "PNG")
 
 
+class FileOpenRequests(QObject):
+    """macOS hands the app the file a person opened with it in Finder (a project's
+    sabre-project.json: the .app declares that document type) as a file-open event, not on
+    the command line; each one opens that project."""
+
+    def __init__(self, app: QApplication, open_project: Callable[[Path], object]):
+        super().__init__(app)
+        self._open_project = open_project
+        app.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if isinstance(event, QFileOpenEvent) and event.file():
+            self._open_project(project_folder(Path(event.file())))
+            return True
+        return super().eventFilter(watched, event)
+
+
 def _close_on_signals(window: MainWindow) -> QTimer:
     """SIGTERM (a logout, `kill`) and Ctrl+C close the window the way its close button
     does: the open case is saved first. Python handles signals only between its own
@@ -91,6 +117,7 @@ def run_gui(
         window.statusBar().showMessage(warning)
     window.show()
     _close_on_signals(window)
+    _opens = FileOpenRequests(app, window.open_project)  # lives as long as the event loop
     if screenshot is not None:
         taken: list[bool] = []
 

@@ -4,6 +4,9 @@ An exception escaping a slot or an event handler would otherwise be printed to a
 the reviewer does not have. The hook writes the traceback to the app's log and shows a
 dialog naming the log file, so there is something to send; the reviews are saved as the
 reviewer works, which the dialog says too. Errors in other threads are logged as well.
+
+A windowed launch that fails before there is a window (``sabre-desk-gui`` on Windows has no
+console to print to) shows what the command would have printed (``show_startup_error``).
 """
 
 from __future__ import annotations
@@ -14,9 +17,9 @@ import threading
 from collections.abc import Callable
 from types import TracebackType
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from sabre_desk.app_log import log_dir, log_path
 
@@ -50,6 +53,14 @@ def install_excepthook(parent: Callable[[], QWidget | None]) -> None:
 
     sys.excepthook = hook
     threading.excepthook = thread_hook
+
+
+def show_startup_error(text: str) -> None:
+    """Show why sabre-desk could not start, in a message box, and wait until it is closed."""
+    _app = QApplication.instance() or QApplication(sys.argv[:1])
+    box = QMessageBox(QMessageBox.Icon.Critical, "sabre-desk could not start", text)
+    box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    box.exec()
 
 
 def open_log_folder() -> QUrl:

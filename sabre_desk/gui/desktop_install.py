@@ -21,6 +21,7 @@ import io
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from PIL import Image
@@ -36,6 +37,9 @@ MIME_TYPE = "application/x-sabre-desk-project"
 ICON_SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)
 ICO_SIZES = (16, 24, 32, 48, 64, 128, 256)
 ICNS_SIZES = (16, 32, 64, 128, 256, 512)
+
+#: Characters that make an Exec argument need quotes (freedesktop.org Desktop Entry spec).
+EXEC_RESERVED = frozenset(" \t\n\"'\\><~|&;$*?#()`")
 
 MIME_XML = f"""<?xml version="1.0" encoding="UTF-8"?>
 <mime-info xmlns="http://www.freedesktop.org/standards/shared-mime-info">
@@ -93,8 +97,28 @@ def render_icon_set(folder: Path) -> list[Path]:
 
 
 def _desktop_entry() -> bytes:
+    """The launcher. Installed by pip it runs ``sabre-desk`` from the PATH; from the standalone
+    bundle, which is on no PATH, it names the bundle's own program."""
     text = resource_path(f"{APP_ID}.desktop").read_text(encoding="utf-8")
+    if getattr(sys, "frozen", False):
+        program = str(Path(sys.executable).resolve())
+        text = text.replace(f"TryExec={APP_ID}\n", f"TryExec={_string_value(program)}\n")
+        text = text.replace(f"Exec={APP_ID} ", f"Exec={_exec_argument(program)} ")
     return text.encode("utf-8")
+
+
+def _string_value(text: str) -> str:
+    """*text* as a desktop entry string value (backslash is its escape character)."""
+    return text.replace("\\", "\\\\")
+
+
+def _exec_argument(text: str) -> str:
+    """*text* as one argument of a desktop entry's Exec key: quoted if it holds a reserved
+    character, with ", `, $ and \\ escaped inside the quotes, then escaped as a string."""
+    if not any(c in EXEC_RESERVED for c in text):
+        return _string_value(text)
+    quoted = "".join(f"\\{c}" if c in '"`$\\' else c for c in text)
+    return _string_value(f'"{quoted}"')
 
 
 def install_desktop() -> list[Path]:

@@ -17,7 +17,7 @@ from PIL import Image
 
 from sabre_desk import __version__
 from sabre_desk.gui.app import make_app
-from sabre_desk.gui.desktop_install import ICON_SIZES, MIME_TYPE, render_icon_set
+from sabre_desk.gui.desktop_install import ICON_SIZES, MIME_TYPE, install_desktop, render_icon_set
 
 
 def install(home: Path, xdg: Path | None) -> subprocess.CompletedProcess[str]:
@@ -68,6 +68,29 @@ def test_install_desktop_writes_launcher_icons_and_mime_type(tmp_path: Path) -> 
 def test_without_xdg_data_home_it_goes_to_the_home_folder(tmp_path: Path) -> None:
     assert install(tmp_path, None).returncode == 0
     assert (tmp_path / ".local" / "share" / "applications" / "sabre-desk.desktop").is_file()
+
+
+def test_from_the_bundle_the_launcher_runs_the_bundle_program(
+    qtbot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The standalone bundle is on no PATH: its launcher names the program itself, quoted
+    where the folder's name has a space."""
+    program = tmp_path / "My Apps" / "sabre-desk" / "sabre-desk"
+    program.parent.mkdir(parents=True)
+    program.write_bytes(b"")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)  # as in the bundle
+    monkeypatch.setattr(sys, "executable", str(program))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "share"))
+    install_desktop()
+    launcher = tmp_path / "share" / "applications" / "sabre-desk.desktop"
+    text = launcher.read_text()
+    assert f'\nExec="{program}" open %f\n' in text
+    assert f"\nTryExec={program}\n" in text
+    if shutil.which("desktop-file-validate"):
+        check = subprocess.run(
+            ["desktop-file-validate", str(launcher)], capture_output=True, text=True
+        )
+        assert check.returncode == 0, check.stdout
 
 
 def test_the_bundle_icons_ico_and_icns(tmp_path: Path) -> None:

@@ -184,6 +184,23 @@ def test_a_missing_x11_library_is_named_instead_of_an_abort(tmp_path: Path) -> N
     assert missing in line and "apt install" in line
 
 
+def test_the_bundle_opens_a_window_where_the_system_lacks_xcb_cursor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The standalone bundle carries libxcb-cursor; a machine without it installed must not be
+    told to install it (what the loader finds through the plugin is what counts)."""
+    import ctypes.util
+
+    from sabre_desk.cli import _missing_x11_library
+
+    if _missing_x11_library() is not None:
+        pytest.skip("a library of Qt's X11 plugin is missing here")
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)  # no system copy
+    assert _missing_x11_library() == "libxcb-cursor"  # a pip install needs the system's
+    monkeypatch.setattr(sys, "frozen", True, raising=False)  # as in the bundle
+    assert _missing_x11_library() is None
+
+
 def test_sigterm_closes_the_window_like_its_close_button(tmp_path: Path) -> None:
     """A logout or `kill` saves and quits; it does not print tracebacks from Qt callbacks."""
     import os

@@ -49,6 +49,7 @@ def test_the_wheel_carries_resources_primers_and_the_entry_point(tmp_path: Path)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "sabre-desk = sabre_desk.cli:main" in text
+    assert "sabre-desk-gui = sabre_desk.gui_main:main" in text  # the windowed launcher
 
 
 def test_resources_are_found_from_a_checkout() -> None:
