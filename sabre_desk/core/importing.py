@@ -11,6 +11,7 @@ never overwritten (it may carry weeks of reviews).
 
 from __future__ import annotations
 
+import re
 import shutil
 import uuid
 from collections.abc import Callable, Iterator
@@ -185,6 +186,12 @@ def _same_case(folder: Path, spec: dict[str, Any], images: dict[str, Path]) -> b
 
 
 def write_case(cases: Path, case_id: str, spec: dict[str, Any], images: dict[str, Path]) -> None:
+    """Write the case into a hidden folder and rename it into place: absent or complete.
+    A hidden folder of this case left by a killed writer is removed first."""
+    leftover = re.compile(rf"^\.import-{re.escape(case_id)}-[0-9a-f]{{8}}$")
+    for old in cases.iterdir():
+        if leftover.match(old.name) and not old.is_symlink():
+            shutil.rmtree(old, ignore_errors=True)
     temp = cases / f".import-{case_id}-{uuid.uuid4().hex[:8]}"
     temp.mkdir()
     try:

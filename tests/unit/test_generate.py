@@ -422,19 +422,22 @@ def test_a_killed_image_run_resumes_without_paying_again_for_what_it_kept(
     )
     staging = project / "generation"
     deadline = time.monotonic() + 60
-    while not list(staging.glob("*/edited.png")) and time.monotonic() < deadline:
+    while not list(staging.glob("*/base.png")) and time.monotonic() < deadline:
         time.sleep(0.01)
-    os.kill(run.pid, signal.SIGKILL)
+    os.kill(run.pid, signal.SIGKILL)  # the first Base kept, its Edited image asked for
     run.wait(timeout=10)
-    kept = len(list(staging.glob("*/*.png"))) + 2 * len(list((project / "cases").iterdir()))
-    assert 1 <= kept < 6
+    cases = [p for p in (project / "cases").iterdir() if not p.name.startswith(".")]
+    kept = {(p.parent.name, p.stem) for p in staging.glob("*/*.png")}
+    kept |= {(c.name, role) for c in cases for role in ("base", "edited")}
+    assert 1 <= len(kept) < 6
     asked = len(answer.image_configs)
     server.latency_s = 0.0
     with GeminiImageMaker() as maker:
         report = make_images(project, maker, threading.Event())
-    assert len(report.imaged) == 3 and report.failed == []
-    assert len(answer.image_configs) - asked == 6 - kept  # only what was not kept
+    assert len(report.imaged) + len(cases) == 3 and report.failed == []
+    assert len(answer.image_configs) - asked == 6 - len(kept)  # only what was not kept
     assert not staging.exists() or not [p for p in staging.iterdir() if p.is_dir()]
+    assert len(list((project / "cases").iterdir())) == 3  # no hidden leftover of the kill
     reopened = Project.open(project, "alice")
     assert len(reopened.entries) == 3
     for entry in reopened.entries:

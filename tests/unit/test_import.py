@@ -115,3 +115,17 @@ def test_import_of_a_folder_of_images_with_a_spec_beside_each(tmp_path: Path) ->
     assert sorted(p.name for p in (root / "cases").iterdir()) == ["bench", "cup"]
     dry = run_cli("import", str(root), str(photos), "--dry-run", "--json", home=tmp_path)
     assert json.loads(dry.stdout)["unchanged"] == ["bench", "cup"]
+
+
+def test_a_case_half_written_by_a_killed_import_is_cleared_when_written_again(
+    tmp_path: Path,
+) -> None:
+    root = init_project(tmp_path / "project")
+    source = write_source(tmp_path / "made")
+    left = root / "cases" / ".import-tape_bagel-0123abcd"
+    left.mkdir()
+    (left / "base.png").write_bytes(b"half")
+    other = root / "cases" / ".import-tape_bagel_2-0123abcd"  # another case's: not touched
+    other.mkdir()
+    assert "tape_bagel" in import_cases(root, source).imported
+    assert not left.exists() and other.exists()
