@@ -8,7 +8,9 @@ timers later fire on the GUI thread for freed memory, or a receiver whose connec
 PySide unregisters in a table of its own that has no lock, while the GUI thread adds to
 it — a segfault, seen in the collector, under load. So while the application runs,
 automatic collection is off and a timer on the GUI thread collects instead, by Python's
-own rule: a generation is collected once its count has passed its threshold.
+own rule: a generation is collected once its count has passed its threshold, the oldest
+only once a quarter more objects have reached it since it was last collected (with a
+large project open, a full collection takes long enough to be seen).
 """
 
 from __future__ import annotations
@@ -18,14 +20,15 @@ import gc
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, QTimer, Slot
 
 #: How often the GUI thread looks whether a collection is due. Young garbage waits at most
-#: this long; collecting it takes well under a millisecond.
+#: this long; collecting it takes a few milliseconds at most.
 CHECK_MS = 500
 
 
 class GuiCollector(QObject):
     def __init__(self, parent: QObject):
         super().__init__(parent)
-        self.collections = 0
+        self._long_lived = 0  # objects in the oldest generation after its last collection
+        self._pending = 0  # objects moved into it since
         self._timer = QTimer(self)
         self._timer.setInterval(CHECK_MS)
         self._timer.timeout.connect(self.collect_due)
@@ -37,6 +40,7 @@ class GuiCollector(QObject):
 
     def start(self) -> None:
         gc.disable()
+        self._long_lived, self._pending = len(gc.get_objects(2)), 0
         self._timer.start()
 
     def stop(self) -> None:
@@ -46,15 +50,22 @@ class GuiCollector(QObject):
 
     @Slot()
     def collect_due(self) -> int:
-        """Collect the oldest generation whose count has passed its threshold, as Python's
-        automatic collection would; returns how many objects were found unreachable."""
+        """Collect what Python's automatic collection would collect now; returns how many
+        objects were found unreachable."""
         thresholds, counts = gc.get_threshold(), gc.get_count()
         if not thresholds[0]:
-            return 0  # thresholds of 0: collection was switched off on purpose
-        for generation in (2, 1, 0):
-            if counts[generation] > thresholds[generation]:
-                self.collections += 1
-                return gc.collect(generation)
+            return 0  # a threshold of 0: collection was switched off on purpose
+        if counts[2] > thresholds[2] and self._pending >= self._long_lived // 4:
+            found = gc.collect(2)
+            self._long_lived, self._pending = len(gc.get_objects(2)), 0
+            return found
+        if counts[1] > thresholds[1]:
+            moving = len(gc.get_objects(0)) + len(gc.get_objects(1))
+            found = gc.collect(1)  # the survivors move into the oldest generation
+            self._pending += max(0, moving - found)
+            return found
+        if counts[0] > thresholds[0]:
+            return gc.collect(0)
         return 0
 
 

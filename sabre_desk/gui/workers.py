@@ -17,6 +17,7 @@ holds — every image decode of a long session. A job taken back before it start
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import sys
 import threading
@@ -92,7 +93,8 @@ class Worker:
             self._outcome = (False, exc)
         relay = self._relay
         if relay is not None:
-            relay.arrived.emit(self)
+            with contextlib.suppress(RuntimeError):  # the application is quitting
+                relay.arrived.emit(self)
 
     def withdraw(self) -> bool:
         """Take the job back if it has not started; True when it never will."""
