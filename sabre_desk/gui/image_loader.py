@@ -72,8 +72,7 @@ class ImageLoader(QObject):
         self._bytes = 0
         self._failures: dict[Key, str] = {}
         self._in_flight: dict[Key, bool] = {}  # key → the full image was asked for
-        # started but maybe still waiting for a thread, and the pool it waits in
-        self._queued: dict[Key, tuple[Worker, QThreadPool]] = {}
+        self._queued: dict[Key, Worker] = {}  # started but maybe still waiting for a thread
         self._current: set[Key] = set()  # the images on screen: their full level is kept
         self._zoomed: deque[Key] = deque(maxlen=ZOOMED_KEPT)
 
@@ -108,12 +107,11 @@ class ImageLoader(QObject):
             return key
         self._in_flight[key] = full
         worker = Worker(_load, key, path, self.store, full)
-        # Bound methods, not lambdas: Qt drops the connection if this loader is gone (a
+        # Bound methods, not lambdas: a method of a loader that is gone is not called (a
         # window closed while a decode was still on its way).
-        worker.signals.returned.connect(self._on_result)
-        pool = self.pool if full or not self._has_preview(path) else self.previews
-        self._queued[key] = (worker, pool)
-        worker.start(pool)
+        worker.returned.connect(self._on_result)
+        self._queued[key] = worker
+        worker.start(self.pool if full or not self._has_preview(path) else self.previews)
         return key
 
     def cancel_except(self, keep: set[Key]) -> int:
@@ -128,8 +126,8 @@ class ImageLoader(QObject):
         if time.monotonic() - self._budget_at > BUDGET_REFRESH_S:
             self.budget, self._budget_at = self._budget_source(), time.monotonic()
         dropped = 0
-        for key, (worker, pool) in list(self._queued.items()):
-            if key not in keep and worker.withdraw(pool):
+        for key, worker in list(self._queued.items()):
+            if key not in keep and worker.withdraw():
                 del self._queued[key]
                 self._in_flight.pop(key, None)
                 dropped += 1
@@ -166,7 +164,7 @@ class ImageLoader(QObject):
             writer.start(self.background)
         elif image.is_preview and self.store is not None:
             checker = Worker(_check, key, self.store)
-            checker.signals.returned.connect(self._on_checked)
+            checker.returned.connect(self._on_checked)
             checker.start(self.background)
         held = self._cache.get(key)
         if held is None or image.top_scale >= held.top_scale:

@@ -49,7 +49,7 @@ class IndexReader(QObject):
             return
         self.progress.emit(len(project.entries), run.total)
         worker = Worker(run.next_chunk, INDEX_CHUNK)
-        worker.signals.returned.connect(lambda chunk: self._on_chunk(project, run, chunk))
+        worker.returned.connect(lambda chunk: self._on_chunk(project, run, chunk))
         worker.start(self.pool)
 
     def _on_chunk(self, project: Project, run: IndexRun, chunk: list[CaseEntry]) -> None:

@@ -73,8 +73,8 @@ class LiveUpdates(QObject):
         if project is None or project.indexing or self._looking is not None:
             return
         worker = Worker(self._watch.look, list(project.entries))
-        worker.signals.returned.connect(lambda ids, p=project: self._on_looked(p, ids))
-        worker.signals.finished.connect(self._on_finished)
+        worker.returned.connect(lambda ids, p=project: self._on_looked(p, ids))
+        worker.finished.connect(self._on_finished)
         self._looking = worker
         worker.start(self.pool)
 

@@ -36,6 +36,7 @@ from sabre_desk.gui.box_menu import box_menu
 from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.changes_ui import ChangesUi
+from sabre_desk.gui.collector import collect_on_gui_thread
 from sabre_desk.gui.controller import Aspect, CaseController, SaveState
 from sabre_desk.gui.dialogs.conflict import ask_conflict
 from sabre_desk.gui.dialogs.export_dialog import export_release
@@ -90,6 +91,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, reviewer: str, settings: Settings, parent: QWidget | None = None):
         super().__init__(parent)
+        collect_on_gui_thread()  # cycles are freed on this thread, never on a pool's
         self.reviewer = reviewer
         self.settings = settings
         #: rendering a screenshot: problems go to stderr, never to a dialog nobody closes

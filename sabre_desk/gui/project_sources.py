@@ -47,8 +47,8 @@ class ProjectSources:
             return
         self.say("Drawing the demo project…")
         worker = Worker(write_demo_project, folder)
-        worker.signals.returned.connect(lambda _root: self.open_project(folder))
-        worker.signals.errored.connect(
+        worker.returned.connect(lambda _root: self.open_project(folder))
+        worker.errored.connect(
             lambda exc: self.report_error(
                 "Cannot write the demo project",
                 exc.message if isinstance(exc, ProjectError) else str(exc),

@@ -84,8 +84,8 @@ class RepairJobs(QObject):
             job.stop = self.processes.submit(repairs.compute_preview, args, done)
         else:
             worker = Worker(repairs.compute_preview, snapshot, role, order, engine, job.cancel)
-            worker.signals.returned.connect(lambda result, j=job: self._on_returned(j, result))
-            worker.signals.errored.connect(lambda exc, j=job: self._on_errored(j, exc))
+            worker.returned.connect(lambda result, j=job: self._on_returned(j, result))
+            worker.errored.connect(lambda exc, j=job: self._on_errored(j, exc))
             job.worker = worker
             worker.start(self.pool)
         self.started.emit(job)
@@ -99,7 +99,7 @@ class RepairJobs(QObject):
         job.cancel.set()
         if job.stop is not None:
             job.stop()  # its worker process ends; the pool reports it cancelled
-        elif job.worker is not None and job.worker.withdraw(self.pool):
+        elif job.worker is not None and job.worker.withdraw():
             self._finish(job)  # had not started: it never will
             self.cancelled.emit(job)
 
@@ -134,6 +134,6 @@ class RepairJobs(QObject):
             if job.stop is not None:
                 job.stop()
                 self._finish(job)
-            elif job.worker is not None and job.worker.withdraw(self.pool):
+            elif job.worker is not None and job.worker.withdraw():
                 self._finish(job)
         self.pool.waitForDone(wait_ms)

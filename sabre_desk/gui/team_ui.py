@@ -127,7 +127,7 @@ class TeamUi(QObject):
         self.live.follow_case(case.folder)
         self.refresh()
         job = self._hashing
-        if job is not None and job[0] != case.case_id and job[1].withdraw(self.decoders):
+        if job is not None and job[0] != case.case_id and job[1].withdraw():
             self._hashing = None  # a case already left: its images need not be read now
 
     def _on_painted(self) -> None:
@@ -138,8 +138,8 @@ class TeamUi(QObject):
             return
         if image_hashes(case.images, compute=False) is None:
             worker = Worker(_hashes, case)  # the images are read once, on the worker
-            worker.signals.returned.connect(self._on_hashed)
-            worker.signals.finished.connect(lambda w=worker: self._hashed(w))
+            worker.returned.connect(self._on_hashed)
+            worker.finished.connect(lambda w=worker: self._hashed(w))
             self._hashing = (case.case_id, worker)
             worker.start(self.decoders, HASH_PRIORITY)
 
@@ -212,7 +212,7 @@ class TeamUi(QObject):
         current = self.session.case.case_id if self.session.case is not None else None
         others = [c for c in case_ids if c != current]
         worker = Worker(lambda: [e for c in others if (e := project.fresh_entry(c))])
-        worker.signals.returned.connect(lambda entries: self._apply_entries(project, entries))
+        worker.returned.connect(lambda entries: self._apply_entries(project, entries))
         worker.start(self.pool)
         if project.is_adjudicator:
             self._mark_queue(project, others, exact=True)  # a few cases: hashed
@@ -226,7 +226,7 @@ class TeamUi(QObject):
 
     def _mark_queue(self, project: Project, case_ids: list[str], exact: bool = False) -> None:
         worker = Worker(queue, project, case_ids, exact)
-        worker.signals.returned.connect(lambda flags: self._apply_queue(project, flags))
+        worker.returned.connect(lambda flags: self._apply_queue(project, flags))
         worker.start(self.pool)
 
     def _apply_queue(self, project: Project, flags: dict[str, bool]) -> None:

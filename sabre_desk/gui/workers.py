@@ -1,83 +1,146 @@
-"""Background jobs: a QRunnable that calls a plain function and reports by signals.
+"""Background jobs: a plain function run on a thread pool, its outcome handed to callbacks
+on the GUI thread.
 
-The function runs on a pool thread and must not touch widgets; its result or exception is
-delivered to the GUI thread through queued signals. Each job keeps itself alive (a strong
-reference in ``_running``) until its thread is past its last emit, so Python never collects
-a job, or destroys its signals object, while a pool thread is still emitting on it: the
-"finished" slot can run on the GUI thread before ``emit`` has returned on the pool thread,
-and a garbage collection then would destroy a QObject in the middle of its own emission.
+The function runs on a pool thread and must not touch widgets. A job is plain Python and
+owns no Qt object, so whichever thread lets go of it last, nothing of Qt's is destroyed
+there. The one QObject a pool thread emits on is its pool's relay, a child of the pool:
+Qt deletes it only after the pool has waited for its threads, so no emit can be under
+way when it goes, and neither a garbage collection nor a dropped reference can end it
+sooner. A job whose pool is deleted before its outcome arrives (its window was closed)
+reports nothing.
+
+Jobs are started as callables: a QRunnable handed to ``QThreadPool.start`` is kept by
+PySide as a child of the pool until the pool itself goes, and with it everything the job
+holds — every image decode of a long session. A job taken back before it started
+(``withdraw``) is passed over when its turn comes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import enum
+import sys
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
-
-#: How often the GUI thread looks again whether a finished job's thread is past its emits.
-RELEASE_RETRY_MS = 5
+import shiboken6
+from PySide6.QtCore import QObject, Qt, QThreadPool, Signal, Slot
 
 
-class WorkerSignals(QObject):
-    returned = Signal(object)
-    errored = Signal(object)
-    finished = Signal()
+class Callbacks:
+    """What to call with one kind of outcome, in the order connected (on the GUI thread)."""
+
+    def __init__(self) -> None:
+        self._callbacks: list[Callable[..., object]] = []
+
+    def connect(self, callback: Callable[..., object]) -> None:
+        self._callbacks.append(callback)
+
+    def __call__(self, *args: object) -> None:
+        callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            receiver = getattr(callback, "__self__", None)
+            if isinstance(receiver, shiboken6.Object) and not shiboken6.isValid(receiver):
+                continue  # a method of a Qt object deleted meanwhile, as Qt would drop it
+            try:
+                callback(*args)
+            except Exception:  # one failing callback neither stops the others nor the job
+                sys.excepthook(*sys.exc_info())
 
 
-class Worker(QRunnable):
-    _running: ClassVar[set[Worker]] = set()
+class _State(enum.Enum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    WITHDRAWN = "withdrawn"
+
+
+class Worker:
+    """``Worker(fn, *args).start(pool)``; ``returned``/``errored`` get the result or the
+    exception, then ``finished`` is called either way (not for a withdrawn job)."""
 
     def __init__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any):
-        super().__init__()
-        self.setAutoDelete(False)
-        self.fn, self.args, self.kwargs = fn, args, kwargs
-        self.signals = WorkerSignals()
-        self._emitted = threading.Event()  # run() is past its last emit
-
-    def run(self) -> None:
-        try:
-            result = self.fn(*self.args, **self.kwargs)
-        except Exception as exc:  # every failure reaches the GUI's one error handler
-            self._emit(self.signals.errored, exc)
-        else:
-            self._emit(self.signals.returned, result)
-        finally:
-            self._emit(self.signals.finished)
-            self._emitted.set()
-
-    @staticmethod
-    def _emit(signal: Any, *args: object) -> None:
-        # RuntimeError: the signals object is gone (the application is quitting).
-        with contextlib.suppress(RuntimeError):
-            signal.emit(*args)
+        self._call: tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]] | None = (
+            fn,
+            args,
+            kwargs,
+        )
+        self.returned, self.errored, self.finished = Callbacks(), Callbacks(), Callbacks()
+        self._lock = threading.Lock()
+        self._state = _State.QUEUED
+        self._relay: _Relay | None = None
+        self._outcome: tuple[bool, Any] | None = None
 
     def start(self, pool: QThreadPool, priority: int = 0) -> None:
-        Worker._running.add(self)
-        self.signals.finished.connect(self._release)
-        pool.start(self, priority)
+        """Queue the job on *pool* (from the GUI thread)."""
+        relay = pool.findChild(_Relay, options=Qt.FindChildOption.FindDirectChildrenOnly)
+        self._relay = relay if relay is not None else _Relay(pool)
+        self._relay.pending.add(self)
+        pool.start(self._run, priority)
 
-    def _release(self) -> None:
-        """On the GUI thread, once "finished" arrived: let go of the job when its thread has
-        returned from the emit, else look again in a moment."""
-        if self._emitted.is_set():
-            Worker._running.discard(self)
-        else:
-            QTimer.singleShot(RELEASE_RETRY_MS, self._release)
+    def _run(self) -> None:
+        """On a pool thread: call the function unless the job was withdrawn, and send the
+        outcome to the GUI thread. Never raises (the pool would not report it)."""
+        with self._lock:
+            if self._state is not _State.QUEUED or self._call is None:
+                return
+            self._state = _State.RUNNING
+        fn, args, kwargs = self._call
+        try:
+            self._outcome = (True, fn(*args, **kwargs))
+        except BaseException as exc:  # every failure reaches the GUI thread
+            self._outcome = (False, exc)
+        relay = self._relay
+        if relay is not None:
+            with contextlib.suppress(RuntimeError):  # the application is quitting
+                relay.arrived.emit(self)
 
-    def forget(self) -> None:
-        """Release a job taken back from the pool before it ran."""
-        Worker._running.discard(self)
-
-    def withdraw(self, pool: QThreadPool) -> bool:
+    def withdraw(self) -> bool:
         """Take the job back if it has not started; True when it never will."""
-        if pool.tryTake(self):
-            self.forget()
-            return True
-        return False
+        with self._lock:
+            if self._state is not _State.QUEUED:
+                return False
+            self._state = _State.WITHDRAWN
+        self._let_go()
+        return True
+
+    def _deliver(self) -> None:
+        """On the GUI thread, from the relay: hand the outcome to the callbacks."""
+        outcome = self._outcome
+        returned, errored, finished = self.returned, self.errored, self.finished
+        self._let_go()
+        if outcome is not None:
+            ok, value = outcome
+            (returned if ok else errored)(value)
+        finished()
+
+    def _let_go(self) -> None:
+        """Drop what the job holds, here on the GUI thread: a pool thread may hold the job
+        itself a moment longer, but then nothing in it."""
+        if self._relay is not None:
+            self._relay.pending.discard(self)
+        self._call = self._relay = self._outcome = None
+        self.returned, self.errored, self.finished = Callbacks(), Callbacks(), Callbacks()
 
     @classmethod
     def in_flight(cls) -> int:
-        return len(cls._running)
+        """Jobs started and neither delivered nor withdrawn, on pools still alive."""
+        return sum(len(r.pending) for r in list(_Relay.every) if shiboken6.isValid(r))
+
+
+class _Relay(QObject):
+    """A pool's outcomes, carried to the GUI thread by one queued signal."""
+
+    arrived = Signal(object)  # the Worker whose outcome is ready
+    every: ClassVar[weakref.WeakSet[_Relay]] = weakref.WeakSet()
+
+    def __init__(self, pool: QThreadPool):
+        super().__init__(pool)
+        self.pending: set[Worker] = set()
+        self.arrived.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+        _Relay.every.add(self)
+
+    @Slot(object)
+    def _deliver(self, worker: Worker) -> None:
+        worker._deliver()

@@ -2,29 +2,27 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
+from sabre_desk.gui.collector import GuiCollector
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.workers import Worker
 from sabre_desk.settings import load_settings
 
+GUI_TESTS = Path(__file__).parent
 
-@pytest.fixture(autouse=True)
-def collect_between_tests() -> Iterator[None]:
-    """Python's cyclic garbage collection runs between GUI tests, after their background
-    work has ended, not at whatever moment an allocation triggers it while pool threads
-    still emit on Qt objects (a rare crash under load)."""
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-        gc.collect()
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """The window collects cycles on the GUI thread for the rest of the process; the
+    Qt-free tests that follow the last GUI test get Python's own collection back."""
+    app = QApplication.instance()
+    collector = app.findChild(GuiCollector) if app is not None else None
+    if collector is not None and (nextitem is None or GUI_TESTS not in nextitem.path.parents):
+        collector.stop()
 
 
 @pytest.fixture

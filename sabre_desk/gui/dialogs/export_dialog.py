@@ -35,7 +35,7 @@ class ExportRun(QObject):
         super().__init__(parent)
         self.session, self.pool, self.parent_widget, self.out = session, pool, parent, out
         self.cancel = threading.Event()
-        self.progress = _Progress()
+        self.progress = _Progress(self)  # owned by Qt, not by a Python reference
         self.dialog = QProgressDialog("Exporting…", "Cancel", 0, 100, parent)
         self.dialog.setWindowTitle("Export release")
         self.dialog.setWindowModality(Qt.WindowModality.WindowModal)
@@ -46,8 +46,8 @@ class ExportRun(QObject):
         self.worker = Worker(
             export, session.project, out, decisions, None, self.progress.step.emit, self.cancel
         )
-        self.worker.signals.returned.connect(self._on_done)
-        self.worker.signals.errored.connect(self._on_error)
+        self.worker.returned.connect(self._on_done)
+        self.worker.errored.connect(self._on_error)
 
     def start(self) -> None:
         self.worker.start(self.pool)

@@ -165,8 +165,8 @@ class TeamDialog(QDialog):
         self.refresh_button.setEnabled(False)
         self.header.setText("Reading every review of the project…")
         worker = Worker(team_summary, self.project)
-        worker.signals.returned.connect(self.show_summary)
-        worker.signals.errored.connect(self._on_error)
+        worker.returned.connect(self.show_summary)
+        worker.errored.connect(self._on_error)
         worker.start(self.pool)
 
     def _on_error(self, exc: Exception) -> None:

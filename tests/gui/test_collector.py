@@ -1,0 +1,52 @@
+"""Reference cycles are freed on the GUI thread, never on a pool thread in the middle of
+its work, and they are still freed while the window runs."""
+
+from __future__ import annotations
+
+import gc
+import threading
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from sabre_desk.gui.collector import CHECK_MS
+from sabre_desk.gui.main_window import MainWindow
+from sabre_desk.gui.workers import Worker
+
+
+@pytest.fixture
+def eager_collection() -> Iterator[None]:
+    """Thresholds so low that almost any allocation makes a collection due."""
+    before = gc.get_threshold()
+    gc.set_threshold(1, 1, 1)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+class Cycle:
+    """Garbage only a collection frees: it refers to itself."""
+
+    def __init__(self, freed_on: list[str]) -> None:
+        self.me = self
+        weakref.finalize(self, lambda: freed_on.append(threading.current_thread().name))
+
+
+def leave_a_cycle_then_allocate(freed_on: list[str]) -> int:
+    """A pool job that drops a cycle, then makes many small objects (as decoding and
+    polling do): with Python's automatic collection, this thread would free the cycle."""
+    Cycle(freed_on)
+    made = [[i] for i in range(200_000)]
+    return len(made)
+
+
+def test_cycles_are_freed_on_the_gui_thread_not_on_the_pool_thread_at_work(
+    qtbot, window: MainWindow, eager_collection: None
+) -> None:
+    freed_on: list[str] = []
+    Worker(leave_a_cycle_then_allocate, freed_on).start(window.pool)
+    window.pool.waitForDone()
+    qtbot.waitUntil(lambda: bool(freed_on), timeout=4 * CHECK_MS + 2000)  # still freed
+    assert freed_on == [threading.main_thread().name]

@@ -1,0 +1,86 @@
+"""Background jobs on the window's pools: outcomes on the GUI thread, nothing kept once
+delivered, and a job taken back before its turn never runs."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+import shiboken6
+from PySide6.QtCore import QObject, QThreadPool
+
+from sabre_desk.gui.main_window import MainWindow
+from sabre_desk.gui.workers import Worker
+
+
+def brightest(image: np.ndarray) -> int:
+    return int(image.max())
+
+
+def test_a_delivered_job_keeps_nothing_of_what_it_was_given(qtbot, window: MainWindow) -> None:
+    """A session's thousands of decodes and polls must not pile up in memory: once a job's
+    outcome is delivered, the images it was given are freed."""
+    given: list[weakref.ref[np.ndarray]] = []
+    results: list[tuple[int, bool]] = []
+    for i in range(12):
+        image = np.full((512, 512, 3), i, np.uint8)
+        given.append(weakref.ref(image))
+        worker = Worker(brightest, image)
+        worker.returned.connect(
+            lambda value: results.append(
+                (value, threading.current_thread() is threading.main_thread())
+            )
+        )
+        worker.start(window.pool)
+        del image, worker
+    qtbot.waitUntil(lambda: len(results) == 12, timeout=10000)
+    assert sorted(results) == [(i, True) for i in range(12)]  # each on the GUI thread
+    assert window.wait_for_background(5000)
+    assert [ref() is None for ref in given] == [True] * 12
+    assert Worker.in_flight() == 0
+
+
+def test_a_job_taken_back_before_its_turn_never_runs(qtbot) -> None:
+    pool = QThreadPool()
+    pool.setMaxThreadCount(1)
+    gate = threading.Event()
+    ran: list[str] = []
+    first = Worker(gate.wait, 10)
+    second = Worker(ran.append, "second")
+    reported: list[str] = []
+    second.returned.connect(lambda _: reported.append("returned"))
+    second.finished.connect(lambda: reported.append("finished"))
+    first.start(pool)
+    second.start(pool)
+    assert Worker.in_flight() >= 2
+    assert second.withdraw()  # still waiting behind the first
+    assert not second.withdraw()
+    gate.set()
+    assert pool.waitForDone(5000)
+    qtbot.wait(50)
+    assert ran == [] and reported == []
+    assert not first.withdraw()  # it ran
+
+
+def test_the_method_of_a_qt_object_deleted_meanwhile_is_not_called(qtbot) -> None:
+    """As Qt drops a connection to a deleted receiver: the window went, its decode came."""
+    pool = QThreadPool()
+    gate = threading.Event()
+
+    got: list[object] = []
+
+    class Receiver(QObject):
+        def take(self, value: object) -> None:
+            got.append(value)
+
+    gone, kept = Receiver(), []
+    worker = Worker(lambda: gate.wait(10) and "decoded")
+    worker.returned.connect(gone.take)
+    worker.returned.connect(kept.append)
+    worker.start(pool)
+    shiboken6.delete(gone)
+    gate.set()
+    qtbot.waitUntil(lambda: kept == ["decoded"], timeout=5000)
+    assert got == []
+    assert pool.waitForDone(5000)
