@@ -142,11 +142,11 @@ class PipelineUi(QObject):
             return
         self._reading = True
         worker = Worker(read_pipeline, project, list(project.entries), dict(self.settings.prices))
-        worker.signals.returned.connect(lambda result, p=project: self._on_read(p, *result))
-        worker.signals.errored.connect(
+        worker.returned.connect(lambda result, p=project: self._on_read(p, *result))
+        worker.errored.connect(
             lambda exc: self.panel.clear(f"The pipeline could not be read: {exc}")
         )
-        worker.signals.finished.connect(self._on_read_finished)
+        worker.finished.connect(self._on_read_finished)
         worker.start(self.pool)
 
     def _on_read(self, project: Project, funnel: Funnel, arrived: list[str]) -> None:

@@ -166,9 +166,9 @@ class MakeEditedRow(QWidget):
         self._stop = threading.Event()
         case_id = draft.concept_id.strip() or None
         worker = Worker(self._make, base, instruction, self._stop, self.folder, case_id)
-        worker.signals.returned.connect(self._on_made)
-        worker.signals.errored.connect(self._on_failed)
-        worker.signals.finished.connect(self._on_finished)
+        worker.returned.connect(self._on_made)
+        worker.errored.connect(self._on_failed)
+        worker.finished.connect(self._on_finished)
         self.status.setText(f"Asking {self.model} to edit the Base photo…")
         self._show_running(True)
         worker.start(self.pool)
