@@ -38,11 +38,22 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--switches", type=int, default=16)
+    parser.add_argument(
+        "--only", nargs="+", choices=SCENARIOS, default=SCENARIOS, help="run these (baseline kept)"
+    )
+    parser.add_argument(
+        "--trace-stalls",
+        type=float,
+        metavar="MS",
+        help="print the GUI thread's stack during every stall longer than MS (perturbs timing)",
+    )
     args = parser.parse_args()
+    scenarios = [s for s in SCENARIOS if s == "baseline" or s in args.only]
 
     from PySide6.QtCore import QEventLoop, Qt, QTimer
     from PySide6.QtTest import QTest
     from stall_meter import StallMeter
+    from stall_tracer import StallTracer
 
     from sabre_desk.core.spec import ImageRole
     from sabre_desk.engines.base import RepairOp
@@ -101,10 +112,10 @@ def main() -> None:
         pump_until(lambda: bool(warm))
 
         landed: list[float] = []
-        results = {name: {"switch": [], "stall": [], "total": []} for name in SCENARIOS}
+        results = {name: {"switch": [], "stall": [], "total": []} for name in scenarios}
         position = 0
         for rep in range(args.reps):
-            for name in SCENARIOS:
+            for name in scenarios:
                 window.wait_for_background(60000)
                 landed.clear()
                 started = time.perf_counter()
@@ -121,6 +132,9 @@ def main() -> None:
                     window.changes_ui.sweep(project)
                 meter = StallMeter()
                 meter.start()
+                tracer = StallTracer(report_ms=args.trace_stalls) if args.trace_stalls else None
+                if tracer is not None:
+                    tracer.start()
                 switches = 0
                 while switches < args.switches or (name.startswith("repairs") and len(landed) < 4):
                     canvas.setFocus()
@@ -141,6 +155,10 @@ def main() -> None:
                     while time.perf_counter() < deadline:
                         wait_for_events()
                 meter.stop()
+                if tracer is not None:
+                    tracer.stop()
+                    print(f"rep {rep + 1} {name}:", file=sys.stderr)
+                    tracer.report()
                 results[name]["stall"].append(meter.largest)
                 if landed:
                     results[name]["total"].append(max(landed) - started)
@@ -164,7 +182,7 @@ def main() -> None:
         f"  {'':24} {'switch median':>16} {'switch p95':>16} {'largest stall':>16} "
         f"{'4 repairs landed':>18}"
     )
-    for name in SCENARIOS:
+    for name in scenarios:
         r = results[name]
         med, p95, stall = statistics.median(r["switch"]), pct(r["switch"], 0.95), max(r["stall"])
         total = f"{statistics.median(r['total']):7.1f} s" if r["total"] else "—"
