@@ -76,6 +76,8 @@ def summary(values: list[float], floor: float) -> str:
 
 
 def open_window(root: Path, previews: bool):  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QEventLoop, QTimer
+
     from sabre_desk.gui.app import make_app
     from sabre_desk.gui.main_window import MainWindow
     from sabre_desk.settings import Settings
@@ -86,11 +88,16 @@ def open_window(root: Path, previews: bool):  # type: ignore[no-untyped-def]
     window.show()
     shown: list[str] = []
     window.images_shown.connect(shown.append)
+    # The loop waits for events as the application's own does, rather than spinning:
+    # a GUI thread spinning in Python holds the interpreter lock, and every pool thread
+    # then waits up to a switch interval (5 ms) each time it needs the lock back.
+    ticker = QTimer(window)  # wakes the wait every 2 ms, for the timeout below
+    ticker.start(2)
 
     def wait_shown(case_id: str, timeout: float = 30.0) -> None:
         deadline = time.perf_counter() + timeout
         while case_id not in shown:
-            app.processEvents()
+            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
             if time.perf_counter() > deadline:
                 raise TimeoutError(case_id)
 
@@ -175,8 +182,8 @@ def main() -> None:
             with_previews = i % 2 == 0
             window.loader.set_store(store if with_previews else None)
             window.wait_for_background(30000)
+            app.processEvents()  # results of the last prefetch delivered, then forgotten
             window.loader.clear()
-            app.processEvents()
             shown.clear()
             t0 = time.perf_counter()
             window.case_list.select(case_id)

@@ -21,9 +21,11 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThreadPool, Signal, Slot
 
 from sabre_desk.core.preview_cache import PreviewStore, stamp
+from sabre_desk.core.spec import ImageRole
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.qimage import DisplayImage, load_for_display
 from sabre_desk.gui.workers import Worker
+from sabre_desk.imaging.io import find_image
 
 DEFAULT_BUDGET_BYTES = 512 * 1024 * 1024
 PREVIEW_THREADS = 2
@@ -68,6 +70,9 @@ class ImageLoader(QObject):
         self.budget = budget()
         self._budget_at = time.monotonic()
         self.store: PreviewStore | None = None
+        #: the zoom the canvases show images at (None: not known); a preview is read only
+        #: at the level such a view needs
+        self.view_scale: float | None = None
         self._cache: OrderedDict[Key, DisplayImage] = OrderedDict()
         self._bytes = 0
         self._failures: dict[Key, str] = {}
@@ -107,7 +112,7 @@ class ImageLoader(QObject):
         if key in self._in_flight and (self._in_flight[key] or not full):
             return key
         self._in_flight[key] = full
-        worker = Worker(_load, key, path, self.store, full)
+        worker = Worker(_load, key, path, self.store, full, self.view_scale)
         # Bound methods, not lambdas: Qt drops the connection if this loader is gone (a
         # window closed while a decode was still on its way).
         worker.signals.returned.connect(self._on_result)
@@ -115,6 +120,11 @@ class ImageLoader(QObject):
         self._queued[key] = (worker, pool)
         worker.start(pool)
         return key
+
+    def request_folder(self, folder: Path) -> list[Key]:
+        """Request every image of a case folder (a case about to be shown, or a neighbour)."""
+        paths = (find_image(folder, role.value) for role in ImageRole)
+        return [self.request(path) for path in paths if path is not None]
 
     def cancel_except(self, keep: set[Key]) -> int:
         """The images in *keep* are the ones on screen now: drop decodes still waiting for a
@@ -209,10 +219,10 @@ class ImageLoader(QObject):
 
 
 def _load(
-    key: Key, path: Path, store: PreviewStore | None, full: bool
+    key: Key, path: Path, store: PreviewStore | None, full: bool, view_scale: float | None
 ) -> tuple[Key, DisplayImage | Exception]:
     try:
-        return key, load_for_display(path, store, full)
+        return key, load_for_display(path, store, full, view_scale)
     except Exception as exc:  # reported for this key, in ``failed``
         return key, exc
 
