@@ -9,9 +9,12 @@ floor (decoding the pair with the app's decoder, one image after the other):
   and without, interleaved jump by jump;
 * warm next (the neighbours prefetched while the reviewer looked), with and without;
 * peak memory flipping through 500 cases at key-repeat speed, each variant in a fresh
-  process of its own.
+  process of its own; with ``--labelme PYTHON`` (a Python where labelme is installed, see
+  ``labelme_flip.py``) also labelme's, flipping through the same images (both of every
+  case) in its own window.
 
 Usage: python benchmarks/preview_cache.py [--cases 500] [--jumps 24] [--size 2048]
+           [--labelme /tmp/labelme-venv/bin/python]
 """
 
 from __future__ import annotations
@@ -145,6 +148,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=500)
     parser.add_argument("--jumps", type=int, default=24)
     parser.add_argument("--size", type=int, default=2048)
+    parser.add_argument("--labelme", metavar="PYTHON", help="also measure labelme's memory")
     parser.add_argument("--flip", nargs=2, metavar=("ROOT", "PREVIEWS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.flip:
@@ -235,6 +239,21 @@ def main() -> None:
                 env=os.environ,
             )
             memory[with_previews] = float(done.stdout.split()[-1])
+        if args.labelme:
+            images = 2 * args.cases
+            done = subprocess.run(
+                [
+                    args.labelme,
+                    str(Path(__file__).with_name("labelme_flip.py")),
+                    str(root / "cases"),
+                    str(images),
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                check=True,
+            )
+            memory["labelme"] = float(done.stdout.split()[-1])
 
     f = statistics.median(floor)
     print(
@@ -250,6 +269,11 @@ def main() -> None:
         f"  peak memory flipping {args.cases} cases: with previews {memory[True]:.0f} MB, "
         f"without {memory[False]:.0f} MB ({memory[True] / memory[False]:.2f}×)"
     )
+    if "labelme" in memory:
+        print(
+            f"  labelme flipping the same {2 * args.cases} images: {memory['labelme']:.0f} MB; "
+            f"with previews / labelme {memory[True] / memory['labelme']:.2f}×"
+        )
     print(
         f"  making a preview: median {statistics.median(made):.0f} ms per image; the cache "
         f"holds {info.files} previews, {info.bytes / 1e6:.0f} MB "
