@@ -80,6 +80,7 @@ class ImageLoader(QObject):
         # started but maybe still waiting for a thread, and the pool it waits in
         self._queued: dict[Key, tuple[Worker, QThreadPool]] = {}
         self._current: set[Key] = set()  # the images on screen: their full level is kept
+        self._unchecked: list[Key] = []  # previews shown, to be checked once painted
         self._zoomed: deque[Key] = deque(maxlen=ZOOMED_KEPT)
 
     @property
@@ -148,6 +149,18 @@ class ImageLoader(QObject):
                 self._put(key, image.preview())
         return dropped
 
+    def painted(self, view_scale: float | None) -> None:
+        """The case on screen is painted, at *view_scale*: the next images are read at the
+        level such a view needs, and the previews read so far are checked against their
+        images now (hashing them while the case was being shown would compete with it)."""
+        self.view_scale = view_scale
+        if self.store is not None:
+            for key in self._unchecked:
+                checker = Worker(_check, key, self.store)
+                checker.signals.returned.connect(self._on_checked)
+                checker.start(self.background)
+        self._unchecked.clear()
+
     def _has_preview(self, path: Path) -> bool:
         source = stamp(path) if self.store is not None else None
         return (
@@ -175,9 +188,7 @@ class ImageLoader(QObject):
             writer = Worker(self.store.write, Path(key[0]), size, levels, source, sha256)
             writer.start(self.background)
         elif image.is_preview and self.store is not None:
-            checker = Worker(_check, key, self.store)
-            checker.signals.returned.connect(self._on_checked)
-            checker.start(self.background)
+            self._unchecked.append(key)
         held = self._cache.get(key)
         if held is None or image.top_scale >= held.top_scale:
             self._put(key, image if self._keeps_full(key) else image.preview())
@@ -215,6 +226,7 @@ class ImageLoader(QObject):
         self._cache.clear()
         self._failures.clear()
         self._zoomed.clear()
+        self._unchecked.clear()
         self._bytes = 0
 
 
