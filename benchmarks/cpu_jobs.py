@@ -5,7 +5,8 @@ One run, on the real window offscreen with 200 paired cases of 2048×2048 PNGs (
 
 * baseline: nothing else running;
 * 4 OpenCV (Telea) repairs of large boxes on threads of the window's process (as before);
-* the same 4 repairs in worker processes (as now);
+* the same 4 repairs in worker processes (as now: a spare worker while the window is idle);
+* the same with no spare worker (one core left to the window at all times, as before);
 * the change-map sweep running flat out (no idle wait) in a worker process.
 
 For each: case switch median / p95 (key press → both images painted), the largest GUI-thread
@@ -29,7 +30,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from case_switch import make_project, pct
 
-SCENARIOS = ("baseline", "repairs on threads", "repairs in processes", "change-map sweep")
+SCENARIOS = (
+    "baseline",
+    "repairs on threads",
+    "repairs in processes",
+    "repairs, no spare",
+    "change-map sweep",
+)
 BOX = (0.3, 0.3, 0.55, 0.55)  # 512×512 pixels of a 2048×2048 image
 
 
@@ -103,6 +110,7 @@ def main() -> None:
         canvas = window.compare.canvases[ImageRole.EDITED]
         jobs = window.repair_ui.jobs
         processes = jobs.processes
+        spare = getattr(window.jobs.pool, "spare", 0)  # (the code before the spare worker)
         project = window.project
         engine = OpenCVEngine("opencv-telea")
         order = RepairOrder(BOX, RepairOp.REMOVE, "")
@@ -119,8 +127,10 @@ def main() -> None:
                 window.wait_for_background(60000)
                 landed.clear()
                 started = time.perf_counter()
+                if hasattr(window.jobs.pool, "spare"):
+                    window.jobs.pool.spare = 0 if name == "repairs, no spare" else spare
                 if name.startswith("repairs"):
-                    jobs.processes = processes if name.endswith("processes") else None
+                    jobs.processes = None if name.endswith("threads") else processes
                     for k in range(4):
                         case = project.load_case(f"case{(position + 100 + 7 * k) % args.cases:04d}")
                         job = jobs.submit(case, ImageRole.EDITED, order, engine)

@@ -292,7 +292,7 @@ class ProcessPool:
         state.workers = [w for w in state.workers if w.job is not None or w.process.is_alive()]
         while state.queue:
             idle = [w for w in state.workers if w.job is None]
-            if not idle and len(state.workers) >= self.size + self.spare:
+            if len(state.workers) - len(idle) >= self.size + self.spare:
                 return
             _, _, job = heapq.heappop(state.queue)
             try:
