@@ -70,9 +70,9 @@ class ImageLoader(QObject):
         self.budget = budget()
         self._budget_at = time.monotonic()
         self.store: PreviewStore | None = None
-        #: the zoom the canvases show images at (None: not known); a preview is read only
-        #: at the level such a view needs
-        self.view_scale: float | None = None
+        #: the zoom the canvases show images at now (None: not known); a preview is read
+        #: only at the level such a view needs
+        self.view_scale: Callable[[], float | None] = lambda: None
         self._cache: OrderedDict[Key, DisplayImage] = OrderedDict()
         self._bytes = 0
         self._failures: dict[Key, str] = {}
@@ -113,7 +113,7 @@ class ImageLoader(QObject):
         if key in self._in_flight and (self._in_flight[key] or not full):
             return key
         self._in_flight[key] = full
-        worker = Worker(_load, key, path, self.store, full, self.view_scale)
+        worker = Worker(_load, key, path, self.store, full, self.view_scale())
         # Bound methods, not lambdas: Qt drops the connection if this loader is gone (a
         # window closed while a decode was still on its way).
         worker.signals.returned.connect(self._on_result)
@@ -149,11 +149,9 @@ class ImageLoader(QObject):
                 self._put(key, image.preview())
         return dropped
 
-    def painted(self, view_scale: float | None) -> None:
-        """The case on screen is painted, at *view_scale*: the next images are read at the
-        level such a view needs, and the previews read so far are checked against their
-        images now (hashing them while the case was being shown would compete with it)."""
-        self.view_scale = view_scale
+    def painted(self) -> None:
+        """The case on screen is painted: the previews read so far are checked against
+        their images now (hashing them while it was being shown would compete with it)."""
         if self.store is not None:
             for key in self._unchecked:
                 checker = Worker(_check, key, self.store)

@@ -411,7 +411,7 @@ class MainWindow(QMainWindow):
             self._prefetch(self._shown_case)
 
     def _prefetch(self, case_id: str) -> None:
-        self.loader.painted(self.compare.view_scale)
+        self.loader.painted()
         for entry in self.workbench.neighbours(case_id, PREFETCH_NEIGHBOURS):
             if entry.is_valid:
                 self.loader.request_folder(entry.folder)
