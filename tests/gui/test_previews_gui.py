@@ -183,6 +183,9 @@ def test_the_idle_sweep_stores_a_preview_of_every_image(
     store = window.loader.store
     assert store is not None and store.folder == cache_folder(big_project)
     qtbot.waitUntil(lambda: store.info().files == 6, timeout=30000)
+    # (a neighbour's decode queued before its preview existed has landed, then is forgotten)
+    assert window.wait_for_background(15000)
+    qtbot.wait(10)
     window.loader.clear()
     _show(qtbot, window, "case2")
     assert all(window.compare.canvases[r].display_image.is_preview for r in (BASE, EDITED))
