@@ -80,7 +80,7 @@ def _write(project: Project, landing: Landing) -> Landing:
         landing.case = case
     except ProjectError as exc:
         landing.error = exc.message
-    except OSError as exc:
+    except Exception as exc:  # reported like any other failure, never lost on this thread
         landing.error = f"{type(exc).__name__}: {exc}"
     finally:
         landing.written.set()
