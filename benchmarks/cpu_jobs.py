@@ -5,7 +5,8 @@ One run, on the real window offscreen with 200 paired cases of 2048×2048 PNGs (
 
 * baseline: nothing else running;
 * 4 OpenCV (Telea) repairs of large boxes on threads of the window's process (as before);
-* the same 4 repairs in worker processes (as now);
+* the same 4 repairs in worker processes (as now: a spare worker while the window is idle);
+* the same with no spare worker (one core left to the window at all times, as before);
 * the change-map sweep running flat out (no idle wait) in a worker process.
 
 For each: case switch median / p95 (key press → both images painted), the largest GUI-thread
@@ -29,7 +30,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from case_switch import make_project, pct
 
-SCENARIOS = ("baseline", "repairs on threads", "repairs in processes", "change-map sweep")
+SCENARIOS = (
+    "baseline",
+    "repairs on threads",
+    "repairs in processes",
+    "repairs, no spare",
+    "change-map sweep",
+)
 BOX = (0.3, 0.3, 0.55, 0.55)  # 512×512 pixels of a 2048×2048 image
 
 
@@ -38,11 +45,22 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--switches", type=int, default=16)
+    parser.add_argument(
+        "--only", nargs="+", choices=SCENARIOS, default=SCENARIOS, help="run these (baseline kept)"
+    )
+    parser.add_argument(
+        "--trace-stalls",
+        type=float,
+        metavar="MS",
+        help="print the GUI thread's stack during every stall longer than MS (perturbs timing)",
+    )
     args = parser.parse_args()
+    scenarios = [s for s in SCENARIOS if s == "baseline" or s in args.only]
 
     from PySide6.QtCore import QEventLoop, Qt, QTimer
     from PySide6.QtTest import QTest
     from stall_meter import StallMeter
+    from stall_tracer import StallTracer
 
     from sabre_desk.core.spec import ImageRole
     from sabre_desk.engines.base import RepairOp
@@ -92,6 +110,7 @@ def main() -> None:
         canvas = window.compare.canvases[ImageRole.EDITED]
         jobs = window.repair_ui.jobs
         processes = jobs.processes
+        spare = getattr(window.jobs.pool, "spare", 0)  # (the code before the spare worker)
         project = window.project
         engine = OpenCVEngine("opencv-telea")
         order = RepairOrder(BOX, RepairOp.REMOVE, "")
@@ -101,15 +120,17 @@ def main() -> None:
         pump_until(lambda: bool(warm))
 
         landed: list[float] = []
-        results = {name: {"switch": [], "stall": [], "total": []} for name in SCENARIOS}
+        results = {name: {"switch": [], "stall": [], "total": []} for name in scenarios}
         position = 0
         for rep in range(args.reps):
-            for name in SCENARIOS:
+            for name in scenarios:
                 window.wait_for_background(60000)
                 landed.clear()
                 started = time.perf_counter()
+                if hasattr(window.jobs.pool, "spare"):
+                    window.jobs.pool.spare = 0 if name == "repairs, no spare" else spare
                 if name.startswith("repairs"):
-                    jobs.processes = processes if name.endswith("processes") else None
+                    jobs.processes = None if name.endswith("threads") else processes
                     for k in range(4):
                         case = project.load_case(f"case{(position + 100 + 7 * k) % args.cases:04d}")
                         job = jobs.submit(case, ImageRole.EDITED, order, engine)
@@ -121,6 +142,9 @@ def main() -> None:
                     window.changes_ui.sweep(project)
                 meter = StallMeter()
                 meter.start()
+                tracer = StallTracer(report_ms=args.trace_stalls) if args.trace_stalls else None
+                if tracer is not None:
+                    tracer.start()
                 switches = 0
                 while switches < args.switches or (name.startswith("repairs") and len(landed) < 4):
                     canvas.setFocus()
@@ -141,6 +165,10 @@ def main() -> None:
                     while time.perf_counter() < deadline:
                         wait_for_events()
                 meter.stop()
+                if tracer is not None:
+                    tracer.stop()
+                    print(f"rep {rep + 1} {name}:", file=sys.stderr)
+                    tracer.report()
                 results[name]["stall"].append(meter.largest)
                 if landed:
                     results[name]["total"].append(max(landed) - started)
@@ -164,7 +192,7 @@ def main() -> None:
         f"  {'':24} {'switch median':>16} {'switch p95':>16} {'largest stall':>16} "
         f"{'4 repairs landed':>18}"
     )
-    for name in SCENARIOS:
+    for name in scenarios:
         r = results[name]
         med, p95, stall = statistics.median(r["switch"]), pct(r["switch"], 0.95), max(r["stall"])
         total = f"{statistics.median(r['total']):7.1f} s" if r["total"] else "—"

@@ -9,9 +9,12 @@ floor (decoding the pair with the app's decoder, one image after the other):
   and without, interleaved jump by jump;
 * warm next (the neighbours prefetched while the reviewer looked), with and without;
 * peak memory flipping through 500 cases at key-repeat speed, each variant in a fresh
-  process of its own.
+  process of its own; with ``--labelme PYTHON`` (a Python where labelme is installed, see
+  ``labelme_flip.py``) also labelme's, flipping through the same images (both of every
+  case) in its own window.
 
 Usage: python benchmarks/preview_cache.py [--cases 500] [--jumps 24] [--size 2048]
+           [--labelme /tmp/labelme-venv/bin/python]
 """
 
 from __future__ import annotations
@@ -76,6 +79,8 @@ def summary(values: list[float], floor: float) -> str:
 
 
 def open_window(root: Path, previews: bool):  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QEventLoop, QTimer
+
     from sabre_desk.gui.app import make_app
     from sabre_desk.gui.main_window import MainWindow
     from sabre_desk.settings import Settings
@@ -84,15 +89,23 @@ def open_window(root: Path, previews: bool):  # type: ignore[no-untyped-def]
     window = MainWindow("bench", Settings())
     window.resize(1560, 900)
     window.show()
-    shown: list[str] = []
-    window.images_shown.connect(shown.append)
+    # When each case's images were painted: the moment the window says so, not when the
+    # wait below next looks (by then it may have handled the prefetch that follows).
+    shown: dict[str, float] = {}
+    window.images_shown.connect(lambda case_id: shown.setdefault(case_id, time.perf_counter()))
+    # The loop waits for events as the application's own does, rather than spinning:
+    # a GUI thread spinning in Python holds the interpreter lock, and every pool thread
+    # then waits up to a switch interval (5 ms) each time it needs the lock back.
+    ticker = QTimer(window)  # wakes the wait every 2 ms, for the timeout below
+    ticker.start(2)
 
-    def wait_shown(case_id: str, timeout: float = 30.0) -> None:
+    def wait_shown(case_id: str, timeout: float = 30.0) -> float:
         deadline = time.perf_counter() + timeout
         while case_id not in shown:
-            app.processEvents()
+            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
             if time.perf_counter() > deadline:
                 raise TimeoutError(case_id)
+        return shown[case_id]
 
     window.open_project(root, "case0000")
     wait_shown("case0000")
@@ -138,6 +151,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=500)
     parser.add_argument("--jumps", type=int, default=24)
     parser.add_argument("--size", type=int, default=2048)
+    parser.add_argument("--labelme", metavar="PYTHON", help="also measure labelme's memory")
     parser.add_argument("--flip", nargs=2, metavar=("ROOT", "PREVIEWS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.flip:
@@ -175,13 +189,12 @@ def main() -> None:
             with_previews = i % 2 == 0
             window.loader.set_store(store if with_previews else None)
             window.wait_for_background(30000)
+            app.processEvents()  # results of the last prefetch delivered, then forgotten
             window.loader.clear()
-            app.processEvents()
             shown.clear()
             t0 = time.perf_counter()
             window.case_list.select(case_id)
-            wait_shown(case_id)
-            cold[with_previews].append((time.perf_counter() - t0) * 1e3)
+            cold[with_previews].append((wait_shown(case_id) - t0) * 1e3)
             if with_previews:  # the floor, on the same files, between the jumps
                 other = root / "cases" / targets[(i + 1) % len(targets)]
                 t0 = time.perf_counter()
@@ -205,8 +218,7 @@ def main() -> None:
             QTest.keyClick(canvas, Qt.Key.Key_N)
             target = window.controller.case.case_id
             assert target != before
-            wait_shown(target)
-            warm[with_previews].append((time.perf_counter() - t0) * 1e3)
+            warm[with_previews].append((wait_shown(target) - t0) * 1e3)
         window.close()
         app.processEvents()
 
@@ -228,6 +240,21 @@ def main() -> None:
                 env=os.environ,
             )
             memory[with_previews] = float(done.stdout.split()[-1])
+        if args.labelme:
+            images = 2 * args.cases
+            done = subprocess.run(
+                [
+                    args.labelme,
+                    str(Path(__file__).with_name("labelme_flip.py")),
+                    str(root / "cases"),
+                    str(images),
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                check=True,
+            )
+            memory["labelme"] = float(done.stdout.split()[-1])
 
     f = statistics.median(floor)
     print(
@@ -243,6 +270,11 @@ def main() -> None:
         f"  peak memory flipping {args.cases} cases: with previews {memory[True]:.0f} MB, "
         f"without {memory[False]:.0f} MB ({memory[True] / memory[False]:.2f}×)"
     )
+    if "labelme" in memory:
+        print(
+            f"  labelme flipping the same {2 * args.cases} images: {memory['labelme']:.0f} MB; "
+            f"with previews / labelme {memory[True] / memory['labelme']:.2f}×"
+        )
     print(
         f"  making a preview: median {statistics.median(made):.0f} ms per image; the cache "
         f"holds {info.files} previews, {info.bytes / 1e6:.0f} MB "

@@ -49,14 +49,13 @@ from sabre_desk.core.provenance import Funnel, case_provenance, probe_screening
 from sabre_desk.core.question_edits import effective
 from sabre_desk.core.release import RELEASE, RELEASE_FORMAT, RELEASE_VERSION, seal, write_manifest
 from sabre_desk.core.release_card import HF_FOLDER, HF_LICENSES, card, hf_file_name, hf_row
-from sabre_desk.core.repairs import encode_png
 from sabre_desk.core.review import Decision, QuestionEdit, Review
 from sabre_desk.core.spec import OPTION_LETTERS, ImageRole
 from sabre_desk.core.staging import partial_folder, remove_abandoned
 from sabre_desk.ground.errors import CaseLoadError, ProjectError, ReviewError
 from sabre_desk.ground.reading import open_regular
 from sabre_desk.ground.storage import current_umask, dumps_json
-from sabre_desk.imaging.io import load_image
+from sabre_desk.imaging.io import encode_png, load_image
 
 try:
     import fcntl

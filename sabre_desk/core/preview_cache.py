@@ -134,8 +134,9 @@ class PreviewStore:
 
     # --- reading ------------------------------------------------------------------------
 
-    def read(self, path: Path) -> Preview | None:
-        """The preview of the image at *path* as it is now, or None (a miss)."""
+    def read(self, path: Path, view_scale: float | None = None) -> Preview | None:
+        """The preview of the image at *path* as it is now, or None (a miss); with
+        *view_scale*, only the level that paints a view at that zoom."""
         source = stamp(path)
         if source is None:
             return None
@@ -143,7 +144,7 @@ class PreviewStore:
         data = self._read_bytes(file)
         if data is None:
             return None
-        preview = decode_preview(data, source)
+        preview = decode_preview(data, source, view_scale)
         if preview is None:
             self._discard(file)  # corrupt, truncated or a collision: made again later
             return None

@@ -7,10 +7,13 @@ each job runs in a process of its own interpreter, started with ``spawn`` (no co
 window's state, Qt never imported: a job is a function of the Qt-free core and its
 arguments, sent by pickle), and the pool keeps the window first:
 
-* at most ``workers`` jobs at once, by default one fewer than the machine has cores;
+* at most ``workers`` jobs at once, by default one fewer than the machine has cores, while
+  the window works; ``spare`` more (by default up to every core) while it waits for the
+  reviewer, the extra ones paused (SIGSTOP; suspended on Windows) the moment it works again;
 * workers run at a lower OS priority (nice 10; "below normal" on Windows), so a decode the
   reviewer waits for wins every contended core;
-* ``hold`` keeps queued jobs from starting while the window decodes the case on screen;
+* ``hold`` (the window decodes the case on screen) keeps queued jobs from starting and
+  pauses the spare ones, until ``release``;
 * ``cancel`` reaches a running job: its worker process is terminated (and another started
   when next needed), which is safe because a job only writes files atomically.
 
@@ -25,6 +28,7 @@ import heapq
 import itertools
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
@@ -47,6 +51,24 @@ class JobCancelledError(Exception):
 def default_workers() -> int:
     """One fewer than the cores: one stays with the window."""
     return max(1, (os.cpu_count() or 2) - 1)
+
+
+def default_spare(workers: int) -> int:
+    """Workers beyond *workers* while the window is idle: up to every core."""
+    return max(0, (os.cpu_count() or 2) - workers)
+
+
+def _pause(process: BaseProcess, paused: bool) -> None:
+    """Stop or continue a worker's process where it is (it keeps its memory and its job)."""
+    with contextlib.suppress(OSError, ValueError):
+        if sys.platform == "win32":
+            import psutil
+
+            with contextlib.suppress(psutil.Error):
+                target = psutil.Process(process.pid)
+                target.suspend() if paused else target.resume()
+        elif process.pid is not None:
+            os.kill(process.pid, signal.SIGSTOP if paused else signal.SIGCONT)
 
 
 def lower_priority(nice: int = WORKER_NICE) -> None:
@@ -111,6 +133,7 @@ class _Worker:
     process: BaseProcess
     conn: Connection
     job: Job | None = None
+    paused: bool = False
 
 
 @dataclass
@@ -122,8 +145,9 @@ class _State:
 
 
 class ProcessPool:
-    def __init__(self, workers: int | None = None, nice: int = WORKER_NICE):
+    def __init__(self, workers: int | None = None, nice: int = WORKER_NICE, spare: int = 0):
         self.size = workers or default_workers()
+        self.spare = spare
         self.nice = nice
         self._ctx = multiprocessing.get_context("spawn")
         self._state = _State()
@@ -159,24 +183,41 @@ class ProcessPool:
             for entry in queued:
                 self._state.queue.remove(entry)
             heapq.heapify(self._state.queue)
-            running = [w for w in self._state.workers if w.job is job]
+            for worker in [w for w in self._state.workers if w.job is job]:
+                self._end(worker)
         if queued:
             self._finish(job, None, JobCancelledError("cancelled before it started"))
-        for worker in running:
-            with contextlib.suppress(OSError, AttributeError):
-                worker.process.terminate()
         self._wake()
 
     def hold(self, seconds: float) -> None:
-        """Start no queued job for *seconds* (or until ``release``): the window is busy."""
+        """The window is busy for *seconds* (or until ``release``): start no queued job, and
+        pause the jobs running beyond ``size``."""
         with self._lock:
             self._state.held_until = time.monotonic() + seconds
+            running = [w for w in self._state.workers if w.job is not None and not w.paused]
+            for worker in running[self.size :]:
+                worker.paused = True
+                _pause(worker.process, True)
         self._wake()
 
     def release(self) -> None:
         with self._lock:
             self._state.held_until = 0.0
         self._wake()
+
+    def _resume_all(self) -> None:
+        for worker in self._state.workers:
+            if worker.paused:
+                worker.paused = False
+                _pause(worker.process, False)
+
+    def _end(self, worker: _Worker) -> None:
+        """Terminate a worker's process (continued first if paused, or it would not die)."""
+        with contextlib.suppress(OSError, AttributeError):
+            worker.process.terminate()
+        if worker.paused:
+            worker.paused = False
+            _pause(worker.process, False)
 
     @property
     def running(self) -> int:
@@ -206,14 +247,13 @@ class ProcessPool:
             queued = [job for _, _, job in self._state.queue]
             self._state.queue.clear()
             workers = list(self._state.workers)
+            for worker in workers:
+                if worker.job is not None:
+                    worker.job.cancelled = True
+                self._end(worker)
         for job in queued:
             job.cancelled = True
             self._finish(job, None, JobCancelledError("the pool was shut down"))
-        for worker in workers:
-            if worker.job is not None:
-                worker.job.cancelled = True
-            with contextlib.suppress(OSError, AttributeError):
-                worker.process.terminate()
         self._wake()
         if self._thread is not None:
             self._thread.join(5)
@@ -234,7 +274,8 @@ class ProcessPool:
                 self._start_jobs()
                 busy = {w.conn: w for w in self._state.workers if w.job is not None}
                 held = self._state.held_until - time.monotonic()
-            timeout = held if held > 0 and self._state.queue else None
+                waiting = self._state.queue or any(w.paused for w in self._state.workers)
+            timeout = held if held > 0 and waiting else None
             ready = wait([self._wake_r, *busy], timeout)
             for conn in ready:
                 if conn is self._wake_r:
@@ -247,10 +288,11 @@ class ProcessPool:
         state = self._state
         if state.closed or state.held_until > time.monotonic():
             return
+        self._resume_all()
         state.workers = [w for w in state.workers if w.job is not None or w.process.is_alive()]
         while state.queue:
             idle = [w for w in state.workers if w.job is None]
-            if not idle and len(state.workers) >= self.size:
+            if len(state.workers) - len(idle) >= self.size + self.spare:
                 return
             _, _, job = heapq.heappop(state.queue)
             try:

@@ -478,11 +478,14 @@ class Project:
 
     # --- saving -----------------------------------------------------------------------
 
-    def save_review(self, case: Case, review: Review | None = None, force: bool = False) -> None:
+    def save_review(
+        self, case: Case, review: Review | None = None, force: bool = False, index: bool = True
+    ) -> None:
         """Write this reviewer's review atomically.
 
         Refuses (ReviewConflictError) when the file changed on disk since the case was
-        loaded or last saved — another window or person wrote it — unless *force*.
+        loaded or last saved — another window or person wrote it — unless *force*. *index*
+        False: the caller updates the index entry (a save off the index's own thread).
         """
         review = review or case.review
         path = case.review_path
@@ -509,7 +512,8 @@ class Project:
             atomic_write_bytes(path, payload)
         case.review = review
         case.review_fingerprint = fingerprint(payload)
-        self.update_entry(case)
+        if index:
+            self.update_entry(case)
 
     def record(self, case: Case, event: str, data: dict[str, Any]) -> None:
         """Append one event to the case's history.jsonl (the audit log)."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import os
 import threading
 from collections.abc import Callable
@@ -24,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PIL import Image
 
 from sabre_desk.core.binding import bind, folder_hashes
 from sabre_desk.core.ledger import LEDGER_NAME, Ledger
@@ -38,7 +36,13 @@ from sabre_desk.engines.pipeline import RepairOrder, RepairOutcome, run_repair
 from sabre_desk.ground.errors import LockBusyError, ProjectError, RepairError
 from sabre_desk.ground.reading import MB, read_limited
 from sabre_desk.ground.storage import LOCK_TIMEOUT_S, atomic_write_bytes, create_new_file
-from sabre_desk.imaging.io import IMAGE_EXTENSIONS, find_image, load_image, probe_image
+from sabre_desk.imaging.io import (
+    IMAGE_EXTENSIONS,
+    encode_png,
+    find_image,
+    load_image,
+    probe_image,
+)
 
 REPAIRS_DIR = "repairs"
 BACKUPS_DIR = "backups"
@@ -114,12 +118,6 @@ def _own_folder(case: Case, *parts: str) -> Path:
     return folder
 
 
-def encode_png(pixels: np.ndarray) -> bytes:
-    buf = io.BytesIO()
-    Image.fromarray(pixels).save(buf, "PNG")
-    return buf.getvalue()
-
-
 def find_repair(case: Case, repair_id: str) -> RepairRecord:
     for record in case.review.repairs:
         if record.id == repair_id:
@@ -149,18 +147,18 @@ def save_preview(
     return repair, path
 
 
-def add_preview(project: Project, case: Case, repair: RepairRecord) -> None:
+def add_preview(project: Project, case: Case, repair: RepairRecord, index: bool = True) -> None:
     """Give a new preview its id and record it in the review and the history (saved at once).
 
-    Ids are handed out here, on the thread that owns the review, so that repairs finishing
-    at the same time never share one."""
+    Ids are handed out here, on the one thread that writes the case's review, so that
+    repairs finishing at the same time never share one. *index*: as in ``save_review``."""
     taken = {r.id for r in case.review.repairs}
     number = len(case.review.repairs) + 1
     while f"r{number}" in taken:
         number += 1
     repair.id = f"r{number}"
     case.review.repairs.append(repair)
-    project.save_review(case)
+    project.save_review(case, index=index)
     project.record(
         case,
         "repair_preview",
@@ -514,3 +512,17 @@ def compute_preview(
         },
     )
     return record, outcome
+
+
+def make_preview(
+    case: Case,
+    role: ImageRole,
+    order: RepairOrder,
+    engine: RepairEngine,
+    cancel: threading.Event | None = None,
+) -> tuple[RepairRecord, str]:
+    """``compute_preview`` for the window: the record and the outcome's one-line summary.
+    The pixels stay behind (the preview is on disk): from a worker process they would be
+    20 MB pickled through a pipe and unpickled in the window's process, for nothing."""
+    record, outcome = compute_preview(case, role, order, engine, cancel)
+    return record, outcome.summary()

@@ -42,6 +42,7 @@ from sabre_desk.gui.commands import (
     SetDecision,
     SetNotes,
 )
+from sabre_desk.gui.landings import Landing, Landings
 
 SAVE_DELAY_MS = 200  # well inside the promise that every change is on disk within 0.5 s
 
@@ -78,6 +79,7 @@ class CaseController(QObject):
     image_replaced = Signal(object)  # ImageRole of the open case whose file was replaced
     box_focus = Signal(object, int)  # ImageRole, index on that image: select this box now
     others_changed = Signal()  # the other reviewers' files of the open case were read again
+    preview_landed = Signal(str, object, str)  # case id, RepairRecord (with its id), summary
 
     def __init__(self, project: Project, parent: QObject | None = None):
         super().__init__(parent)
@@ -93,6 +95,8 @@ class CaseController(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(SAVE_DELAY_MS)
         self._timer.timeout.connect(self.save_now)
+        self.landings = Landings(project, self)
+        self.landings.recorded.connect(self._on_recorded)
 
     # --- state ---------------------------------------------------------------------------
 
@@ -112,8 +116,9 @@ class CaseController(QObject):
     def load(self, case_id: str) -> bool:
         """Save the current case, then open *case_id*. False when the current case could
         not be saved (the reviewer keeps it open and sees why) or *case_id* failed to load."""
-        if not self.flush():
+        if not self.save_now():
             return False
+        self.landings.settle(case_id)
         try:
             case = self.project.load_case(case_id)
         except CaseLoadError as exc:
@@ -293,30 +298,37 @@ class CaseController(QObject):
 
     # --- repairs -------------------------------------------------------------------------
 
-    def land_preview(self, case_id: str, record: RepairRecord) -> bool:
-        """Record a finished repair preview, on the open case or on one the reviewer left."""
+    def land_preview(self, case_id: str, record: RepairRecord, summary: str) -> None:
+        """Record a finished repair preview: at once in the open case, in the background in
+        one the reviewer left (its review is written there). ``preview_landed`` follows."""
+        case = self.case
+        if case is None or case.case_id != case_id:
+            self.landings.submit(case_id, record, summary)
+            return
         try:
-            if self.case is not None and self.case.case_id == case_id:
-                if not self.flush():
-                    self.job_failed.emit(
-                        f"Repair of {case_id} kept in repairs/ but not "
-                        "recorded: the review could not be saved"
-                    )
-                    return False
-                repairs.add_preview(self.project, self.case, record)
-                self.review_changed.emit(Aspect.REPAIRS)
-                case = self.case
-            else:
-                case = self.project.load_case(case_id)
-                repairs.add_preview(self.project, case, record)
+            if not self.save_now():
+                self._not_recorded(case_id, "the review could not be saved")
+                return
+            repairs.add_preview(self.project, case, record)
         except ProjectError as exc:
-            self.job_failed.emit(
-                f"Repair of {case_id} kept in repairs/ but not recorded: {exc.message}"
-            )
-            return False
+            self._not_recorded(case_id, exc.message)
+            return
+        self.review_changed.emit(Aspect.REPAIRS)
+        self._landed(case, record, summary)
+
+    def _on_recorded(self, landing: Landing) -> None:
+        if landing.case is None:
+            self._not_recorded(landing.case_id, landing.error or "unknown error")
+        else:
+            self._landed(landing.case, landing.record, landing.summary)
+
+    def _landed(self, case: Case, record: RepairRecord, summary: str) -> None:
         self.project.update_entry(case)
-        self.entry_changed.emit(case_id)
-        return True
+        self.entry_changed.emit(case.case_id)
+        self.preview_landed.emit(case.case_id, record, summary)
+
+    def _not_recorded(self, case_id: str, reason: str) -> None:
+        self.job_failed.emit(f"Repair of {case_id} kept in repairs/ but not recorded: {reason}")
 
     def accept_repair(self, repair_id: str) -> bool:
         step = RepairStep.ACCEPT
@@ -333,7 +345,7 @@ class CaseController(QObject):
     def take_repair_step(self, step: RepairStep, repair_id: str) -> bool:
         """Called by RepairAction (and its undo): the step on disk, then the news."""
         case = self.case
-        if case is None or not self.flush():
+        if case is None or not self.save_now():
             return False
         owner = holder(case.folder) if step in (RepairStep.ACCEPT, RepairStep.REVERT) else None
         if owner is not None:  # said at once, rather than after waiting for the lock
@@ -488,7 +500,11 @@ class CaseController(QObject):
         return True
 
     def flush(self) -> bool:
-        return self.save_now()
+        """Everything on disk: the open case's changes (False if they could not be saved)
+        and the repairs still being recorded in other cases."""
+        saved = self.save_now()
+        self.landings.settle()
+        return saved
 
     def resolve_conflict(self, keep_mine: bool) -> None:
         """After a conflict: overwrite the file with this window's review, or reload it."""

@@ -21,6 +21,7 @@ class FullResolution(QObject):
     def __init__(self, loader: ImageLoader, compare: CompareView, parent: QObject | None = None):
         super().__init__(parent)
         self.loader, self.compare = loader, compare
+        loader.view_scale = lambda: compare.view_scale  # previews read at the detail shown
         self._shown: dict[ImageRole, Key] = {}
         for role, canvas in compare.canvases.items():
             canvas.image_changed.connect(lambda r=role: self._shown.pop(r, None))

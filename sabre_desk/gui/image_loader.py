@@ -21,9 +21,11 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThreadPool, Signal, Slot
 
 from sabre_desk.core.preview_cache import PreviewStore, stamp
+from sabre_desk.core.spec import ImageRole
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.qimage import DisplayImage, load_for_display
 from sabre_desk.gui.workers import Worker
+from sabre_desk.imaging.io import find_image
 
 DEFAULT_BUDGET_BYTES = 512 * 1024 * 1024
 PREVIEW_THREADS = 2
@@ -68,12 +70,16 @@ class ImageLoader(QObject):
         self.budget = budget()
         self._budget_at = time.monotonic()
         self.store: PreviewStore | None = None
+        #: the zoom the canvases show images at now (None: not known); a preview is read
+        #: only at the level such a view needs
+        self.view_scale: Callable[[], float | None] = lambda: None
         self._cache: OrderedDict[Key, DisplayImage] = OrderedDict()
         self._bytes = 0
         self._failures: dict[Key, str] = {}
         self._in_flight: dict[Key, bool] = {}  # key → the full image was asked for
         self._queued: dict[Key, Worker] = {}  # started but maybe still waiting for a thread
         self._current: set[Key] = set()  # the images on screen: their full level is kept
+        self._unchecked: list[Key] = []  # previews shown, to be checked once painted
         self._zoomed: deque[Key] = deque(maxlen=ZOOMED_KEPT)
 
     @property
@@ -106,13 +112,18 @@ class ImageLoader(QObject):
         if key in self._in_flight and (self._in_flight[key] or not full):
             return key
         self._in_flight[key] = full
-        worker = Worker(_load, key, path, self.store, full)
+        worker = Worker(_load, key, path, self.store, full, self.view_scale())
         # Bound methods, not lambdas: a method of a loader that is gone is not called (a
         # window closed while a decode was still on its way).
         worker.returned.connect(self._on_result)
         self._queued[key] = worker
         worker.start(self.pool if full or not self._has_preview(path) else self.previews)
         return key
+
+    def request_folder(self, folder: Path) -> list[Key]:
+        """Request every image of a case folder (a case about to be shown, or a neighbour)."""
+        paths = (find_image(folder, role.value) for role in ImageRole)
+        return [self.request(path) for path in paths if path is not None]
 
     def cancel_except(self, keep: set[Key]) -> int:
         """The images in *keep* are the ones on screen now: drop decodes still waiting for a
@@ -135,6 +146,16 @@ class ImageLoader(QObject):
             if not image.is_preview and not self._keeps_full(key):
                 self._put(key, image.preview())
         return dropped
+
+    def painted(self) -> None:
+        """The case on screen is painted: the previews read so far are checked against
+        their images now (hashing them while it was being shown would compete with it)."""
+        if self.store is not None:
+            for key in self._unchecked:
+                checker = Worker(_check, key, self.store)
+                checker.returned.connect(self._on_checked)
+                checker.start(self.background)
+        self._unchecked.clear()
 
     def _has_preview(self, path: Path) -> bool:
         source = stamp(path) if self.store is not None else None
@@ -163,9 +184,7 @@ class ImageLoader(QObject):
             writer = Worker(self.store.write, Path(key[0]), size, levels, source, sha256)
             writer.start(self.background)
         elif image.is_preview and self.store is not None:
-            checker = Worker(_check, key, self.store)
-            checker.returned.connect(self._on_checked)
-            checker.start(self.background)
+            self._unchecked.append(key)
         held = self._cache.get(key)
         if held is None or image.top_scale >= held.top_scale:
             self._put(key, image if self._keeps_full(key) else image.preview())
@@ -203,14 +222,15 @@ class ImageLoader(QObject):
         self._cache.clear()
         self._failures.clear()
         self._zoomed.clear()
+        self._unchecked.clear()
         self._bytes = 0
 
 
 def _load(
-    key: Key, path: Path, store: PreviewStore | None, full: bool
+    key: Key, path: Path, store: PreviewStore | None, full: bool, view_scale: float | None
 ) -> tuple[Key, DisplayImage | Exception]:
     try:
-        return key, load_for_display(path, store, full)
+        return key, load_for_display(path, store, full, view_scale)
     except Exception as exc:  # reported for this key, in ``failed``
         return key, exc
 

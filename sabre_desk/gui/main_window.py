@@ -67,7 +67,6 @@ from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
 from sabre_desk.gui.widgets.welcome import WelcomePage
 from sabre_desk.imaging.geometry import Rect
-from sabre_desk.imaging.io import find_image
 from sabre_desk.settings import Settings, save_settings
 
 PREFETCH_NEIGHBOURS = 2  # cases decoded ahead on each side of the current one
@@ -328,6 +327,9 @@ class MainWindow(QMainWindow):
         controller = self.controller
         if controller is None or (controller.case and controller.case.case_id == case_id):
             return
+        entry = controller.project.entry(case_id)
+        if entry is not None and entry.is_valid:  # its images read while the case loads,
+            self.loader.cancel_except(set(self.loader.request_folder(entry.folder)))  # first
         if not controller.load(case_id) and controller.case is not None:
             # the current case could not be saved: stay on it, the reason is shown
             self.case_list.blockSignals(True)
@@ -426,12 +428,10 @@ class MainWindow(QMainWindow):
             self._prefetch(self._shown_case)
 
     def _prefetch(self, case_id: str) -> None:
+        self.loader.painted()
         for entry in self.workbench.neighbours(case_id, PREFETCH_NEIGHBOURS):
             if entry.is_valid:
-                for role in ImageRole:
-                    path = find_image(entry.folder, role.value)
-                    if path is not None:
-                        self.loader.request(path)
+                self.loader.request_folder(entry.folder)
 
     # --- review changes -------------------------------------------------------------------
 

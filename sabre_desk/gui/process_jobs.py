@@ -9,7 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
-from sabre_desk.core.process_pool import ProcessPool
+from sabre_desk.core.process_pool import ProcessPool, default_spare, default_workers
 
 #: Queued jobs wait at most this long for the case on screen to be painted.
 HOLD_S = 2.0
@@ -20,7 +20,9 @@ class ProcessJobs(QObject):
 
     def __init__(self, workers: int | None = None, parent: QObject | None = None):
         super().__init__(parent)
-        self.pool = ProcessPool(workers)
+        size = workers or default_workers()
+        # Every core while the window waits for the reviewer; one left to it while it works.
+        self.pool = ProcessPool(size, spare=default_spare(size))
         # The pool calls back on its own thread; the queued connection brings it here.
         self._arrived.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
 
@@ -47,7 +49,8 @@ class ProcessJobs(QObject):
         done(result, error)
 
     def hold(self) -> None:
-        """The window is decoding the case on screen: start no background job for now."""
+        """The window is decoding the case on screen: start no background job for now, and
+        pause the ones running on the core left to the window."""
         self.pool.hold(HOLD_S)
 
     def release(self) -> None:

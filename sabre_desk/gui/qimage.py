@@ -94,11 +94,14 @@ def preview_image(preview: Preview) -> DisplayImage:
     return from_levels(preview.width, preview.height, preview.levels)
 
 
-def load_for_display(path: Path, store: PreviewStore | None, full: bool) -> DisplayImage:
-    """The stored preview of *path* when there is one and *full* is not asked for, else the
-    decoded image (marked ``unstored`` when its preview is still to be written)."""
+def load_for_display(
+    path: Path, store: PreviewStore | None, full: bool, view_scale: float | None = None
+) -> DisplayImage:
+    """The stored preview of *path* when there is one and *full* is not asked for (only its
+    level for a view at *view_scale*), else the decoded image (marked ``unstored`` when its
+    preview is still to be written)."""
     if store is not None and not full:
-        preview = store.read(path)
+        preview = store.read(path, view_scale)
         if preview is not None:
             return preview_image(preview)
     source = stamp(path) if store is not None else None

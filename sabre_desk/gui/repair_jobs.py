@@ -40,7 +40,7 @@ class RepairJob:
 
 class RepairJobs(QObject):
     started = Signal(object)  # RepairJob
-    landed = Signal(object, object, object)  # RepairJob, RepairRecord, RepairOutcome
+    landed = Signal(object, object, str)  # RepairJob, RepairRecord, the outcome in one line
     failed = Signal(object, str)  # RepairJob, message
     cancelled = Signal(object)  # RepairJob
     count_changed = Signal(int)
@@ -81,9 +81,9 @@ class RepairJobs(QObject):
                     self._on_errored(job, exc)
 
             args = (snapshot, role, order, engine, None)
-            job.stop = self.processes.submit(repairs.compute_preview, args, done)
+            job.stop = self.processes.submit(repairs.make_preview, args, done)
         else:
-            worker = Worker(repairs.compute_preview, snapshot, role, order, engine, job.cancel)
+            worker = Worker(repairs.make_preview, snapshot, role, order, engine, job.cancel)
             worker.returned.connect(lambda result, j=job: self._on_returned(j, result))
             worker.errored.connect(lambda exc, j=job: self._on_errored(j, exc))
             job.worker = worker
@@ -117,8 +117,8 @@ class RepairJobs(QObject):
         if job.cancel.is_set():
             self.cancelled.emit(job)  # finished anyway; the reviewer asked not to see it
             return
-        record, outcome = result
-        self.landed.emit(job, record, outcome)
+        record, summary = result
+        self.landed.emit(job, record, summary)
 
     def _on_errored(self, job: RepairJob, exc: Exception) -> None:
         self._finish(job)

@@ -18,7 +18,6 @@ from sabre_desk.core import repairs
 from sabre_desk.core.review import Box, RepairRecord
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.core.workbench import ViewMode, Workbench
-from sabre_desk.engines.pipeline import RepairOutcome
 from sabre_desk.ground.errors import RepairError
 from sabre_desk.gui.canvas.compare_view import CAPTIONS, CompareView
 from sabre_desk.gui.controller import CaseController
@@ -77,6 +76,7 @@ class RepairUi(QObject):
         self.panel.preview_selected.connect(self.show_preview)
         self.dock.setWidget(self.panel)
         controller.image_replaced.connect(self._on_image_replaced)
+        controller.preview_landed.connect(self._on_preview_landed)
 
     def selected_box(self, role: ImageRole) -> tuple[float, float, float, float] | None:
         controller = self.session.controller
@@ -93,14 +93,14 @@ class RepairUi(QObject):
 
     # --- jobs ---------------------------------------------------------------------------------
 
-    def _on_landed(self, job: RepairJob, record: RepairRecord, outcome: RepairOutcome) -> None:
-        controller = self.session.controller
-        if controller is None or not controller.land_preview(job.case_id, record):
-            return
-        self.session.say(
-            f"Repair {record.id} of {job.case_id} is ready: {outcome.summary()}", 10000
-        )
-        if controller.case is not None and controller.case.case_id == job.case_id and self.panel:
+    def _on_landed(self, job: RepairJob, record: RepairRecord, summary: str) -> None:
+        if self.session.controller is not None:
+            self.session.controller.land_preview(job.case_id, record, summary)
+
+    def _on_preview_landed(self, case_id: str, record: RepairRecord, summary: str) -> None:
+        self.session.say(f"Repair {record.id} of {case_id} is ready: {summary}", 10000)
+        case = self.session.case
+        if case is not None and case.case_id == case_id and self.panel:
             self.dock.raise_()
             self.panel.select_repair(record.id)
 

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
@@ -28,6 +29,11 @@ IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp")
 MAX_PIXELS = 100_000_000
 EXIF_ORIENTATION_TAG = 0x0112
 _SWAPS_AXES = {5, 6, 7, 8}
+#: zlib level of the PNGs the app writes (repair previews, release copies). Measured on the
+#: demo's renders and photo-like 2048² images: OpenCV at level 3 writes files 2 % smaller
+#: than Pillow's default (level 6) in 0.29× the time; level 1 would be 0.15× the time but
+#: 11 % larger files, and an accepted repair's PNG becomes the case's image for good.
+PNG_LEVEL = 3
 
 
 @dataclass(frozen=True)
@@ -177,3 +183,12 @@ def find_image(folder: Path, role: str) -> Path | None:
         if candidate.exists():
             return candidate
     return None
+
+
+def encode_png(rgb: np.ndarray) -> bytes:
+    """The pixels (RGB, or one channel) as PNG bytes, lossless."""
+    pixels = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR) if rgb.ndim == 3 else rgb
+    ok, encoded = cv2.imencode(".png", pixels, [cv2.IMWRITE_PNG_COMPRESSION, PNG_LEVEL])
+    if not ok:
+        raise ValueError(f"PNG encoding failed for pixels of shape {rgb.shape}")
+    return encoded.tobytes()

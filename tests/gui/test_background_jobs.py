@@ -99,6 +99,54 @@ def test_held_jobs_wait_until_the_window_is_done(pool: ProcessPool) -> None:
     assert waiter.get()["pid"]
 
 
+def _status(pool: ProcessPool) -> dict[int, str]:
+    """The status of each busy worker's process, by pid."""
+    return {
+        w.process.pid: psutil.Process(w.process.pid).status()
+        for w in pool._state.workers
+        if w.job is not None and w.process.pid is not None
+    }
+
+
+def _until(condition: Callable[[], bool], what: str) -> None:
+    """A signal reaches a process a moment after it is sent."""
+    deadline = time.monotonic() + 30
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.01)
+
+
+def test_a_spare_worker_runs_while_the_window_is_idle_and_pauses_while_it_works() -> None:
+    pool = ProcessPool(1, spare=1)
+    try:
+        pids = [run(pool, worker_facts).get()["pid"]]
+        sleepers = [run(pool, time.sleep, 600) for _ in range(2)]
+        deadline = time.monotonic() + 30
+        while pool.running < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert pool.running == 2  # both cores while the reviewer looks
+        pool.hold(60)  # a case switch: the window decodes
+        stopped = psutil.STATUS_STOPPED
+        _until(lambda: stopped in _status(pool).values(), "the spare worker was not paused")
+        statuses = _status(pool)
+        assert list(statuses.values()).count(stopped) == 1
+        assert statuses[pids[0]] != stopped  # the first worker goes on, on its own core
+        waiter = run(pool, worker_facts)
+        assert not waiter.done.wait(0.3)  # and nothing new starts
+        pool.release()
+        _until(lambda: stopped not in _status(pool).values(), "the spare was not continued")
+        pool.hold(60)  # a cancel reaches a paused worker too
+        for job in [w.job for w in pool._state.workers if w.job is not None]:
+            pool.cancel(job)
+        for sleeper in sleepers:
+            sleeper.get()
+            assert isinstance(sleeper.error, JobCancelledError)
+        pool.release()
+        waiter.get()
+    finally:
+        pool.shutdown()
+
+
 def test_a_worker_error_names_the_file_and_the_reason(pool: ProcessPool, tmp_path: Path) -> None:
     missing = tmp_path / "base.png"
     waiter = run(pool, load_image, missing)

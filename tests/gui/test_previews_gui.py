@@ -93,13 +93,20 @@ def _show(qtbot, window: MainWindow, case_id: str) -> None:
         window.case_list.select(case_id)
 
 
-def test_a_jump_shows_the_preview_and_zooming_in_swaps_in_full_resolution(
-    qtbot, make_window, open_case, big_project: Path
-) -> None:
+@pytest.fixture
+def jumped(qtbot, make_window, open_case, big_project: Path) -> MainWindow:
+    """A window that opened case0, then jumped to case2 (both with stored previews)."""
     make_previews(big_project)
     window = make_window()
     open_case(window, big_project, "case0")
     _show(qtbot, window, "case2")
+    return window
+
+
+def test_a_jump_shows_the_preview_and_zooming_in_swaps_in_full_resolution(
+    qtbot, jumped: MainWindow
+) -> None:
+    window = jumped
     canvas = window.compare.canvases[EDITED]
     assert canvas.display_image.is_preview  # shown from the cache: no full decode yet
     path = window.controller.case.images[EDITED]
@@ -124,6 +131,18 @@ def test_a_jump_shows_the_preview_and_zooming_in_swaps_in_full_resolution(
     full = load_image(path)
     region = shot[top_left.y() + 1 : top_left.y() + 9, top_left.x() + 1 : top_left.x() + 9]
     assert np.array_equal(region, full[y + 1 : y + 9, x + 1 : x + 9])  # real pixels, 1:1
+
+
+def test_a_jump_reads_only_the_preview_level_each_view_paints_from(jumped: MainWindow) -> None:
+    """Decoding a level nobody looks at is most of a preview's reading time."""
+    window = jumped
+    view = window.compare.view_scale  # the pair's most detailed view
+    assert view is not None and view <= 0.5
+    for role in (BASE, EDITED):
+        canvas = window.compare.canvases[role]
+        image = canvas.display_image
+        assert image.is_preview and [s for s, _ in image.levels] == [0.25 if view <= 0.25 else 0.5]
+        assert not canvas._pixmap_item.lacks_detail(canvas.screen_zoom)  # sharp: no full decode
 
 
 def test_a_case_left_keeps_only_its_preview_in_memory(
@@ -164,6 +183,9 @@ def test_the_idle_sweep_stores_a_preview_of_every_image(
     store = window.loader.store
     assert store is not None and store.folder == cache_folder(big_project)
     qtbot.waitUntil(lambda: store.info().files == 6, timeout=30000)
+    # (a neighbour's decode queued before its preview existed has landed, then is forgotten)
+    assert window.wait_for_background(15000)
+    qtbot.wait(10)
     window.loader.clear()
     _show(qtbot, window, "case2")
     assert all(window.compare.canvases[r].display_image.is_preview for r in (BASE, EDITED))

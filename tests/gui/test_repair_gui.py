@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QApplication
 
+from sabre_desk.core.project import Case, Project
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.core.workbench import Go
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
@@ -124,13 +126,51 @@ def test_a_repair_lands_in_its_case_after_the_reviewer_moved_on(
     with qtbot.waitSignal(window.images_shown, timeout=10000):
         window.case_list.go(Go.NEXT)  # away before the job lands
     qtbot.waitUntil(lambda: not window.repair_ui.jobs.jobs, timeout=10000)
-    qtbot.waitUntil(lambda: "repairs" in review(demo_project), timeout=3000)
+    qtbot.waitUntil(lambda: window.project.entry(CASE).pending_repair, timeout=3000)
     assert review(demo_project)["repairs"][0]["status"] == "preview"
-    assert window.project.entry(CASE).pending_repair
     row = window.workbench.row_of(CASE)
     assert "repair preview is waiting" in window.case_list.model.index(row).data(
         Qt.ItemDataRole.ToolTipRole
     )
+
+
+def test_a_repair_for_a_case_left_is_recorded_off_the_window_thread_and_there_on_return(
+    qtbot,
+    repairing: MainWindow,
+    demo_project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Recording it fsyncs the review and the history: never on the window's thread, and a
+    reviewer coming back while it is still being written sees it and saves over it cleanly."""
+    window = repairing
+    writers: list[bool] = []
+    entered, gate = threading.Event(), threading.Event()
+    real_save = Project.save_review
+
+    def slow_save(self: Project, case: Case, *args: object, **kwargs: object) -> None:
+        if case.case_id == CASE and case.review.repairs:
+            writers.append(threading.current_thread() is threading.main_thread())
+            entered.set()
+            gate.wait(30)  # the disk is busy
+        real_save(self, case, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Project, "save_review", slow_save)
+    box_the_fragment(qtbot, window)
+    window.repair_ui.panel.run_repair()
+    with qtbot.waitSignal(window.images_shown, timeout=10000):
+        window.case_list.go(Go.NEXT)
+    qtbot.waitUntil(entered.is_set, timeout=15000)  # the window goes on meanwhile
+    assert writers == [False]
+    threading.Timer(0.2, gate.set).start()
+    with qtbot.waitSignal(window.images_shown, timeout=10000):
+        window.case_list.select(CASE)  # back while it is still being written
+    panel = window.repair_ui.panel
+    assert panel.previews.count() == 1 and window.controller.case.review.repairs
+    window.compare.canvases[EDITED].setFocus()
+    press(qtbot, Qt.Key.Key_1)
+    qtbot.waitUntil(lambda: window.save_label.property("state") == "saved", timeout=3000)
+    saved = review(demo_project)
+    assert saved["decision"] is not None and saved["repairs"][0]["status"] == "preview"
 
 
 def test_gemini_is_offered_only_with_a_key(

@@ -13,7 +13,7 @@ from factories import png_bytes, rgb_array
 from PIL import Image
 
 from sabre_desk.ground.errors import ImageError
-from sabre_desk.imaging.io import load_image, probe_image
+from sabre_desk.imaging.io import encode_png, load_image, probe_image
 
 
 def _jpeg_with_orientation(upright: np.ndarray, orientation: int) -> bytes:
@@ -130,3 +130,17 @@ def test_a_png_with_exif_orientation_is_probed_and_decoded_alike(tmp_path: Path)
     pixels = load_image(tmp_path / "p.png")
     assert info.size == (120, 80) and pixels.shape == (80, 120, 3)
     assert pixels[5, 5, 0] > 200 and pixels[5, 5, 1] < 60
+
+
+def test_a_png_the_app_writes_reads_back_as_the_same_pixels_in_the_same_colours(
+    tmp_path: Path,
+) -> None:
+    """Repair previews and release copies: lossless, red stays red (OpenCV works in BGR)."""
+    rng = np.random.default_rng(3)
+    pixels = _marked_upright()
+    pixels[40:, 60:] = rng.integers(0, 256, (40, 60, 3), dtype=np.uint8)
+    path = tmp_path / "written.png"
+    path.write_bytes(encode_png(pixels))
+    back = load_image(path)
+    assert probe_image(path).format == "PNG"
+    assert np.array_equal(back, pixels) and tuple(back[0, 0]) == (255, 0, 0)

@@ -71,6 +71,25 @@ def test_a_preview_holds_the_levels_the_window_would_make_from_the_full_image(
 
 
 @pytest.mark.parametrize(
+    ("view_scale", "level"),
+    [(0.19, 0.25), (0.25, 0.25), (0.3, 0.5), (0.5, 0.5), (2.0, 0.5)],
+)
+def test_a_preview_is_read_at_the_one_level_the_view_paints_from(
+    store: PreviewStore, tmp_path: Path, view_scale: float, level: float
+) -> None:
+    """A laptop showing a 2048-pixel pair at 0.19 gets the 512 level, not the 1024 one too;
+    a view zoomed past the preview gets its most detailed level (and then the full image)."""
+    source = save(tmp_path / "scene.png", photo(2048, 1536))
+    store.make(source)
+    whole = store.read(source)
+    preview = store.read(source, view_scale)
+    assert whole is not None and preview is not None
+    assert [s for s, _ in preview.levels] == [level]
+    assert (preview.width, preview.height) == (2048, 1536)
+    assert np.array_equal(preview.levels[0][1], dict(whole.levels)[level])
+
+
+@pytest.mark.parametrize(
     "damage",
     [
         lambda data: data[: len(data) // 2],  # truncated (a full disk, a killed writer)

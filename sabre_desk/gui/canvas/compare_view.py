@@ -161,6 +161,13 @@ class CompareView(QWidget):
     def visible_roles(self) -> list[ImageRole]:
         return [r for r, c in self._columns.items() if c.isVisible()]
 
+    @property
+    def view_scale(self) -> float | None:
+        """The zoom images are shown at now (the most detailed canvas's; None before any
+        image): the next case's are read at the level such a view needs."""
+        canvases = [self.canvases[r] for r in self.visible_roles]
+        return max((c.screen_zoom for c in canvases if c.image_size), default=None)
+
     def _on_view_changed(self, source: ImageRole) -> None:
         if not self.sync or self._syncing:
             return

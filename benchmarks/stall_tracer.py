@@ -1,0 +1,94 @@
+"""What the GUI thread was doing when it was late: its Python stack, sampled from another
+thread while the event loop stalls.
+
+A 1 ms timer on the GUI thread beats a heartbeat; a watcher thread looks every
+millisecond and, once the heartbeat is more than ``threshold_ms`` old, samples the GUI
+thread's stack (``sys._current_frames``) until the loop runs again. Each stall longer than
+``report_ms`` is reported with its length and the stacks seen during it, most frequent first.
+
+The watcher needs the interpreter lock to sample: a stall spent in C code that holds it
+shows up as the first Python frame after it (or as no sample at all, which says as much).
+It perturbs what it measures a little, so figures are taken without it; use it to find a
+stall, then measure with ``StallMeter``.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import traceback
+from collections import Counter
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QTimer
+
+Stack = tuple[str, ...]
+
+
+@dataclass
+class Stall:
+    started: float
+    length_ms: float = 0.0
+    stacks: Counter[Stack] = field(default_factory=Counter)
+
+
+def _stack(frame: object, depth: int) -> Stack:
+    frames = traceback.extract_stack(frame)[-depth:]  # type: ignore[arg-type]
+    return tuple(f"{f.filename.rsplit('/', 2)[-1]}:{f.lineno} {f.name}" for f in frames)
+
+
+class StallTracer:
+    def __init__(self, threshold_ms: float = 15.0, report_ms: float = 40.0, depth: int = 14):
+        self.threshold, self.report_ms, self.depth = threshold_ms / 1e3, report_ms, depth
+        self.stalls: list[Stall] = []
+        self._beat = time.perf_counter()
+        self._main = threading.get_ident()
+        self._timer = QTimer()
+        self._timer.setInterval(1)
+        self._timer.timeout.connect(self._tick)
+        self._stop = threading.Event()
+        self._current: Stall | None = None
+        self._watcher = threading.Thread(target=self._watch, name="stall-tracer", daemon=True)
+
+    def start(self) -> None:
+        self._beat = time.perf_counter()
+        self._timer.start()
+        self._watcher.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+        self._stop.set()
+        self._watcher.join(1)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        stall = self._current
+        if stall is not None:
+            stall.length_ms = (now - stall.started) * 1e3
+            self._current = None
+        self._beat = now
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.001):
+            beat = self._beat
+            if time.perf_counter() - beat < self.threshold:
+                continue
+            stall = self._current
+            if stall is None or stall.started != beat:
+                stall = self._current = Stall(beat)
+                self.stalls.append(stall)
+            frame = sys._current_frames().get(self._main)
+            if frame is not None:
+                stall.stacks[_stack(frame, self.depth)] += 1
+
+    def report(self, out=sys.stderr) -> None:  # type: ignore[no-untyped-def]
+        long = [s for s in self.stalls if s.length_ms >= self.report_ms]
+        print(f"stalls ≥ {self.report_ms:.0f} ms: {len(long)}", file=out)
+        for stall in sorted(long, key=lambda s: -s.length_ms):
+            samples = sum(stall.stacks.values())
+            print(f"--- {stall.length_ms:.0f} ms, {samples} samples", file=out)
+            for stack, count in stall.stacks.most_common(3):
+                print(f"  {count} ×", file=out)
+                for line in stack:
+                    print(f"      {line}", file=out)
