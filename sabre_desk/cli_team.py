@@ -51,7 +51,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "agreement",
         run_agreement,
         True,
-        help="how much the reviewers agree (Krippendorff's α, Cohen's κ, % agreement)",
+        help="how much the reviewers agree (Krippendorff's α, Cohen's κ, %% agreement)",
         description="Krippendorff's α (nominal, over the six decisions and over accept/"
         "reject), and Cohen's κ and percent agreement per pair of reviewers, per subset and "
         "overall, each with the number of cases it rests on and a 95 %% bootstrap interval; "

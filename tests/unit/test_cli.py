@@ -34,6 +34,16 @@ def test_every_command_has_help(command: str) -> None:
     assert f"usage: sabre-desk {command}" in result.stdout
 
 
+def test_the_command_list_reads_as_words() -> None:
+    """Every command's one-line help is text, never argparse's own record of it (a bare %
+    in a help string once printed a dict)."""
+    result = run("--help")
+    assert result.returncode == 0
+    assert "option_strings" not in result.stdout
+    assert "Cohen's κ, % agreement" in " ".join(result.stdout.split())
+    assert "generate" in result.stdout
+
+
 def test_demo_without_opening_writes_a_valid_project(tmp_path: Path) -> None:
     result = run("demo", str(tmp_path / "d"), "--no-open")
     assert result.returncode == 0, result.stderr
