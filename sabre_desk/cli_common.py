@@ -85,3 +85,10 @@ def in_background(work: Callable[[threading.Event], T]) -> tuple[T | None, bool]
             return None, True
         raise failure[0]
     return box.get("result"), interrupted
+
+
+def exit_code(stopped: bool, failed: bool) -> int:
+    """A run's exit code: interrupted (Ctrl+C, SIGTERM, a cancel) before failed before ok."""
+    if stopped:
+        return EXIT_INTERRUPTED
+    return EXIT_PROBLEMS if failed else EXIT_OK

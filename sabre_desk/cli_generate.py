@@ -11,9 +11,9 @@ from typing import Any
 
 from sabre_desk.cli_common import (
     EXIT_INTERRUPTED,
-    EXIT_OK,
     EXIT_PROBLEMS,
     CliError,
+    exit_code,
     in_background,
     open_project,
 )
@@ -138,9 +138,7 @@ def run_specs(args: argparse.Namespace) -> int:
         f"({report.calls} calls, {len(report.failed)} failed); next: "
         f"sabre-desk generate images {root}"
     )
-    if interrupted or report.cancelled:
-        return EXIT_INTERRUPTED
-    return EXIT_PROBLEMS if report.failed else EXIT_OK
+    return exit_code(interrupted or report.cancelled, bool(report.failed))
 
 
 def run_images(args: argparse.Namespace) -> int:
@@ -184,6 +182,4 @@ def run_images(args: argparse.Namespace) -> int:
         f"imaged {len(report.imaged)} cases ({report.calls} calls), {len(report.failed)} "
         f"failed; next: sabre-desk screen {root}"
     )
-    if interrupted or report.cancelled:
-        return EXIT_INTERRUPTED
-    return EXIT_PROBLEMS if report.failed else EXIT_OK
+    return exit_code(interrupted or report.cancelled, bool(report.failed))

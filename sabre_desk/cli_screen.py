@@ -22,6 +22,7 @@ from sabre_desk.cli_common import (
     EXIT_OK,
     EXIT_PROBLEMS,
     CliError,
+    exit_code,
     in_background,
     open_project,
     reviewer_name,
@@ -225,9 +226,7 @@ def _screen_summary(report: ScreenReport, interrupted: bool) -> int:
     )
     for line in report.errors:
         print(f"sabre-desk: error: {line}", file=sys.stderr)
-    if interrupted or report.cancelled:
-        return EXIT_INTERRUPTED
-    return EXIT_PROBLEMS if report.failures or report.errors else EXIT_OK
+    return exit_code(interrupted or report.cancelled, bool(report.failures or report.errors))
 
 
 def _n(count: int, word: str) -> str:
@@ -341,9 +340,7 @@ def run_predict(args: argparse.Namespace) -> int:
         f"{report.asked} questions asked, {report.already} answered before; predictions in "
         f"{out}; costs in {ledger_path}"
     )
-    if interrupted or report.cancelled:
-        return EXIT_INTERRUPTED
-    return EXIT_PROBLEMS if report.failures else EXIT_OK
+    return exit_code(interrupted or report.cancelled, bool(report.failures))
 
 
 def run_cost(args: argparse.Namespace) -> int:

@@ -8,7 +8,6 @@ whoever shows or checks them.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -27,7 +26,13 @@ from sabre_desk.core.manifest import (
     read_manifest,
 )
 from sabre_desk.core.question_edits import edit_problems
-from sabre_desk.core.review import Decision, Review, utc_now
+from sabre_desk.core.review import (
+    Decision,
+    Review,
+    ownership_problem,
+    utc_now,
+    validate_review,
+)
 from sabre_desk.core.screening import (
     SCREENING_NAME,
     CaseScreening,
@@ -48,10 +53,7 @@ from sabre_desk.ground.errors import (
     StorageError,
 )
 from sabre_desk.ground.ids import id_problem
-from sabre_desk.ground.reading import (
-    LIMITS,
-    quick_json,
-)
+from sabre_desk.ground.reading import LIMITS, quick_json, short_reason
 from sabre_desk.ground.storage import (
     append_history,
     atomic_write_bytes,
@@ -271,7 +273,7 @@ class Project:
         try:
             spec = quick_json(spec_path, LIMITS["spec"])
         except (ValueError, OSError) as exc:
-            reason = f"unreadable ({_short(exc)})"
+            reason = f"unreadable ({short_reason(exc)})"
             return CaseEntry(case_id, cases_dir, problem=reason, problem_file=Path(spec_path))
         if not isinstance(spec, dict):
             reason = "file is missing" if spec is None else "not a JSON object"
@@ -284,7 +286,7 @@ class Project:
             raw = review.get("decision") if isinstance(review, dict) else None
             decision = Decision(raw) if raw else None
         except (ValueError, OSError) as exc:
-            reason = f"unreadable ({_short(exc)})"
+            reason = f"unreadable ({short_reason(exc)})"
             return CaseEntry(
                 case_id,
                 cases_dir,
@@ -393,10 +395,10 @@ class Project:
                 return Review.empty(case_id, self.reviewer), None
             raise ReviewError(exc.reason + "; it is left untouched", path, case_id) from exc
         try:
-            review = _validate_review(data, path, case_id)
+            review = validate_review(data, path, case_id)
         except ReviewError as exc:
             raise ReviewError(exc.reason + "; it is left untouched", path, case_id) from exc
-        problem = _ownership_problem(review, case_id, self.reviewer)
+        problem = ownership_problem(review, case_id, self.reviewer)
         problem = problem or "; ".join(edit_problems(spec, review.question_edits))
         if problem:
             raise ReviewError(problem + "; it is left untouched", path, case_id)
@@ -440,8 +442,8 @@ class Project:
                 continue
             try:
                 data, _ = read_json(path, "review", ReviewError, follow_links=False)
-                review = _validate_review(data, path, case.case_id)
-                problem = id_problem(name, "reviewer file name") or _ownership_problem(
+                review = validate_review(data, path, case.case_id)
+                problem = id_problem(name, "reviewer file name") or ownership_problem(
                     review, case.case_id, name
                 )
                 problem = problem or "; ".join(edit_problems(case.spec, review.question_edits))
@@ -550,25 +552,8 @@ class Project:
         return case_screening(case, self.gate)
 
 
-def _ownership_problem(review: Review, case_id: str, reviewer: str) -> str | None:
-    """Why a review does not belong where it lies (the case folder, the file name)."""
-    if review.case_id == case_id and review.reviewer == reviewer:
-        return None
-    return (
-        f"belongs to case {review.case_id!r} / reviewer {review.reviewer!r}, "
-        f"not {case_id!r} / {reviewer!r}"
-    )
-
-
 def _before_replace(path: Path) -> None:
     """A point between the conflict check and the rename (tests race a second writer here)."""
-
-
-def _validate_review(data: Any, path: Path, case_id: str) -> Review:
-    try:
-        return Review.model_validate(data)
-    except ValidationError as exc:
-        raise ReviewError(describe_validation_error(exc), path, case_id) from exc
 
 
 class IndexRun:
@@ -608,14 +593,3 @@ def _has_pending_repair(repairs: Any) -> bool:
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def _short(exc: Exception) -> str:
-    if isinstance(exc, UnicodeDecodeError):
-        return f"not UTF-8 text (bad byte at offset {exc.start})"
-    if isinstance(exc, json.JSONDecodeError):
-        return f"corrupt JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-    if isinstance(exc, OSError):
-        return exc.strerror or str(exc)
-
-    return str(exc)

@@ -10,13 +10,15 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Final, Literal
+from pathlib import Path
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     StringConstraints,
+    ValidationError,
     field_validator,
     model_validator,
 )
@@ -29,7 +31,9 @@ from sabre_desk.core.spec import (
     LongText,
 )
 from sabre_desk.engines.base import RepairOp
+from sabre_desk.ground.errors import ReviewError
 from sabre_desk.ground.ids import id_problem
+from sabre_desk.ground.validation_messages import describe_validation_error
 from sabre_desk.imaging.geometry import BOX_RULE, is_unit_box
 
 REVIEW_FORMAT: Final = "sabre-desk-review"
@@ -224,3 +228,21 @@ class Review(BaseModel):
     @classmethod
     def empty(cls, case_id: str, reviewer: str) -> Review:
         return cls(case_id=case_id, reviewer=reviewer)
+
+
+def ownership_problem(review: Review, case_id: str, reviewer: str) -> str | None:
+    """Why a review does not belong where it lies (the case folder, the file name)."""
+    if review.case_id == case_id and review.reviewer == reviewer:
+        return None
+    return (
+        f"belongs to case {review.case_id!r} / reviewer {review.reviewer!r}, "
+        f"not {case_id!r} / {reviewer!r}"
+    )
+
+
+def validate_review(data: Any, path: Path, case_id: str) -> Review:
+    """A review file's JSON as a Review, or ReviewError naming the file and field."""
+    try:
+        return Review.model_validate(data)
+    except ValidationError as exc:
+        raise ReviewError(describe_validation_error(exc), path, case_id) from exc

@@ -275,3 +275,14 @@ def quick_json(path: str, limit: int) -> Any:
 
 
 _QUICK_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def short_reason(exc: Exception) -> str:
+    """Why a file could not be read or parsed, in one line."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text (bad byte at offset {exc.start})"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"corrupt JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)

@@ -15,7 +15,6 @@ from PySide6.QtCore import QByteArray, Qt, QThread, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QStackedWidget,
@@ -34,10 +33,9 @@ from sabre_desk.core.workbench import Go, ViewMode, Workbench
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.box_menu import box_menu
 from sabre_desk.gui.canvas.compare_view import CompareView
-from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.changes_ui import ChangesUi
 from sabre_desk.gui.collector import collect_on_gui_thread
-from sabre_desk.gui.controller import Aspect, CaseController, SaveState
+from sabre_desk.gui.controller import Aspect, CaseController
 from sabre_desk.gui.dialogs.conflict import ask_conflict
 from sabre_desk.gui.dialogs.export_dialog import export_release
 from sabre_desk.gui.dialogs.new_case_dialog import author_new_case
@@ -65,20 +63,12 @@ from sabre_desk.gui.team_ui import TeamUi
 from sabre_desk.gui.toolbar import build_toolbar
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
+from sabre_desk.gui.widgets.status_labels import PositionLabel, SaveLabel
 from sabre_desk.gui.widgets.welcome import WelcomePage
 from sabre_desk.imaging.geometry import Rect
 from sabre_desk.settings import Settings, save_settings
 
 PREFETCH_NEIGHBOURS = 2  # cases decoded ahead on each side of the current one
-SAVE_STATE_TEXT = {
-    SaveState.SAVED: ("✓ Saved", "#2e7d32"),
-    SaveState.PENDING: ("● Saving…", "#e8a33d"),
-    SaveState.ERROR: ("✗ Not saved", "#c62828"),
-    SaveState.CONFLICT: ("✗ Changed on disk", "#c62828"),
-    SaveState.READ_ONLY: ("Read-only", "#757575"),
-}
-
-
 EMPTY_PROJECT = (
     "no cases yet: put case folders into its cases/ folder (see docs/PROJECT_FORMAT.md), "
     "then reopen the project"
@@ -170,8 +160,8 @@ class MainWindow(QMainWindow):
             canvas.cursor_moved.connect(lambda xy, r=role: self._on_cursor(r, xy))
             canvas.view_changed.connect(lambda r=role: self._on_cursor(r, None))
 
-        self.position_label = QLabel()
-        self.save_label = QLabel()
+        self.position_label = PositionLabel()
+        self.save_label = SaveLabel()
         self.statusBar().addPermanentWidget(self.position_label)
         self.statusBar().addPermanentWidget(self.save_label)
         self._overlay: dict[ImageRole, list[Box]] | None = None  # boxes shown instead of review's
@@ -274,7 +264,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{project.name}{mode} — sabre-desk")
         self.case_list.show_project()
         self.index_reader.read_rest(project)
-        canvas = self.active_canvas()
+        canvas = self.compare.active_canvas()
         if canvas is not None:  # keys decide and navigate from the first moment
             canvas.setFocus()
         first = case_id or self.workbench.first()
@@ -306,7 +296,7 @@ class MainWindow(QMainWindow):
         controller.case_failed.connect(self._on_case_failed)
         controller.review_changed.connect(self._on_review_changed)
         controller.entry_changed.connect(self._on_entry_changed)
-        controller.save_state_changed.connect(self._on_save_state)
+        controller.save_state_changed.connect(self.save_label.show_state)
         controller.conflict.connect(self._on_conflict)
         controller.job_failed.connect(self._on_job_failed)
         controller.decision_made.connect(self._on_decision_made)
@@ -494,33 +484,18 @@ class MainWindow(QMainWindow):
         if self.settings.auto_advance and decision is not None:
             QTimer.singleShot(0, lambda: self.case_list.go(Go.UNREVIEWED))
 
-    def active_canvas(self) -> ImageCanvas | None:
-        return self.compare.active_canvas()
-
     def _focus_image(self) -> None:
         """Esc in the notes or the filter: the keys decide and navigate again."""
         if self.case_panel is not None and self.case_panel.notes.hasFocus():
             self.case_panel.notes.commit()
-        canvas = self.active_canvas()
+        canvas = self.compare.active_canvas()
         if canvas is not None:
             canvas.setFocus()
 
     # --- status, errors, conflicts --------------------------------------------------------
 
     def _on_cursor(self, role: ImageRole, xy: tuple[int, int] | None) -> None:
-        canvas = self.compare.canvases[role]
-        zoom = f"{canvas.screen_zoom * 100:.0f}%"
-        if xy is not None:
-            self.position_label.setText(f"{role.value}  x {xy[0]}  y {xy[1]}  ·  {zoom}")
-        else:
-            self.position_label.setText(f"{role.value}  ·  {zoom}")
-
-    def _on_save_state(self, state: SaveState, detail: str) -> None:
-        text, color = SAVE_STATE_TEXT[state]
-        self.save_label.setText(text)
-        self.save_label.setStyleSheet(f"color: {color}; font-weight: 600; padding: 0 6px")
-        self.save_label.setToolTip(detail or text)
-        self.save_label.setProperty("state", state)
+        self.position_label.show_position(role, self.compare.canvases[role].screen_zoom, xy)
 
     def _on_job_failed(self, message: str) -> None:
         self.statusBar().showMessage(message, 10000)

@@ -470,14 +470,14 @@ class ImageCanvas(QGraphicsView):
                 self._draft = BoxItem(-1, QRectF(start, pos), "")
                 self._draft.set_selected(True)
                 self.scene().addItem(self._draft)
-            self._draft.set_geometry(self._clamped(QRectF(start, pos)))
+            self._draft.set_geometry(rect_ops.clamped(QRectF(start, pos), self._bounds()))
             return
         item = self._boxes[self._selected]
         delta = pos - start
         if kind == "move":
-            item.set_geometry(self._moved(rect0, delta))
+            item.set_geometry(rect_ops.moved(rect0, delta, self._bounds()))
         else:
-            item.set_geometry(self._resized(rect0, kind.split(":", 1)[1], delta))
+            item.set_geometry(rect_ops.resized(rect0, kind.split(":", 1)[1], delta, self._bounds()))
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         gesture, self._gesture = self._gesture, None
@@ -521,15 +521,6 @@ class ImageCanvas(QGraphicsView):
     def _bounds(self) -> QRectF:
         w, h = self.image_size or (1, 1)
         return QRectF(0, 0, w, h)
-
-    def _clamped(self, rect: QRectF) -> QRectF:
-        return rect_ops.clamped(rect, self._bounds())
-
-    def _moved(self, rect: QRectF, delta: QPointF) -> QRectF:
-        return rect_ops.moved(rect, delta, self._bounds())
-
-    def _resized(self, rect: QRectF, handle: str, delta: QPointF) -> QRectF:
-        return rect_ops.resized(rect, handle, delta, self._bounds())
 
     # --- keys ------------------------------------------------------------------------------
 
@@ -589,9 +580,9 @@ class ImageCanvas(QGraphicsView):
         factor = (10.0 if modifiers & Qt.KeyboardModifier.ShiftModifier else 1.0) / self.zoom
         delta = QPointF(step[0] * factor, step[1] * factor)
         if modifiers & Qt.KeyboardModifier.AltModifier:
-            rect = self._resized(item.rect(), "br", delta)
+            rect = rect_ops.resized(item.rect(), "br", delta, self._bounds())
         else:
-            rect = self._moved(item.rect(), delta)
+            rect = rect_ops.moved(item.rect(), delta, self._bounds())
         if rect != item.rect() and rect.width() > 0 and rect.height() > 0:
             item.set_geometry(rect)
             self.box_nudged.emit(item.index, self._normalized(rect))
