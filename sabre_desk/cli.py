@@ -175,16 +175,20 @@ def _parser() -> argparse.ArgumentParser:
         help="the Hugging Face license id the dataset card declares (e.g. cc-by-4.0; "
         "default: none chosen yet)",
     )
+    p.add_argument("--json", action="store_true", help="the export's report as JSON")
 
     p = sub.add_parser(
         "verify",
         help="check a release against its manifest",
         description="Check every file of a release against MANIFEST.sha256, the manifest "
         "against the root hash in release.json, and release.json against its own hash and "
-        "counts. Links, unsafe manifest names and a missing release.json are failures. "
-        "Exit 0 if intact, 1 otherwise.",
+        "counts; then that the release is usable: every image decodes fully and every row "
+        "of benchmark.jsonl parses and names images the release holds. Links, unsafe "
+        "manifest names and a missing release.json are failures. "
+        "Exit 0 if intact and usable, 1 otherwise.",
     )
     p.add_argument("out", type=Path)
+    p.add_argument("--json", action="store_true", help="the verification's report as JSON")
 
     p = sub.add_parser("score", help="score model predictions on a release")
     p.add_argument("out", type=Path, help="the release folder")
