@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from sabre_desk.cli_common import release_folder
 from sabre_desk.core.export import export
 from sabre_desk.core.project import Project
 from sabre_desk.core.release import BENCHMARK, MAX_ROW, RELEASE, verify
@@ -80,7 +81,7 @@ def run_export(project: Project, args: argparse.Namespace) -> int:
 def run_verify(args: argparse.Namespace) -> int:
     """Print one line per problem (file and reason); exit 1 unless the release is intact
     and usable."""
-    result = verify(args.out)
+    result = verify(release_folder(args.out))
     if getattr(args, "json", False):
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
         return 0 if result.ok else 1
@@ -220,6 +221,7 @@ def _release_identity(out: Path) -> tuple[str | None, str | None]:
 
 def run_score(args: argparse.Namespace) -> int:
     """Score predictions; both files are streamed line by line with a bound per line."""
+    release_folder(args.out)
     if getattr(args, "table", None):
         return _score_table(args)
     benchmark = _benchmark_samples(args.out / BENCHMARK)

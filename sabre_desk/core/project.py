@@ -570,7 +570,14 @@ class Project:
 
     def screening_of(self, case: Case) -> CaseScreening:
         """The filter gate on *case* as it is now, with each probe's result (stale or not)."""
-        return case_screening(case, self.gate)
+        return case_screening(
+            case.folder,
+            case.spec,
+            case.review,
+            case.other_reviews.values(),
+            case.screening,
+            self.gate,
+        )
 
 
 def _before_replace(path: Path) -> None:

@@ -99,7 +99,7 @@ def test_a_bad_reviewer_name_is_refused(demo_project: Path) -> None:
 
 def test_open_on_a_wrong_path_fails_in_the_terminal(tmp_path: Path) -> None:
     result = run("open", str(tmp_path / "nope"))
-    assert result.returncode == 2 and "not a folder" in result.stderr
+    assert result.returncode == 2 and "nope: does not exist" in result.stderr
 
 
 def test_diff_reports_regions_and_writes_the_overlay(demo_project: Path, tmp_path: Path) -> None:
