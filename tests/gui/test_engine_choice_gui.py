@@ -14,7 +14,7 @@ from fakes.engines import TintEngine, UnpluggedEngine
 from PIL import Image
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QStandardItemModel
-from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit
+from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QLineEdit
 
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.engines.registry import ENGINES
@@ -139,6 +139,7 @@ def test_the_file_engine_asks_for_its_image_before_it_runs(
     window: MainWindow,
     open_case: Callable,
     demo_project: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     open_case(window, demo_project, CASE)
     panel = window.repair_ui.panel
@@ -148,7 +149,9 @@ def test_the_file_engine_asks_for_its_image_before_it_runs(
     assert field_row(panel, "file", "file") == ("Image file", True)
     assert not panel.run.isEnabled()
     assert panel.run.toolTip() == "choose the image file to use"
+    chosen = demo_project / "cases" / CASE / "base.png"
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(chosen), ""))
     button = panel.engine_fields.field("file", "file")
-    button.set_path(demo_project / "cases" / CASE / "base.png")  # as the file dialog does
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     assert button.text() == "base.png"
     assert panel.run.isEnabled()

@@ -27,7 +27,8 @@ class FileField(QPushButton):
         self.clicked.connect(self._choose)
 
     def _choose(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, self.param.help, "", IMAGE_FILTER)
+        title = self.param.help[:1].upper() + self.param.help[1:]
+        path, _ = QFileDialog.getOpenFileName(self, title, "", IMAGE_FILTER)
         if path:
             self.set_path(Path(path))
 
