@@ -43,11 +43,11 @@ from sabre_desk.cli_common import (
 from sabre_desk.cli_common import (
     reviewer_name as _reviewer,
 )
+from sabre_desk.cli_repair import add_engine_options
 from sabre_desk.core.manifest import project_folder
 from sabre_desk.core.project import MANIFEST_NAME, Project
 from sabre_desk.core.validate import validate_project
 from sabre_desk.engines.base import RepairOp
-from sabre_desk.engines.registry import ENGINE_NAMES, OFFLINE_DEFAULT
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.settings import load_settings, write_crash_log
 
@@ -126,15 +126,13 @@ def _parser() -> argparse.ArgumentParser:
         help="normalized box, e.g. 0.4,0.55,0.52,0.63",
     )
     p.add_argument("--op", default="remove", choices=[op.value for op in RepairOp])
-    p.add_argument("--engine", default=OFFLINE_DEFAULT, choices=ENGINE_NAMES)
+    add_engine_options(p)
     p.add_argument(
         "--instruction",
         metavar="TEXT",
         help="the whole instruction (default: the operation's template)",
     )
     p.add_argument("--refine", metavar="TEXT", default="", help="added to the template")
-    p.add_argument("--file", type=Path, help="the image for --engine file")
-    p.add_argument("--model", help="Gemini model (default from settings)")
     p.add_argument("--margin", type=float, help="context margin, as a share of the box")
     p.add_argument("--grow", type=int, help="mask growth in pixels")
     p.add_argument("--feather", type=int, help="mask fall-off in pixels")
