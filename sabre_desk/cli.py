@@ -44,6 +44,7 @@ from sabre_desk.cli_common import (
     reviewer_name as _reviewer,
 )
 from sabre_desk.cli_repair import add_engine_options
+from sabre_desk.core.decode_cache import DecodeCache
 from sabre_desk.core.manifest import project_folder
 from sabre_desk.core.project import MANIFEST_NAME, Project
 from sabre_desk.core.validate import validate_project
@@ -110,6 +111,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("project", type=Path)
     p.add_argument("--json", action="store_true", help="machine-readable report")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="decode every image again, even those decoded before (their verdicts are "
+        "remembered by the files' identity)",
+    )
 
     p = sub.add_parser(
         "repair",
@@ -244,7 +251,8 @@ def _rel(project: Project, file: str) -> str:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     project = _open_project(args.project, _reviewer(args))
-    report = validate_project(project)
+    cache = DecodeCache.disabled(project.root) if args.no_cache else None
+    report = validate_project(project, cache=cache)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
         return EXIT_OK if report.valid else EXIT_PROBLEMS

@@ -77,3 +77,17 @@ def test_checking_a_project_writes_nothing_into_it(make_project, add_case) -> No
     report = validate_project(Project.open(root, "alice"))
     assert not report.valid
     assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+
+
+def test_validate_no_cache_decodes_every_image_again(
+    demo_project: Path, decodes: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sabre_desk.cli import main
+
+    assert main(["validate", str(demo_project), "--reviewer", "alice"]) == 0
+    first = len(decodes)
+    assert main(["validate", str(demo_project), "--reviewer", "alice"]) == 0
+    assert len(decodes) == first
+    assert main(["validate", str(demo_project), "--reviewer", "alice", "--no-cache"]) == 0
+    assert len(decodes) == 2 * first
+    assert "13 cases, all valid" in capsys.readouterr().out
