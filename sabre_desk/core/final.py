@@ -98,7 +98,7 @@ def settle(
     if not current:
         if stale:
             return Final(None, f"needs a new review after a repair{stale_note}", stale=stale)
-        return Final(None, "not reviewed")
+        return Final(None, "not decided")
     if len(current) < min_reviews:
         return Final(
             None,

@@ -43,7 +43,7 @@ def test_export_from_the_window(
     assert verify(tmp_path / "release").ok
     assert "Exported 1 cases" in window.statusBar().currentMessage()
     # the report says why the other twelve cases are not in the release
-    assert "Not exported: 12 not reviewed." in told[0]
+    assert "Not exported: 12 case(s) (12 not decided):" in told[0]
     assert told and "1 cases" in told[0]
     rows = (tmp_path / "release" / "benchmark.jsonl").read_text().splitlines()
     assert [json.loads(r)["case_id"] for r in rows] == ["ctx01_tape_bagel"] * 4

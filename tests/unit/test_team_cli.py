@@ -145,7 +145,7 @@ def test_export_min_reviews_leaves_out_single_reviews_and_lists_every_case(
     assert "c04: 1 current review(s), 2 required" in joined
     assert "c03: reviewers disagree (alice: keep; bob: scene_changed)" in joined
     assert "c02: final decision Edited replacement failed" in joined
-    assert "c09: not reviewed" in joined
+    assert "c09: not decided" in joined
     done = run_cli(
         "export", str(reviewed), str(tmp_path / "rel2"), "--min-reviews", "0", home=tmp_path
     )
