@@ -20,6 +20,9 @@ KEYS_PAGE = DOCS / "keys.md"
 MENUS_SECTION = "Menus and the toolbar"
 IMAGE_SECTION = "On an image"
 PORTABLE = QKeySequence.SequenceFormat.PortableText
+#: Its key is the platform's own (Ctrl+Q on most Linux desktops, none offscreen): the page
+#: says so in words instead of listing a key.
+PLATFORM_KEYS = {("File", "Quit")}
 
 
 def _key(text: str) -> str:
@@ -53,7 +56,9 @@ def _window_keys(window: MainWindow) -> dict[tuple[str, str], set[str]]:
     listed: set[int] = set()
     for group, actions in window.actions_.groups.items():
         for action in actions:
-            if action.shortcuts():
+            if (group, _label(action)) in PLATFORM_KEYS:
+                listed.add(id(action))
+            elif action.shortcuts():
                 found[(group, _label(action))] = {s.toString(PORTABLE) for s in action.shortcuts()}
                 listed.add(id(action))
     for action in window.findChildren(QAction):
