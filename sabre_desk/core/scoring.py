@@ -1,4 +1,4 @@
-"""Scoring model responses on a release (SABRE paper, Appendix A; SCORING.md).
+"""Scoring model responses on a release (SABRE paper, Appendix A; docs/scoring.md).
 
 The answer rules themselves (parsing, All4) are in ``answer_rules``; this adds Edit2 (both
 Edited probes right), the probe accuracies, the macro average and the intervals.

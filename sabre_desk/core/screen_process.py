@@ -2,7 +2,7 @@
 progress through a pipe, cancel as Ctrl+C stops the command).
 
 While 1,000 probes are screened the window's largest stall is 15 ms with the run in a child
-and 80 ms with it on a worker thread of the same interpreter (README, Screening).
+and 80 ms with it on a worker thread of the same interpreter (docs/performance.md, Screening).
 
 Usage (Qt-free)::
 

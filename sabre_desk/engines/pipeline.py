@@ -1,4 +1,4 @@
-"""The repair pipeline of REPAIR.md, on arrays: box → patch → engine → fit → blend → paste."""
+"""The repair pipeline of docs/repair.md, on arrays: box → patch → engine → fit → blend → paste."""
 
 from __future__ import annotations
 

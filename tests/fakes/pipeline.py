@@ -4,7 +4,7 @@ the same scene with one object changed for an edit) and the Filtering VLM (a yes
 
 Its pictures are real images, made with Pillow, at the size the request's ``imageConfig``
 asks for, so what comes out can be screened, reviewed and released. Run it as a server for a
-walk through the pipeline by hand (see the README):
+walk through the pipeline by hand (see docs/guide/making-cases.md):
 
     python tests/fakes/pipeline.py --port 8765
 """

@@ -1,4 +1,4 @@
-"""SCORING.md, rule by rule, on real response strings."""
+"""docs/scoring.md, rule by rule, on real response strings."""
 
 from __future__ import annotations
 
