@@ -1,74 +1,36 @@
-"""CaseController: the one place that changes the open case.
+"""CaseController: the Qt side of the open case's editor (``core.case_editor``).
 
-Widgets express intents (``set_decision``, ``add_box`` …); the controller turns each into an
-undo command on the case's own QUndoStack; the command calls back ``apply_*``, which changes
-the review, queues a history event and schedules an autosave. Signals tell the widgets what
-changed. Saving is atomic, happens shortly after every change, on case switch and on close,
-and never silently overwrites a review that someone else changed on disk.
+The editor holds the case's state and operations; this adapter gives it what only Qt has —
+signals for the widgets, a ``QUndoStack`` per case, the autosave timer, the workers that
+check validity and record repairs — and replaces the editor whenever another case opens, so
+nothing of one case (its messages, its edits, its verdict) can show on the next. Widgets
+express intents (``set_decision``, ``add_box`` …); the editor turns each into an ``Edit``,
+pushed on the case's undo stack, which applies it to the editor.
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QUndoGroup, QUndoStack
 
 from sabre_desk.core import repairs
-from sabre_desk.core.binding import bind, image_hashes, is_stale
-from sabre_desk.core.boxes import mirrored
-from sabre_desk.core.locks import holder
+from sabre_desk.core.case_editor import SAVE_DELAY_MS, Aspect, CaseEditor, SaveState
+from sabre_desk.core.case_edits import Edit
 from sabre_desk.core.project import Case, Project
-from sabre_desk.core.question_edits import make_edit
-from sabre_desk.core.ratings import adjudicators_of
 from sabre_desk.core.repairs import RepairStep
-from sabre_desk.core.review import Box, Decision, QuestionEdit, RepairRecord, Review
+from sabre_desk.core.review import Decision, RepairRecord
 from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.team import others_disputed
 from sabre_desk.core.validity import ERROR, CaseReport, Validity
-from sabre_desk.ground.errors import (
-    CaseLoadError,
-    ProjectError,
-    ReadOnlyProjectError,
-    ReviewConflictError,
-    StorageError,
-)
-from sabre_desk.gui.commands import (
-    BoxFocus,
-    ChangeBoxes,
-    EditQuestion,
-    RepairAction,
-    SetChecklist,
-    SetDecision,
-    SetNotes,
-)
+from sabre_desk.ground.errors import CaseLoadError, ProjectError
+from sabre_desk.gui.commands import EditCommand
 from sabre_desk.gui.landings import Landing, Landings
 from sabre_desk.gui.workers import Worker
 from sabre_desk.imaging.io import IMAGE_EXTENSIONS
 
-SAVE_DELAY_MS = 200  # well inside the promise that every change is on disk within 0.5 s
-
-
-class Aspect(StrEnum):
-    """Which part of the review changed (``review_changed``); ALL: the whole of it."""
-
-    DECISION = "decision"
-    NOTES = "notes"
-    BOXES = "boxes"
-    QUESTION_EDITS = "question_edits"
-    CHECKLIST = "checklist"
-    REPAIRS = "repairs"
-    ALL = "all"
-
-
-class SaveState(StrEnum):
-    SAVED = "saved"
-    PENDING = "pending"
-    ERROR = "error"
-    CONFLICT = "conflict"
-    READ_ONLY = "read-only"
+__all__ = ["SAVE_DELAY_MS", "Aspect", "CaseController", "SaveState"]
 
 
 class CaseController(QObject):
@@ -87,25 +49,25 @@ class CaseController(QObject):
     #: the open case's validity was checked (CaseReport); Keep waits on a valid verdict
     validity_changed = Signal(object)
     decision_refused = Signal(str)  # why the decision was not recorded
+    messages_changed = Signal()  # the open case's messages (``editor.messages``) changed
+    #: Ctrl+Z with nothing to undo here: the last change was made on this case (opened
+    #: since, by auto-advance or the reviewer); the window goes there and undoes it
+    undo_elsewhere = Signal(str)
 
     def __init__(self, project: Project, parent: QObject | None = None):
         super().__init__(parent)
         self.project = project
-        self.case: Case | None = None
+        self.editor: CaseEditor | None = None
         self.undo_group = QUndoGroup(self)
         self._stacks: dict[str, QUndoStack] = {}
-        self._events: list[tuple[str, dict[str, Any]]] = []
-        self._dirty = False
-        #: a decision waits to be bound to its images (not yet hashed when it was made)
-        self._unbound = False
+        #: the cases changed, the latest last (Ctrl+Z after auto-advance goes back there)
+        self._changed_cases: list[str] = []
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(SAVE_DELAY_MS)
         self._timer.timeout.connect(self.save_now)
         self.landings = Landings(project, self)
         self.landings.recorded.connect(self._on_recorded)
-        #: the open case's verdict (``core.validity``; None: being checked)
-        self.validity: CaseReport | None = None
         self._validity = Validity(project)
         self._validity_pool = QThreadPool(self)
         self._validity_pool.setMaxThreadCount(1)
@@ -113,8 +75,16 @@ class CaseController(QObject):
     # --- state ---------------------------------------------------------------------------
 
     @property
+    def case(self) -> Case | None:
+        return self.editor.case if self.editor is not None else None
+
+    @property
+    def validity(self) -> CaseReport | None:
+        return self.editor.validity if self.editor is not None else None
+
+    @property
     def editable(self) -> bool:
-        return self.case is not None and not self.project.read_only
+        return self.editor is not None and self.editor.editable
 
     def stack(self, case_id: str) -> QUndoStack:
         stack = self._stacks.get(case_id)
@@ -126,22 +96,21 @@ class CaseController(QObject):
     # --- loading -------------------------------------------------------------------------
 
     def load(self, case_id: str) -> bool:
-        """Save the current case, then open *case_id*. False when the current case could
-        not be saved (the reviewer keeps it open and sees why) or *case_id* failed to load."""
+        """Save the current case, then open *case_id* in a new editor. False when the
+        current case could not be saved (the reviewer keeps it open and sees why) or
+        *case_id* failed to load."""
         if not self.save_now():
             return False
         self.landings.settle(case_id)
         try:
             case = self.project.load_case(case_id)
         except CaseLoadError as exc:
-            self.case = None
+            self._close_editor()
             self.undo_group.setActiveStack(None)  # type: ignore[arg-type]  # Qt takes None
             self.case_failed.emit(case_id, exc.message)
             return False
-        self.case = case
+        self._open_editor(CaseEditor(self.project, case, self._validity.check))
         self.undo_group.setActiveStack(self.stack(case_id))
-        self._events.clear()
-        self._unbound = False  # (a pending binding belonged to a version not kept)
         if repairs.needs_recovery(case) and not self.project.read_only:
             try:
                 for note in repairs.recover(self.project, case):
@@ -153,21 +122,50 @@ class CaseController(QObject):
         self._check_validity(case_id)
         return True
 
+    def _open_editor(self, editor: CaseEditor) -> None:
+        self._close_editor()
+        self.editor = editor
+        editor.changed.connect(self.review_changed.emit)
+        editor.entry_changed.connect(self.entry_changed.emit)
+        editor.box_focus.connect(self.box_focus.emit)
+        editor.image_replaced.connect(self.image_replaced.emit)
+        editor.save_state.connect(self._on_save_state)
+        editor.conflict.connect(self.conflict.emit)
+        editor.failed.connect(self.job_failed.emit)
+        editor.refused.connect(self.decision_refused.emit)
+        editor.decided.connect(self.decision_made.emit)
+        editor.autosave_due.connect(self._timer.start)
+        editor.validity_changed.connect(self._on_validity_changed)
+        editor.messages_changed.connect(self.messages_changed.emit)
+        self.messages_changed.emit()
+
+    def _close_editor(self) -> None:
+        """The editor of the case left: nothing of it reaches the window any more."""
+        self._timer.stop()
+        self.editor = None
+
+    def _on_save_state(self, state: SaveState, detail: str) -> None:
+        if state is not SaveState.PENDING:
+            self._timer.stop()
+        self._set_state(state, detail)
+
     # --- validity ------------------------------------------------------------------------
 
     def _check_validity(self, case_id: str) -> None:
-        """Decode the case's images on a worker (once per file: the verdict is cached) and
-        keep the verdict; until it lands, Keep is checked on the spot."""
-        self.validity = None
+        """Decode the case's images on a worker (once per file: the verdict is cached);
+        until the verdict lands, Keep is checked on the spot."""
         worker = Worker(self._validity.check, case_id)
         worker.returned.connect(self._on_validity)
         worker.start(self._validity_pool)
 
     def _on_validity(self, report: CaseReport) -> None:
-        if self.case is None or report.case_id != self.case.case_id:
+        editor = self.editor
+        if editor is None or report.case_id != editor.case_id:
             return  # another case is open now
-        report.case = None  # the open case is self.case; the copy is not kept
-        self.validity = report
+        report.case = None  # the open case is the editor's; the copy is not kept
+        editor.set_validity(report)
+
+    def _on_validity_changed(self, report: CaseReport) -> None:
         if not report.valid:
             for problem in report.problems:
                 path = Path(problem.file)
@@ -178,94 +176,75 @@ class CaseController(QObject):
         self.validity_changed.emit(report)
 
     def keep_refusal(self) -> str | None:
-        """Why Keep cannot be recorded on the open case (None: it can): a release never
-        ships a case that `validate` calls invalid."""
-        if self.case is None:
-            return None
-        if self.validity is None:  # decided before the check landed: check it now
-            report = self._validity.check(self.case.case_id)
-            self._on_validity(report)
-        if self.validity is None or self.validity.valid:
-            return None
-        return f"Keep is not possible: this case is invalid ({self.validity.reason})"
+        return self.editor.keep_refusal() if self.editor is not None else None
 
-    # --- intents (push undoable commands) ------------------------------------------------
+    # --- messages of the open case ---------------------------------------------------------
 
-    def _push(self, command: Any) -> bool:
-        if self.case is None:
+    def say(self, text: str) -> None:
+        """A message about the open case: shown while it is open, gone with it."""
+        if self.editor is not None:
+            self.editor.say(text)
+
+    # --- intents (push undoable edits) ---------------------------------------------------
+
+    def _push(self, edit: Edit | None) -> bool:
+        editor = self.editor
+        if editor is None or edit is None:
+            return False
+        case_id = editor.case_id
+        self.stack(case_id).push(EditCommand(edit, self._editor_of(case_id)))
+        if case_id in self._changed_cases:
+            self._changed_cases.remove(case_id)
+        self._changed_cases.append(case_id)
+        return True
+
+    def _editor_of(self, case_id: str) -> Callable[[], CaseEditor]:
+        def editor() -> CaseEditor:
+            assert self.editor is not None and self.editor.case_id == case_id, (
+                "an edit ran on a case that is not open"
+            )
+            return self.editor
+
+        return editor
+
+    def undo(self) -> bool:
+        """Ctrl+Z: the open case's last change; with none left here, the last change made
+        on another case (left by auto-advance or by the reviewer) — the window opens it
+        again (``undo_elsewhere``) and undoes it there."""
+        editor = self.editor
+        if editor is not None and self.stack(editor.case_id).canUndo():
+            self.stack(editor.case_id).undo()
+            return True
+        for case_id in reversed(self._changed_cases):
+            if (editor is None or case_id != editor.case_id) and self.stack(case_id).canUndo():
+                self.undo_elsewhere.emit(case_id)
+                return True
+        return False
+
+    def can_undo(self) -> bool:
+        editor = self.editor
+        if editor is not None and self.stack(editor.case_id).canUndo():
+            return True
+        return any(self.stack(c).canUndo() for c in self._changed_cases)
+
+    def set_decision(self, decision: Decision | None) -> bool:
+        """Decide the open case (see ``CaseEditor.decide``)."""
+        return self.editor is not None and self._push(self.editor.decide(decision))
+
+    def set_notes(self, text: str) -> bool:
+        return self.editor is not None and self._push(self.editor.write_notes(text))
+
+    def _push_if_editable(self, propose: Callable[[CaseEditor], Edit | None]) -> bool:
+        editor = self.editor
+        if editor is None:
             return False
         if self.project.read_only:
             self.job_failed.emit("This project is open read-only: changes cannot be saved.")
             return False
-        self.stack(self.case.case_id).push(command)
-        return True
-
-    def set_decision(self, decision: Decision | None) -> bool:
-        """Decide the open case; the same decision again is taken when the one on record
-        was made on images since replaced (it binds the decision to the images now)."""
-        if self.case is None:
-            return False
-        if self.case.review.decision == decision and not self.decision_stale():
-            return False
-        if decision is not None and decision.needs_pair and len(self.case.spec.image_roles) < 2:
-            self.job_failed.emit(
-                f"“{decision.label}” is for Base/Edited pairs; this case has one image"
-            )
-            return False
-        if decision is Decision.KEEP:
-            refusal = self.keep_refusal()
-            if refusal is not None:
-                self.decision_refused.emit(refusal)
-                return False
-        if not self._push(SetDecision(self, self.case.review.decision, decision)):
-            return False
-        self.decision_made.emit(decision)
-        return True
-
-    def set_notes(self, text: str) -> bool:
-        if self.case is None or self.case.review.notes == text:
-            return False
-        return self._push(SetNotes(self, self.case.review.notes, text))
+        return self._push(propose(editor))
 
     def add_box(self, role: ImageRole, box: tuple[float, float, float, float], label: str) -> bool:
-        if self.case is None:
-            return False
-        new = Box(image_role=role, label=label, box=box)
-        before = self.case.review.boxes
-        detail = {"action": "add", "image_role": role.value, "label": label, "box": list(box)}
-        focus = (role, len(self._review().boxes_on(role)))
-        return self._push(
-            ChangeBoxes(self, before, [*before, new], f"Draw {label} box", detail, focus)
-        )
-
-    def _role_index(self, role: ImageRole, index: int) -> int:
-        """Position in review.boxes of the *index*-th box on image *role*."""
-        positions = [i for i, b in enumerate(self._review().boxes) if b.image_role is role]
-        return positions[index]
-
-    def _update_box(
-        self,
-        role: ImageRole,
-        index: int,
-        changes: dict[str, Any] | None,
-        text: str,
-        detail: dict[str, Any],
-    ) -> bool:
-        """Push one change of the *index*-th box on *role*: *changes* to its fields, or
-        None to delete it. *detail* goes to the history, with the role added."""
-        if self.case is None:
-            return False
-        before = self.case.review.boxes
-        pos = self._role_index(role, index)
-        after = list(before)
-        if changes is None:
-            del after[pos]
-        else:
-            after[pos] = before[pos].model_copy(update=changes)
-        detail = {"image_role": role.value, **detail}
-        focus = (role, index)
-        after_focus = (role, -1) if changes is None else focus  # nothing selected after a delete
-        return self._push(ChangeBoxes(self, before, after, text, detail, after_focus, focus))
+        return self._push_if_editable(lambda e: e.add_box(role, box, label))
 
     def change_box(
         self,
@@ -275,80 +254,33 @@ class CaseController(QObject):
         nudge: bool = False,
     ) -> bool:
         """Move or resize a box (a mouse drag, or with *nudge* an arrow key)."""
-        old = self._box(role, index)
-        return old is not None and self._update_box(
-            role,
-            index,
-            {"box": box},
-            "Move box",
-            {
-                "action": "nudge" if nudge else "change",
-                "index": index,
-                "box": list(box),
-                "from": list(old.box),
-            },
-        )
+        return self._push_if_editable(lambda e: e.change_box(role, index, box, nudge))
 
     def relabel_box(self, role: ImageRole, index: int, label: str) -> bool:
-        old = self._box(role, index)
-        return old is not None and self._update_box(
-            role,
-            index,
-            {"label": label},
-            f"Label box {label}",
-            {"action": "relabel", "label": label, "from": old.label},
-        )
+        return self._push_if_editable(lambda e: e.relabel_box(role, index, label))
 
     def remove_box(self, role: ImageRole, index: int) -> bool:
-        old = self._box(role, index)
-        return old is not None and self._update_box(
-            role, index, None, "Delete box", {"action": "remove", "box": list(old.box)}
-        )
-
-    def _box(self, role: ImageRole, index: int) -> Box | None:
-        if self.case is None:
-            return None
-        return self.case.review.boxes[self._role_index(role, index)]
+        return self._push_if_editable(lambda e: e.remove_box(role, index))
 
     def mirror_box(self, role: ImageRole, index: int) -> bool:
         """Copy a box to the other image of a paired case (Base ↔ Edited)."""
-        if self.case is None or len(self.case.spec.image_roles) < 2:
-            return False
-        target = ImageRole.EDITED if role is ImageRole.BASE else ImageRole.BASE
-        before = self.case.review.boxes
-        copy = mirrored(before[self._role_index(role, index)], target)
-        detail = {"action": "mirror", "image_role": target.value, "box": list(copy.box)}
-        focus = (target, len(self._review().boxes_on(target)))
-        text = f"Mirror box to {target.value}"
-        return self._push(ChangeBoxes(self, before, [*before, copy], text, detail, focus))
+        return self._push_if_editable(lambda e: e.mirror_box(role, index))
 
     def edit_question(
         self, probe_id: str, prompt: str | None = None, answer: str | None = None
     ) -> str | None:
         """Change a probe's question or answer; returns why it was refused, or None."""
-        if self.case is None:
+        if self.editor is None:
             return "no case is open"
-        question = self.case.spec.question(probe_id)
-        if question is None:
-            return f"no probe {probe_id!r}"
-        current = self.case.review.question_edits.get(probe_id)
-        try:
-            new = make_edit(question, current, prompt=prompt, answer=answer)
-        except ValueError as exc:
-            return f"{probe_id}: {exc}"
-        if new == current:
-            return None
-        what = "answer" if answer is not None else "question"
-        self._push(EditQuestion(self, probe_id, current, new, f"Edit {what} of {probe_id}"))
+        proposed = self.editor.edit_question(probe_id, prompt=prompt, answer=answer)
+        if isinstance(proposed, str):
+            return proposed
+        if proposed is not None:
+            self._push_if_editable(lambda _e: proposed)
         return None
 
     def set_checklist(self, key: str, ticked: bool) -> bool:
-        if self.case is None:
-            return False
-        before = self.case.review.checklist.get(key, False)
-        if before == ticked:
-            return False
-        return self._push(SetChecklist(self, key, before, ticked))
+        return self._push_if_editable(lambda e: e.tick(key, ticked))
 
     # --- repairs -------------------------------------------------------------------------
 
@@ -385,173 +317,41 @@ class CaseController(QObject):
         self.job_failed.emit(f"Repair of {case_id} kept in repairs/ but not recorded: {reason}")
 
     def accept_repair(self, repair_id: str) -> bool:
-        step = RepairStep.ACCEPT
-        return self._push(RepairAction(self, step, repair_id, f"Accept repair {repair_id}"))
+        return self._push_if_editable(lambda e: e.repair_step(RepairStep.ACCEPT, repair_id))
 
     def revert_repair(self, repair_id: str) -> bool:
-        step = RepairStep.REVERT
-        return self._push(RepairAction(self, step, repair_id, f"Revert repair {repair_id}"))
+        return self._push_if_editable(lambda e: e.repair_step(RepairStep.REVERT, repair_id))
 
     def discard_repair(self, repair_id: str) -> bool:
-        step = RepairStep.DISCARD
-        return self._push(RepairAction(self, step, repair_id, f"Discard repair {repair_id}"))
+        return self._push_if_editable(lambda e: e.repair_step(RepairStep.DISCARD, repair_id))
 
     def take_repair_step(self, step: RepairStep, repair_id: str) -> bool:
-        """Called by RepairAction (and its undo): the step on disk, then the news."""
-        case = self.case
-        if case is None or not self.save_now():
-            return False
-        owner = holder(case.folder) if step in (RepairStep.ACCEPT, RepairStep.REVERT) else None
-        if owner is not None:  # said at once, rather than after waiting for the lock
-            self.job_failed.emit(
-                f"{step.value.capitalize()} not done: {owner.describe()} holds the lock on "
-                "this case's images (the Repair panel can break a stale lock)"
-            )
-            return False
-        try:
-            record = repairs.take_step(self.project, case, step, repair_id)
-        except ProjectError as exc:
-            self.job_failed.emit(f"{step.value.capitalize()} failed: {exc.message}")
-            return False
-        self.project.update_entry(case)
-        self.review_changed.emit(Aspect.ALL)
-        self.entry_changed.emit(case.case_id)
-        if step in (RepairStep.ACCEPT, RepairStep.REVERT):
-            self.image_replaced.emit(ImageRole(record.image_role))
-        return True
-
-    # --- apply (called by the commands) --------------------------------------------------
-
-    def apply_decision(self, decision: Decision | None, undo: bool) -> None:
-        """The decision, bound to the images it is made on; an adjudicator's decision on a
-        case the others dispute settles it."""
-        case = self._case()
-        review = case.review
-        old = review.decision
-        # Never a read of the images on this thread: a worker hashes them as the case opens;
-        # a decision made before it has finished is bound when it is saved.
-        hashes = image_hashes(case.images, compute=False)
-        bind(review, decision, hashes or {})
-        self._unbound = decision is not None and hashes is None
-        review.adjudication = decision is not None and self._adjudicating(case)
-        data: dict[str, Any] = {"from": _v(old), "to": _v(decision)}
-        if review.adjudication:
-            data["adjudication"] = True
-        self._changed(Aspect.DECISION, "decision", data, undo)
-        self.project.update_entry(case)
-        self.entry_changed.emit(case.case_id)
-
-    def _adjudicating(self, case: Case) -> bool:
-        if not self.project.is_adjudicator:
-            return False
-        hashes = image_hashes(case.images, compute=False)
-        return others_disputed(case, hashes, adjudicators_of(self.project))
-
-    def decision_stale(self) -> bool:
-        """The open case's decision was made on images since replaced (as far as known:
-        images not hashed yet count as unchanged)."""
-        case = self.case
-        return case is not None and is_stale(case.review, image_hashes(case.images, False))
+        """A repair step on the open case at once, outside the undo history (tests, the
+        headless paths)."""
+        return self.editor is not None and self.editor.take_repair_step(step, repair_id)
 
     # --- what others changed on disk -----------------------------------------------------
 
+    def decision_stale(self) -> bool:
+        return self.editor is not None and self.editor.decision_stale()
+
     def refresh_others(self) -> None:
-        """The other reviewers' files changed on disk: read them again. One's own review,
-        with any change not yet saved, is left as it is."""
-        if self.case is None:
-            return
-        self.project.reload_other_reviews(self.case)
-        self.others_changed.emit()
+        """The other reviewers' files changed on disk: read them again."""
+        if self.editor is not None:
+            self.editor.refresh_others()
+            self.others_changed.emit()
 
     def refresh_images(self) -> None:
-        """The open case's images were replaced on disk (another window accepted or
-        reverted a repair): find them again and show them (both: which one changed is not
-        known any more, the old file is gone)."""
-        case = self.case
-        if case is None:
-            return
-        self.project.locate_images(case)
-        self.project.update_entry(case)
-        self.entry_changed.emit(case.case_id)
-        for role in case.spec.image_roles:
-            self.image_replaced.emit(role)
-
-    def apply_notes(self, notes: str, undo: bool) -> None:
-        review = self._review()
-        old, review.notes = review.notes, notes
-        self._changed(Aspect.NOTES, "notes", {"from": old, "to": notes}, undo)
-
-    def apply_boxes(
-        self, boxes: list[Box], detail: dict[str, Any], undo: bool, focus: BoxFocus
-    ) -> None:
-        self._review().boxes = [b.model_copy() for b in boxes]
-        self._changed(Aspect.BOXES, "box", dict(detail), undo)
-        if focus is not None:
-            self.box_focus.emit(*focus)
-
-    def apply_question_edit(self, probe_id: str, edit: QuestionEdit | None, undo: bool) -> None:
-        edits = self._review().question_edits
-        if edit is None:
-            edits.pop(probe_id, None)
-        else:
-            edits[probe_id] = edit.model_copy()
-        data = {"probe_id": probe_id, "to": edit.model_dump(exclude_none=True) if edit else None}
-        self._changed(Aspect.QUESTION_EDITS, "question_edit", data, undo)
-
-    def apply_checklist(self, key: str, ticked: bool, undo: bool) -> None:
-        checklist = self._review().checklist
-        if ticked:
-            checklist[key] = True
-        else:
-            checklist.pop(key, None)
-        self._changed(Aspect.CHECKLIST, "checklist", {"item": key, "to": ticked}, undo)
-
-    def _case(self) -> Case:
-        assert self.case is not None, "a command ran with no case open"
-        return self.case
-
-    def _review(self) -> Review:
-        return self._case().review
-
-    def _changed(self, aspect: Aspect, event: str, data: dict[str, Any], undo: bool) -> None:
-        if undo:
-            data["undo"] = True
-        self._events.append((event, data))
-        self._dirty = True
-        self._set_state(SaveState.PENDING)
-        self._timer.start()
-        self.review_changed.emit(aspect)
+        """The open case's images were replaced on disk: find them again and show them."""
+        if self.editor is not None:
+            self.editor.refresh_images()
 
     # --- saving --------------------------------------------------------------------------
 
     def save_now(self, force: bool = False) -> bool:
         """Write the review (and its history events) now. True when nothing is left unsaved."""
         self._timer.stop()
-        case = self.case
-        if case is None or not self._dirty:
-            return True
-        if self._unbound:  # hashed by now, as a rule (remembered): else read here, once
-            case.review.decided_on = image_hashes(case.images) or {}
-            self._unbound = False
-        try:
-            self.project.save_review(case, force=force)
-        except ReviewConflictError as exc:
-            self._set_state(SaveState.CONFLICT, exc.message)
-            self.conflict.emit(exc.message)
-            return not self._dirty
-        except (ReadOnlyProjectError, StorageError) as exc:
-            self._set_state(SaveState.ERROR, exc.message)
-            self.job_failed.emit(f"Not saved: {exc.message}")
-            return False
-        self._dirty = False
-        events, self._events = self._events, []
-        try:
-            for event, data in events:
-                self.project.record(case, event, data)
-        except StorageError as exc:
-            self.job_failed.emit(f"Review saved, but the history log was not: {exc.message}")
-        self._set_state(SaveState.SAVED)
-        return True
+        return self.editor is None or self.editor.save(force=force)
 
     def flush(self) -> bool:
         """Everything on disk: the open case's changes (False if they could not be saved)
@@ -562,23 +362,19 @@ class CaseController(QObject):
 
     def resolve_conflict(self, keep_mine: bool) -> None:
         """After a conflict: overwrite the file with this window's review, or reload it."""
-        if self.case is None:
+        editor = self.editor
+        if editor is None:
             return
         if keep_mine:
             self.save_now(force=True)
             return
-        case_id = self.case.case_id
-        self._dirty = False
-        self._events.clear()
+        case_id = editor.case_id
+        editor.discard_unsaved()
         self.stack(case_id).clear()  # the undo history described the discarded version
-        self.case = None
+        self._close_editor()
         if self.load(case_id) and self.case is not None:
             self.project.update_entry(self.case)
         self.entry_changed.emit(case_id)
 
     def _set_state(self, state: SaveState, detail: str = "") -> None:
         self.save_state_changed.emit(state, detail)
-
-
-def _v(decision: Decision | None) -> str | None:
-    return decision.value if decision else None

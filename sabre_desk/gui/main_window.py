@@ -301,6 +301,7 @@ class MainWindow(QMainWindow):
         controller.job_failed.connect(self._on_job_failed)
         controller.decision_made.connect(self._on_decision_made)
         controller.box_focus.connect(self._on_box_focus)
+        controller.undo_elsewhere.connect(self._undo_in)
         self.case_panel = CasePanel(controller)
         self.case_panel_dock.setWidget(self.case_panel)
         self.escape.watch(self.case_panel.notes)
@@ -325,6 +326,15 @@ class MainWindow(QMainWindow):
             self.case_list.blockSignals(True)
             self.case_list.select(controller.case.case_id)
             self.case_list.blockSignals(False)
+
+    def _undo_in(self, case_id: str) -> None:
+        """Ctrl+Z after auto-advance: back to the case last changed, and undo there."""
+        controller = self.controller
+        if controller is None or not self.case_list.select(case_id):
+            return
+        if controller.case is not None and controller.case.case_id == case_id:
+            controller.undo()
+            self.session.say(f"Undone on {case_id}", 4000)
 
     # --- the open case ----------------------------------------------------------------------
 

@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex
-from PySide6.QtGui import QAction, QKeySequence, QUndoGroup
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar, QMessageBox, QWidget
 
 from sabre_desk import __version__
 from sabre_desk.core.review import Decision
 from sabre_desk.core.workbench import Go
 from sabre_desk.gui.canvas.compare_view import CompareView
+from sabre_desk.gui.controller import CaseController
 from sabre_desk.gui.crash_report import open_log_folder
 from sabre_desk.gui.dialogs.shortcuts import ShortcutsDialog
 from sabre_desk.gui.models.probe_model import ANSWER
@@ -140,7 +141,7 @@ class WindowActions:
         self._add(help_menu, "Help", "&Keyboard Shortcuts", "F1", self.show_shortcuts)
         self._add(help_menu, "Help", "Open &Log Folder", None, open_log_folder)
         self._add(help_menu, "Help", "&About sabre-desk", None, self._about)
-        session.opened.connect(lambda controller: self.bind_undo(controller.undo_group))
+        session.opened.connect(self.bind_undo)
 
     def _add(self, menu: QMenu, group: str, text: str, keys: Keys | None, slot: object) -> QAction:
         action = QAction(text, self.parts.parent)
@@ -153,12 +154,27 @@ class WindowActions:
         self.groups.setdefault(group, []).append(action)
         return action
 
-    def bind_undo(self, group: QUndoGroup) -> None:
+    def bind_undo(self, controller: CaseController) -> None:
+        """Undo and Redo for *controller*'s cases. Undo is the controller's own: with nothing
+        left to undo on the open case it goes back to the case last changed (after
+        auto-advance, pressing 1 then Ctrl+Z takes the decision back)."""
         for action in self._undo_actions:
             self.edit.removeAction(action)
             self.groups["Edit"].remove(action)
-        undo = group.createUndoAction(self.parts.parent, "&Undo")
+        group = controller.undo_group
+        undo = QAction("&Undo", self.parts.parent)
         undo.setShortcut(QKeySequence.StandardKey.Undo)
+        undo.triggered.connect(controller.undo)
+
+        def update() -> None:
+            stack = group.activeStack()
+            here = stack is not None and stack.canUndo()
+            undo.setEnabled(controller.can_undo())
+            undo.setText(f"&Undo {stack.undoText()}" if here and stack is not None else "&Undo")
+
+        for signal in (group.canUndoChanged, group.indexChanged, group.activeStackChanged):
+            signal.connect(lambda *_: update())
+        update()
         redo = group.createRedoAction(self.parts.parent, "&Redo")
         redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         self.edit.insertActions(self._undo_anchor, [undo, redo])

@@ -337,12 +337,12 @@ def test_a_large_index_is_read_behind_the_first_case(
     monkeypatch.setattr(index_reader, "INDEX_CHUNK", 4)
     window.index_reader.pool.setMaxThreadCount(0)  # hold the rest back, to look at the first piece
     assert window.open_project(demo_project)
-    assert window.workbench.counts.total == 3 and window.case_list.model.rowCount() == 3
+    assert window.workbench.counts.cases == 3 and window.case_list.model.rowCount() == 3
     assert window.project is not None and window.project.indexing
     assert export_release(window.session, window.pool, window) is None
     assert "still being read" in window.statusBar().currentMessage()
     window.index_reader.pool.setMaxThreadCount(1)
-    qtbot.waitUntil(lambda: window.workbench.counts.total == 13, timeout=10000)
+    qtbot.waitUntil(lambda: window.workbench.counts.cases == 13, timeout=10000)
     assert window.case_list.model.rowCount() == 13
     assert window.case_list.progress.text() == "decided by me 0 / 13 valid"
     assert not window.project.indexing
@@ -394,7 +394,7 @@ def test_a_first_start_shows_where_to_begin_and_the_demo_opens_from_it(
     assert warnings_shown and "sabre-project.json" in warnings_shown[-1]
     assert "sabre-desk demo" not in warnings_shown[-1]  # no shell command for a window user
     window.welcome.demo_button.click()
-    qtbot.waitUntil(lambda: window.workbench.counts.total == 13, timeout=20000)
+    qtbot.waitUntil(lambda: window.workbench.counts.cases == 13, timeout=20000)
     assert window.central.currentWidget() is window.compare
     assert window.controller is not None and window.controller.case is not None
 

@@ -72,7 +72,7 @@ def test_a_context_case_from_two_photos_is_checked_live_and_saved_into_the_list(
     assert questions["edited_target"]["prompt"] == "Is there a croissant on the desk?"
     assert [questions[p]["answer"] for p in ("base_source", "base_target")] == ["yes", "no"]
     assert validate_project(Project.open(root, "alice")).valid
-    assert window.workbench.counts.total == 1
+    assert window.workbench.counts.cases == 1
     qtbot.waitUntil(
         lambda: window.controller.case is not None and window.controller.case.case_id == "desk",
         timeout=5000,

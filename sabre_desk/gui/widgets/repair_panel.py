@@ -162,6 +162,7 @@ class RepairPanel(QWidget):
         controller.case_loaded.connect(self._on_case_loaded)
         controller.review_changed.connect(self._on_review_changed)
         jobs.count_changed.connect(lambda _n: self._update_running())
+        controller.messages_changed.connect(self._update_running)
         self._mark_engines()
         self.setEnabled(False)
 
@@ -198,6 +199,7 @@ class RepairPanel(QWidget):
         self.target.setText(target)
         self._fill_previews()
         self.refresh()
+        self._update_running()  # this case's jobs and messages, none of the last case's
 
     def _on_review_changed(self, aspect: Aspect) -> None:
         if aspect in (Aspect.REPAIRS, Aspect.ALL):
@@ -263,7 +265,9 @@ class RepairPanel(QWidget):
         text = f"{len(mine)} repair(s) running on this case" if mine else ""
         if others:
             text += f"{' · ' if text else ''}{others} on other cases"
-        self.status.setText(text)
+        editor = self.controller.editor
+        said = editor.messages[-1] if editor is not None and editor.messages else ""
+        self.status.setText(" · ".join(t for t in (said, text) if t))
 
     # --- running ------------------------------------------------------------------------------
 
@@ -278,7 +282,7 @@ class RepairPanel(QWidget):
         box = self.current_box()
         problem = self._run_problem(box)
         if problem or self.case is None or box is None:
-            self.status.setText(problem or "")
+            self.controller.say(problem or "")
             return False
         name = self.engine.currentData()
         engine = self._make_engine(name, self.engine_fields.values(name))
@@ -288,6 +292,8 @@ class RepairPanel(QWidget):
             box, RepairOp(self.op.currentData()), self.instruction.toPlainText(), self.params()
         )
         self.jobs.submit(self.case, ImageRole(self.role.currentData()), order, engine)
+        if self.controller.editor is not None:
+            self.controller.editor.clear_messages()  # what stopped the last try is past
         self._update_running()
         return True
 
@@ -301,7 +307,7 @@ class RepairPanel(QWidget):
         try:
             return make_engine(name, settings=self.settings, **values)
         except EngineUnavailableError as exc:
-            self.status.setText(f"{name}: {exc.reason}")
+            self.controller.say(f"{name}: {exc.reason}")
             return None
 
     # --- previews -----------------------------------------------------------------------------
