@@ -15,7 +15,6 @@ throughout, so two upgrades (or an upgrade and `sabre-desk team`) never interlea
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,7 +23,13 @@ from typing import Any
 from sabre_desk import __version__
 from sabre_desk.core.manifest import MANIFEST_NAME, PROJECT_VERSION, Manifest, read_manifest
 from sabre_desk.core.review import utc_now
-from sabre_desk.core.upgrade_plan import TYPE_FIELD, CaseMove, UpgradePlan, plan_upgrade
+from sabre_desk.core.upgrade_plan import (
+    TYPE_FIELD,
+    CaseMove,
+    UpgradePlan,
+    case_folder_problem,
+    plan_upgrade,
+)
 from sabre_desk.ground.errors import ProjectError, StorageError
 from sabre_desk.ground.reading import LIMITS, parse_json, read_limited
 from sabre_desk.ground.storage import (
@@ -65,12 +70,7 @@ class UpgradeResult:
         }
 
 
-def upgrade_project(
-    root: Path,
-    *,
-    dry_run: bool = False,
-    progress: Callable[[int, int], None] | None = None,
-) -> UpgradeResult:
+def upgrade_project(root: Path, *, dry_run: bool = False) -> UpgradeResult:
     """Upgrade the project at *root* in place (see the module's docstring); with *dry_run*
     only say what would change. Raises UpgradeError when it stops part-way."""
     root = Path(root).expanduser().absolute()
@@ -93,8 +93,6 @@ def upgrade_project(
             for move in plan.moves:
                 if _move_case(root, move, result.backup):
                     result.written.append(move.file)
-                if progress is not None:
-                    progress(len(result.written), total)
             if _write_manifest(root, plan, result.backup):
                 result.written.append(MANIFEST_NAME)
         except (ProjectError, OSError) as exc:
@@ -150,6 +148,9 @@ def _move_case(root: Path, move: CaseMove, backup: Path) -> bool:
     """Give one case's spec its new type; False when it no longer needs it (another run
     or a person did it meanwhile)."""
     path = root.joinpath(*move.file.split("/"))
+    problem = case_folder_problem(root, move.case_id)
+    if problem:  # replaced by a link since the plan was made
+        raise StorageError(problem, path.parent)
     raw = read_limited(path, LIMITS["spec"], StorageError, follow_links=False)
     spec = parse_json(raw, path, StorageError)
     if not isinstance(spec, dict) or spec.get(TYPE_FIELD) != move.old_type:

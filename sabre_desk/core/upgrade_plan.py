@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,7 +171,6 @@ def plan_upgrade(
     root: Path,
     manifest: Manifest | None = None,
     candidates: Candidates | None = None,
-    progress: Callable[[int, int], None] | None = None,
 ) -> UpgradePlan:
     """The upgrade *root* needs. *candidates* (from an index already read) spares reading
     the specs of cases whose type no change concerns; without it every spec is read."""
@@ -186,9 +185,7 @@ def plan_upgrade(
         by_type = {c.pressure_test_type: (c, new) for c, new in active}
         claimed = {p.header.pressure_test_type for p in library.primers.values()}
         listed = list(candidates) if candidates is not None else _case_ids(root, plan)
-        for done, (case_id, known_type) in enumerate(listed, 1):
-            if progress is not None:
-                progress(done, len(listed))
+        for case_id, known_type in listed:
             relying = default_change is not None and known_type not in claimed
             if known_type is not None and known_type not in by_type and not relying:
                 continue
@@ -264,10 +261,23 @@ def _case_ids(root: Path, plan: UpgradePlan) -> list[tuple[str, str | None]]:
     ]
 
 
+def case_folder_problem(root: Path, case_id: str) -> str | None:
+    """Why the folder of *case_id* is not one an upgrade reads or writes (a bad id, a link:
+    never followed out of the project), or None."""
+    if not is_valid_id(case_id):
+        return "not a case id"
+    folder = root / CASES_DIR / case_id
+    if folder.is_symlink() or not folder.is_dir():
+        return "not a case folder (links are never followed)"
+    return None
+
+
 def _read_spec(root: Path, case_id: str, plan: UpgradePlan) -> tuple[str, set[str]] | None:
     """(type, task attribute names) of a case's spec, or None (unread: recorded)."""
     rel = f"{CASES_DIR}/{case_id}/{SPEC_NAME}"
     path = root / CASES_DIR / case_id / SPEC_NAME
+    if case_folder_problem(root, case_id):
+        return None  # the index reports it; nothing is read through it
     if path.is_symlink():
         plan.unread.append((rel, "a symbolic link; never rewritten"))
         return None

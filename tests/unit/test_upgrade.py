@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from factories import read_only
+from factories import read_only, run_cli
 
 from sabre_desk.cli import main
+from sabre_desk.cli_common import upgrade_plan_of
+from sabre_desk.core.answer_rules import CASE_SCORED
 from sabre_desk.core.binding import image_hashes, is_stale
 from sabre_desk.core.final import all_reviews, settle
 from sabre_desk.core.manifest import PROJECT_VERSION
@@ -393,6 +395,10 @@ def test_the_earlier_primers_are_the_ones_the_fixtures_were_made_with(tmp_path: 
         now = library.primers[change.moved_to]
         assert [c.id for c in now.header.checklist] == [c.id for c in earlier.header.checklist]
         assert library.primers[change.primer].header.version > change.earlier_version
+        # scored question by question before and after: a screening gate's verdict, even
+        # one a pending batch job computes with the old name, is the same
+        new_type = now.header.pressure_test_type
+        assert change.pressure_test_type not in CASE_SCORED and new_type not in CASE_SCORED
         assert change.marker in library.primers[change.primer].header.rules.required_attributes
         for case_id, (old, _) in MOVED.items():
             if old == change.pressure_test_type:
@@ -447,3 +453,32 @@ def test_a_newer_project_or_no_project_is_refused(
     assert code == 2 and "newer than this sabre-desk understands" in err
     code, _, err = run(capsys, "upgrade", str(tmp_path / "nothing"))
     assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_the_command_as_a_user_runs_it_and_where_it_is_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = copy_fixture("format1-earlier-primers", tmp_path)
+    done = run_cli("upgrade", str(root), home=tmp_path / "home")
+    assert done.returncode == 0 and done.stderr == ""
+    assert "upgraded: 5 file(s) rewritten; the old ones are in .sabre-desk/" in done.stdout
+    done = run_cli("validate", str(root), "--reviewer", "alice", home=tmp_path / "home")
+    assert done.returncode == 0 and "all valid" in done.stdout
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "upgrade" in capsys.readouterr().out
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    assert "sabre-desk upgrade PROJECT [--dry-run] [--json]" in readme
+
+
+def test_a_case_folder_linked_from_outside_is_never_read_or_rewritten(
+    earlier: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = Path(shutil.copytree(earlier / "cases" / "spatial01_desk", tmp_path / "outside"))
+    before = (outside / "spec.json").read_bytes()
+    (earlier / "cases" / "linked").symlink_to(outside, target_is_directory=True)
+    assert "linked" not in {m.case_id for m in plan_upgrade(earlier).moves}
+    project = Project.open(earlier, "alice")
+    assert "linked" not in {m.case_id for m in upgrade_plan_of(project).moves}
+    assert run(capsys, "upgrade", str(earlier))[0] == 0
+    assert (outside / "spec.json").read_bytes() == before
