@@ -15,6 +15,7 @@ throughout, so two upgrades (or an upgrade and `sabre-desk team`) never interlea
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -98,7 +99,8 @@ def upgrade_project(root: Path, *, dry_run: bool = False) -> UpgradeResult:
         except (ProjectError, OSError) as exc:
             raise _stopped(exc, root, result, total) from exc
         report.update(finished=True, written=result.written, finished_at=utc_now())
-        atomic_write_json(result.backup / REPORT_NAME, report)
+        with contextlib.suppress(ProjectError, OSError):  # done either way; a rerun says so
+            atomic_write_json(result.backup / REPORT_NAME, report)
     return result
 
 
@@ -125,15 +127,19 @@ def _new_backup_folder(root: Path) -> Path:
     parent = root / BACKUP_PARENT
     if parent.is_symlink():
         raise UpgradeError("is a symbolic link; nothing is written through it", parent)
-    parent.mkdir(exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    for n in range(1, 1000):
-        folder = parent / f"{BACKUP_PREFIX}{stamp}{'' if n == 1 else f'-{n}'}"
-        try:
-            folder.mkdir()
-        except FileExistsError:
-            continue
-        return folder
+    try:
+        parent.mkdir(exist_ok=True)
+        for n in range(1, 1000):
+            folder = parent / f"{BACKUP_PREFIX}{stamp}{'' if n == 1 else f'-{n}'}"
+            try:
+                folder.mkdir()
+            except FileExistsError:
+                continue
+            return folder
+    except OSError as exc:
+        reason = f"cannot make the backup folder ({exc.strerror or exc}); nothing was changed"
+        raise UpgradeError(reason, parent) from exc
     raise UpgradeError("too many upgrade backups in the same second", parent)
 
 

@@ -29,11 +29,10 @@ from sabre_desk.core.manifest import (
 )
 from sabre_desk.core.primer_changes import PRIMER_CHANGES, PrimerChange, recorded_primers
 from sabre_desk.core.primers import PrimerLibrary
+from sabre_desk.core.project import CASES_DIR, SPEC_NAME
 from sabre_desk.ground.ids import is_valid_id
 from sabre_desk.ground.reading import LIMITS, quick_json, short_reason
 
-CASES_DIR = "cases"
-SPEC_NAME = "spec.json"
 TYPE_FIELD = "pressure_test_type"
 
 
