@@ -86,10 +86,13 @@ class UpgradeOffer:
         self.parent, self.report_error, self.unattended = parent, report_error, unattended
         self.pool = QThreadPool(parent)
         self.pool.setMaxThreadCount(1)
+        self._waiting = False  # a check or an upgrade is under way
 
     def before_open(self, path: Path) -> OpenAs:
         """How to open *path*: as it is, read-only, or not at all (the reviewer cancelled,
         or the upgrade stopped: said in a dialog)."""
+        if self._waiting:  # another open (a file handed over by the desktop) meanwhile
+            return OpenAs.NOT_AT_ALL
         root = project_folder(Path(path)).expanduser().absolute()
         try:
             manifest = read_manifest(root)
@@ -128,7 +131,11 @@ class UpgradeOffer:
         progress.setWindowModality(Qt.WindowModality.ApplicationModal)
         progress.setMinimumDuration(PROGRESS_AFTER_MS)
         worker.start(self.pool)
-        loop.exec(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
-        progress.reset()
-        progress.deleteLater()
+        self._waiting = True
+        try:
+            loop.exec(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
+        finally:
+            self._waiting = False
+            progress.reset()
+            progress.deleteLater()
         return outcome[0] if outcome else (False, RuntimeError("stopped"))

@@ -482,3 +482,16 @@ def test_a_case_folder_linked_from_outside_is_never_read_or_rewritten(
     assert "linked" not in {m.case_id for m in upgrade_plan_of(project).moves}
     assert run(capsys, "upgrade", str(earlier))[0] == 0
     assert (outside / "spec.json").read_bytes() == before
+
+
+def test_a_spec_that_cannot_be_read_is_left_as_it_is_and_said(
+    earlier: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = earlier / "cases" / "broken"
+    broken.mkdir()
+    (broken / "spec.json").write_text('{"pressure_test_type": "spatial", ')
+    code, out, _ = run(capsys, "upgrade", str(earlier))
+    assert code == 0 and "not read, left as it is: cases/broken/spec.json: unreadable" in out
+    assert (broken / "spec.json").read_text() == '{"pressure_test_type": "spatial", '
+    code, out, err = run(capsys, "validate", str(earlier), "--reviewer", "alice")
+    assert code == 1 and "INVALID  broken" in out and "upgrade" not in out + err
