@@ -64,7 +64,7 @@ def main() -> None:
 
     from sabre_desk.core.spec import ImageRole
     from sabre_desk.engines.base import RepairOp
-    from sabre_desk.engines.opencv import OpenCVEngine
+    from sabre_desk.engines.opencv import TeleaEngine
     from sabre_desk.engines.pipeline import RepairOrder
     from sabre_desk.gui.app import make_app
     from sabre_desk.gui.main_window import MainWindow
@@ -112,7 +112,7 @@ def main() -> None:
         processes = jobs.processes
         spare = getattr(window.jobs.pool, "spare", 0)  # (the code before the spare worker)
         project = window.project
-        engine = OpenCVEngine("opencv-telea")
+        engine = TeleaEngine()
         order = RepairOrder(BOX, RepairOp.REMOVE, "")
         # warm the worker process up (spawn and imports) before anything is timed
         warm: list[object] = []

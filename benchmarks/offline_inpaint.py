@@ -22,8 +22,9 @@ import cv2
 import numpy as np
 
 from sabre_desk.engines.base import RepairOp
-from sabre_desk.engines.opencv import METHODS, OpenCVEngine
+from sabre_desk.engines.opencv import OpenCVEngine
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
+from sabre_desk.engines.registry import ENGINES
 
 PHOTOS = ("astronaut", "coffee", "chelsea", "rocket")
 
@@ -63,8 +64,10 @@ def main() -> None:
         f"{'engine':14} {'error in box':>12} {'texture kept':>13} {'seam':>6} {'time (median)':>14}"
     )
     results = {}
-    for name in METHODS:
-        engine = OpenCVEngine(name)
+    for name, cls in ENGINES.items():
+        if not issubclass(cls, OpenCVEngine):
+            continue
+        engine = cls()
         errors, textures, seams, times = [], [], [], []
         for truth, pasted, box in cases:
             order = RepairOrder(box, RepairOp.REMOVE, "remove the object")

@@ -90,10 +90,18 @@ class SlowEngine:
     """Answers after a second, as a remote image model would (the work is a sleep)."""
 
     name = "slow-fake"
+    label = "a remote model that takes a second"
     ops = frozenset({"remove", "swap", "clean", "restore"})
+    params = ()
+    cpu_bound = False  # it waits, as on a network: the window runs it on a thread
+    uses_network = False
 
-    def unavailable_reason(self) -> str | None:
+    @classmethod
+    def unavailable_reason(cls) -> str | None:
         return None
+
+    def close(self) -> None:
+        """Nothing is held between repairs."""
 
     def repair(self, request: EngineRequest) -> EngineReply:
         request.cancel.wait(1.0)

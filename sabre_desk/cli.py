@@ -2,7 +2,8 @@
 
 Qt is imported only by the commands that open a window, so validation and stats run on a
 server without a display. Every error is one line on stderr that names the file and what
-to do; exit codes: 0 success, 1 problems found, 2 bad usage or not a project.
+to do; exit codes: 0 success, 1 problems found, 2 bad usage or not a project (or not a
+release), 141 the reader of the output went away (``| head``).
 """
 
 from __future__ import annotations
@@ -17,14 +18,17 @@ import logging
 import os
 import re
 import signal
+import stat
 import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 from sabre_desk import __version__
 from sabre_desk.app_log import configure_logging
 from sabre_desk.cli_common import (
+    EXIT_BROKEN_PIPE,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -41,11 +45,12 @@ from sabre_desk.cli_common import (
 from sabre_desk.cli_common import (
     reviewer_name as _reviewer,
 )
+from sabre_desk.cli_repair import add_engine_options
+from sabre_desk.core.decode_cache import DecodeCache
 from sabre_desk.core.manifest import project_folder
 from sabre_desk.core.project import MANIFEST_NAME, Project
 from sabre_desk.core.validate import validate_project
 from sabre_desk.engines.base import RepairOp
-from sabre_desk.engines.registry import ENGINE_NAMES, OFFLINE_DEFAULT
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.settings import load_settings, write_crash_log
 
@@ -109,6 +114,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("project", type=Path)
     p.add_argument("--json", action="store_true", help="machine-readable report")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="decode every image again, even those decoded before (their verdicts are "
+        "remembered by the files' identity)",
+    )
 
     p = sub.add_parser(
         "repair",
@@ -125,15 +136,13 @@ def _parser() -> argparse.ArgumentParser:
         help="normalized box, e.g. 0.4,0.55,0.52,0.63",
     )
     p.add_argument("--op", default="remove", choices=[op.value for op in RepairOp])
-    p.add_argument("--engine", default=OFFLINE_DEFAULT, choices=ENGINE_NAMES)
+    add_engine_options(p)
     p.add_argument(
         "--instruction",
         metavar="TEXT",
         help="the whole instruction (default: the operation's template)",
     )
     p.add_argument("--refine", metavar="TEXT", default="", help="added to the template")
-    p.add_argument("--file", type=Path, help="the image for --engine file")
-    p.add_argument("--model", help="Gemini model (default from settings)")
     p.add_argument("--margin", type=float, help="context margin, as a share of the box")
     p.add_argument("--grow", type=int, help="mask growth in pixels")
     p.add_argument("--feather", type=int, help="mask fall-off in pixels")
@@ -178,16 +187,20 @@ def _parser() -> argparse.ArgumentParser:
         help="the Hugging Face license id the dataset card declares (e.g. cc-by-4.0; "
         "default: none chosen yet)",
     )
+    p.add_argument("--json", action="store_true", help="the export's report as JSON")
 
     p = sub.add_parser(
         "verify",
         help="check a release against its manifest",
         description="Check every file of a release against MANIFEST.sha256, the manifest "
         "against the root hash in release.json, and release.json against its own hash and "
-        "counts. Links, unsafe manifest names and a missing release.json are failures. "
-        "Exit 0 if intact, 1 otherwise.",
+        "counts; then that the release is usable: every image decodes fully and every row "
+        "of benchmark.jsonl parses and names images the release holds. Links, unsafe "
+        "manifest names and a missing release.json are failures. "
+        "Exit 0 if intact and usable, 1 otherwise, 2 if OUT is missing or is a project.",
     )
     p.add_argument("out", type=Path)
+    p.add_argument("--json", action="store_true", help="the verification's report as JSON")
 
     p = sub.add_parser("score", help="score model predictions on a release")
     p.add_argument("out", type=Path, help="the release folder")
@@ -251,7 +264,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 )
             )
         raise CliError(upgrade.need_line(), EXIT_PROBLEMS)
-    report = validate_project(project)
+    cache = DecodeCache.disabled(project.root) if args.no_cache else None
+    report = validate_project(project, cache=cache)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
         return EXIT_OK if report.valid else EXIT_PROBLEMS
@@ -462,8 +476,48 @@ def _io_error_line(exc: OSError) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command. Exit codes: 0 success; 1 problems found or the command failed
-    (one line on stderr naming the file and the reason); 2 bad usage or not a project;
-    70 an internal error (the details are written to a crash log); 130 interrupted."""
+    (one line on stderr naming the file and the reason); 2 bad usage, or not a project or
+    not a release; 70 an internal error (the details are written to a crash log); 130
+    interrupted; 141 the reader of the output went away (``| head``), said nothing about."""
+    try:
+        try:
+            return _main(argv)
+        finally:
+            if sys.stdout is not None:
+                sys.stdout.flush()  # a reader that went away is found here, not at exit
+    except BrokenPipeError:  # only ever the output's (others are reported by _main)
+        return _after_the_reader_left()
+
+
+def _is_a_pipe(stream: TextIO | None) -> bool:
+    """Whether *stream* writes to a pipe (or socket), whose reader can go away."""
+    if stream is None:
+        return False
+    try:
+        mode = os.fstat(stream.fileno()).st_mode
+    except (OSError, ValueError):  # a stream with no file behind it (a test's capture)
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def _output_is_a_pipe() -> bool:
+    """Only when the output goes to a pipe is a broken pipe its reader going away rather
+    than a failure to report."""
+    return _is_a_pipe(sys.stdout) or _is_a_pipe(sys.stderr)
+
+
+def _after_the_reader_left() -> int:
+    """`sabre-desk stats P --json | head -1`: the reader has what it wanted. What is left
+    to print goes nowhere (so Python's flush at exit finds nothing to complain about), and
+    the status is the one a shell reports for a Unix tool stopped by the closed pipe."""
+    if _is_a_pipe(sys.stdout):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     if argv is None:  # a process of its own (tests that call main() in-process pass argv)
         configure_logging()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -492,6 +546,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error(exc.message)
         return EXIT_PROBLEMS
     except OSError as exc:
+        if isinstance(exc, BrokenPipeError) and _output_is_a_pipe():
+            raise  # the reader of the output went away: main() ends quietly
         _error(_io_error_line(exc))
         return EXIT_PROBLEMS
     except MemoryError:

@@ -1,11 +1,12 @@
-"""What every command module shares: exit codes, the one-line error, the reviewer option."""
+"""What every command module shares: exit codes, the one-line error, the reviewer option,
+opening the project or the release a command names, and columns that line up."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -13,10 +14,14 @@ from sabre_desk.core.project import MANIFEST_NAME, Project
 from sabre_desk.core.upgrade_plan import UpgradePlan, plan_upgrade
 from sabre_desk.engines.gemini_call import CallCancelledError
 from sabre_desk.ground.errors import NotAProjectError
+from sabre_desk.ground.reading import folder_problem
 from sabre_desk.settings import load_settings, resolve_reviewer
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 EXIT_INTERNAL, EXIT_INTERRUPTED = 70, 130
+#: The reader of the output went away (``| head``): what a shell reports for a Unix tool
+#: stopped by the closed pipe (128 + SIGPIPE).
+EXIT_BROKEN_PIPE = 141
 T = TypeVar("T")
 
 
@@ -72,6 +77,32 @@ def require_current(project: Project) -> None:
     plan = upgrade_plan_of(project)
     if plan.needed:
         raise CliError(plan.need_line(), EXIT_PROBLEMS)
+
+
+def release_folder(path: Path) -> Path:
+    """The release folder *path* names, or a one-line usage error: a path that names
+    nothing, a file, or a project (a release is what ``export`` makes of a project)."""
+    problem = folder_problem(path)
+    if problem:
+        raise CliError(f"{path}: {problem}")
+    if (path / MANIFEST_NAME).is_file():
+        raise CliError(
+            f"{path}: this is a project, not a release; `sabre-desk export {path} OUT` "
+            "makes a release of it"
+        )
+    return path
+
+
+def columns(rows: Sequence[Sequence[str]], gap: int = 2) -> list[str]:
+    """*rows* (of equally many cells) as lines whose columns each start at the same offset:
+    every column as wide as its widest cell, *gap* spaces between, the last one unpadded."""
+    if not rows:
+        return []
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return [
+        (" " * gap).join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]])
+        for row in rows
+    ]
 
 
 def in_background(work: Callable[[threading.Event], T]) -> tuple[T | None, bool]:

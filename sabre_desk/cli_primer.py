@@ -6,23 +6,32 @@ import argparse
 import sys
 from pathlib import Path
 
+from sabre_desk.cli_common import CliError, columns
+from sabre_desk.core.manifest import project_folder, read_manifest
 from sabre_desk.core.primers import Primer, PrimerLibrary, load_primer, scaffold
-from sabre_desk.core.project import MANIFEST_NAME
+from sabre_desk.ground.errors import NotAProjectError
 
 
 def _library(project: Path | None) -> PrimerLibrary:
-    root = project if project and (project / MANIFEST_NAME).is_file() else None
-    return PrimerLibrary.for_project(root)
+    """The shipped primers and, with --project, that project's own (which must exist)."""
+    if project is not None:
+        project = project_folder(project)
+        try:  # a wrong path is one line, never silently the shipped primers alone
+            read_manifest(project)
+        except NotAProjectError as exc:
+            raise CliError(exc.message) from exc
+    return PrimerLibrary.for_project(project)
 
 
 def run_primer_command(args: argparse.Namespace) -> int:
     if args.action == "list":
         library = _library(args.project)
-        for primer in sorted(library.primers.values(), key=lambda p: p.name):
-            print(
-                f"{primer.name:12} {primer.header.pressure_test_type:22} "
-                f"{primer.header.title}  ({primer.path})"
-            )
+        rows = [
+            [p.name, p.header.pressure_test_type, p.header.title, f"({p.path})"]
+            for p in sorted(library.primers.values(), key=lambda p: p.name)
+        ]
+        for line in columns(rows):
+            print(line)
         for problem in library.problems:
             print(f"unreadable: {problem.message}")
         return 1 if library.problems else 0

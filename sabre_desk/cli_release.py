@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from sabre_desk.cli_common import release_folder
 from sabre_desk.core.export import export
 from sabre_desk.core.project import Project
 from sabre_desk.core.release import BENCHMARK, MAX_ROW, RELEASE, verify
@@ -58,6 +59,9 @@ def run_export(project: Project, args: argparse.Namespace) -> int:
         license_id=getattr(args, "license", None),
         min_reviews=getattr(args, "min_reviews", 1),
     )
+    if getattr(args, "json", False):
+        print(json.dumps(summary.to_json(), indent=2, ensure_ascii=False))
+        return 0
     for folder in summary.removed_partials:
         print(f"removed {folder}: a partial folder left by an export that was killed")
     print(
@@ -65,8 +69,8 @@ def run_export(project: Project, args: argparse.Namespace) -> int:
         f"{summary.images} images to {summary.out}"
     )
     print(f"root sha256 {summary.root_hash}")
-    if summary.not_exported():
-        print(f"not exported: {summary.not_exported()}")
+    if summary.left_out:
+        print(f"not exported: {len(summary.left_out)} cases ({summary.not_exported()})")
     for line in summary.left_out:
         print(f"  left out: {line}")
     for line in summary.warnings:
@@ -75,8 +79,12 @@ def run_export(project: Project, args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    """Print one line per problem (file and reason); exit 1 unless the release is intact."""
-    result = verify(args.out)
+    """Print one line per problem (file and reason); exit 1 unless the release is intact
+    and usable."""
+    result = verify(release_folder(args.out))
+    if getattr(args, "json", False):
+        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        return 0 if result.ok else 1
     for name in result.changed:
         print(f"CHANGED  {name}")
     for name in result.missing:
@@ -88,7 +96,10 @@ def run_verify(args: argparse.Namespace) -> int:
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if result.ok:
-        print(f"OK: {result.checked} files match; root sha256 {result.root_hash}")
+        print(
+            f"OK: {result.checked} files match, {result.decoded} images decode, "
+            f"{result.rows} rows name images the release holds; root sha256 {result.root_hash}"
+        )
         return 0
     print(
         f"FAILED: {len(result.changed)} changed, {len(result.missing)} missing, "
@@ -210,6 +221,7 @@ def _release_identity(out: Path) -> tuple[str | None, str | None]:
 
 def run_score(args: argparse.Namespace) -> int:
     """Score predictions; both files are streamed line by line with a bound per line."""
+    release_folder(args.out)
     if getattr(args, "table", None):
         return _score_table(args)
     benchmark = _benchmark_samples(args.out / BENCHMARK)

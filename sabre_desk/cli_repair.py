@@ -1,21 +1,109 @@
-"""`sabre-desk repair`: the GUI's repair, headless, writing exactly what the GUI writes."""
+"""`sabre-desk repair`: the GUI's repair, headless, writing exactly what the GUI writes.
+
+Its ``--engine`` choices, their help and a flag for each engine's values come from the
+engine registry (``add_engine_options``), so a registered engine is on the command line
+with no change here.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable
+from pathlib import Path
 
 from sabre_desk.core import repairs
 from sabre_desk.core.instructions import entities, instruction
 from sabre_desk.core.project import Project
 from sabre_desk.core.spec import ImageRole
-from sabre_desk.engines.base import RepairOp
+from sabre_desk.engines.base import (
+    EngineParam,
+    EngineSettings,
+    ParamKind,
+    ParamValue,
+    RepairEngine,
+    RepairOp,
+)
 from sabre_desk.engines.pipeline import RepairOrder
-from sabre_desk.engines.registry import make_engine
-from sabre_desk.ground.errors import ReadOnlyProjectError, RepairError
+from sabre_desk.engines.registry import (
+    ENGINES,
+    MissingValueError,
+    default_engine,
+    engine_class,
+    engines_for,
+    make_engine,
+)
+from sabre_desk.ground.errors import EngineUnavailableError, ReadOnlyProjectError, RepairError
 from sabre_desk.imaging.blend import BlendParams
 from sabre_desk.imaging.geometry import parse_box
 from sabre_desk.settings import load_settings
+
+
+def _engine_line(cls: type[RepairEngine]) -> str:
+    needs = [f"{p.flag} {p.metavar}" for p in cls.params if p.required]
+    why = cls.unavailable_reason()
+    return (
+        f"{cls.name}: {cls.label}"
+        + (f" (needs {', '.join(needs)})" if needs else "")
+        + (f" (unavailable here: {why})" if why else "")
+    )
+
+
+def _dest(param: EngineParam) -> str:
+    return f"engine_{param.name}"
+
+
+def add_engine_options(
+    parser: argparse.ArgumentParser, engines: Iterable[type[RepairEngine]] | None = None
+) -> None:
+    """``--engine`` with the registered engines (or those given) as its choices and each
+    one's label in its help, and one flag for each value an engine takes."""
+    classes = list(ENGINES.values() if engines is None else engines)
+    names = [cls.name for cls in classes]
+    lines = "; ".join(_engine_line(cls) for cls in classes)
+    parser.add_argument(
+        "--engine",
+        default=default_engine() if default_engine() in names else names[0],
+        choices=names,
+        help=f"the repair engine (default: %(default)s): {lines.replace('%', '%%')}",
+    )
+    takers: dict[str, tuple[EngineParam, list[str]]] = {}
+    for cls in classes:
+        for param in cls.params:
+            takers.setdefault(param.name, (param, []))[1].append(cls.name)
+    for param, names in takers.values():
+        parser.add_argument(
+            param.flag,
+            dest=_dest(param),
+            metavar=param.metavar,
+            help=f"{param.help}, for --engine {' or '.join(names)}".replace("%", "%%"),
+        )
+
+
+def engine_values(
+    args: argparse.Namespace, cls: type[RepairEngine]
+) -> dict[str, ParamValue | None]:
+    """The values given on the command line for the parameters of ``cls``."""
+    values: dict[str, ParamValue | None] = {}
+    for param in cls.params:
+        value = getattr(args, _dest(param), None)
+        values[param.name] = Path(value) if value and param.kind is ParamKind.IMAGE_FILE else value
+    return values
+
+
+def engine_from_args(
+    args: argparse.Namespace, settings: EngineSettings | None = None
+) -> RepairEngine:
+    """The engine ``--engine`` names, made with its flags; a reason a person can act on
+    (the flag to give, the key to set) when it cannot run."""
+    cls = engine_class(args.engine)
+    try:
+        return make_engine(args.engine, settings=settings, **engine_values(args, cls))
+    except MissingValueError as exc:
+        hint = f" (give it with {exc.param.flag} {exc.param.metavar})"
+        raise RepairError(f"--engine {args.engine}: {exc.reason}{hint}") from None
+    except EngineUnavailableError as exc:
+        raise RepairError(f"--engine {args.engine}: {exc.reason}") from None
 
 
 def run_repair_command(project: Project, args: argparse.Namespace) -> int:
@@ -40,14 +128,15 @@ def run_repair_command(project: Project, args: argparse.Namespace) -> int:
         box = parse_box(args.box)
     except ValueError as exc:
         raise RepairError(f"--box {exc}") from exc
-    settings, _ = load_settings()
-    engine = make_engine(args.engine, model=args.model or settings.gemini_model, file=args.file)
-    reason = engine.unavailable_reason()
-    if reason:
-        hint = " (give it with --file IMAGE)" if args.engine == "file" else ""
-        raise RepairError(f"--engine {args.engine}: {reason}{hint}")
-    source, target = entities(case.spec)
     op = RepairOp(args.op)
+    if op not in engine_class(args.engine).ops:
+        able = ", ".join(f"--engine {cls.name}" for cls in engines_for(op)) or "none"
+        raise RepairError(
+            f"--op {op.value}: {args.engine} cannot {op.value}; engines that can: {able}"
+        )
+    settings, _ = load_settings()
+    engine = engine_from_args(args, settings)
+    source, target = entities(case.spec)
     text = args.instruction or instruction(op, source, target, args.refine)
     params = BlendParams(
         margin_fraction=args.margin if args.margin is not None else 0.5,

@@ -25,6 +25,7 @@ from sabre_desk.cli_common import (
     exit_code,
     in_background,
     open_project,
+    release_folder,
     reviewer_name,
 )
 from sabre_desk.core.gate import ScreenStatus
@@ -121,7 +122,9 @@ def _settings() -> Settings:
     return settings
 
 
-def _engine(args: argparse.Namespace, settings: Settings) -> AnswerEngine:
+def _engine(args: argparse.Namespace, settings: Settings, asks: bool = True) -> AnswerEngine:
+    """The model the command asks; unless it *asks* nothing (a dry run), one that can be
+    asked (a key for Gemini, the client library for a local server)."""
     model = args.model or settings.screening_model
     if args.local is not None:
         if args.batch:
@@ -131,7 +134,7 @@ def _engine(args: argparse.Namespace, settings: Settings) -> AnswerEngine:
         engine: AnswerEngine = LocalAnswerer(model, args.local or settings.local_base_url)
     else:
         engine = GeminiAnswerer(model)
-    reason = engine.unavailable_reason()
+    reason = engine.unavailable_reason() if asks else None
     if reason:
         raise CliError(reason)
     return engine
@@ -167,7 +170,7 @@ def run_screen(args: argparse.Namespace) -> int:
     project = open_project(args.project, reviewer_name(args))
     if project.read_only and not args.dry_run:
         raise CliError(f"{project.root}: the project is read-only; screening writes into it")
-    engine = _engine(args, settings)
+    engine = _engine(args, settings, asks=not args.dry_run)
     prompts = shipped_prompts()
     cache = RequestCache.of_project(project.root)
     ledger = Ledger.of_project(project.root)
@@ -189,7 +192,7 @@ def run_screen(args: argparse.Namespace) -> int:
         )
         if args.dry_run:
             for case in plan.cases:
-                print(f"{case.case_id}: {len(case.probes)} probes")
+                print(f"{case.case_id}: {_n(len(case.probes), 'probe')}")
             return plan.requests, None
         report = run_screening(
             project,
@@ -242,6 +245,19 @@ def _screen_batch(
 ) -> int:
     from sabre_desk.core import screen_batch
 
+    if args.dry_run:  # asks the service nothing, not even for the state of earlier jobs
+        for job in screen_batch.pending_jobs(project):
+            print(f"job {job.name}: not collected yet; a run without --dry-run collects it")
+
+        def plan_only(cancel: threading.Event) -> int:
+            plan = plan_screening(
+                project, engine, shipped_prompts(), args.cases, args.stale, cancel
+            )
+            print(f"{len(plan.cases)} cases, {plan.requests} probes would go in a batch job")
+            return plan.requests
+
+        _, interrupted = in_background(plan_only)
+        return EXIT_INTERRUPTED if interrupted else EXIT_OK
     client = GeminiBatchClient(engine.model)
 
     def notify(line: str) -> None:
@@ -254,9 +270,6 @@ def _screen_batch(
         if cancel.is_set():
             return earlier
         plan = plan_screening(project, engine, shipped_prompts(), args.cases, args.stale, cancel)
-        if args.dry_run:
-            print(f"{len(plan.cases)} cases, {plan.requests} probes would go in a batch job")
-            return earlier
         try:
             job = screen_batch.submit(
                 project, plan, client, None if args.no_cache else cache, cancel
@@ -294,9 +307,9 @@ def _screen_batch(
 def run_predict(args: argparse.Namespace) -> int:
     from sabre_desk.core.predict import predict, predict_batch
 
+    release = release_folder(args.release)
     settings = _settings()
     engine = _engine(args, settings)
-    release: Path = args.release
     if not (release / "benchmark.jsonl").is_file():
         raise CliError(
             f"{release}: not a release (no benchmark.jsonl); `sabre-desk export` makes one"
@@ -352,6 +365,8 @@ def run_cost(args: argparse.Namespace) -> int:
         path = project.root / LEDGER_NAME
     elif target.is_file():
         path = target
+    elif not target.exists():
+        raise CliError(f"{target}: does not exist")
     else:
         raise CliError(f"{target}: neither a project nor a ledger file")
     summary = summarize(path, settings.prices)

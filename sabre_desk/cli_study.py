@@ -9,9 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from sabre_desk.cli_common import EXIT_OK, EXIT_USAGE, CliError, open_project, reviewer_name
+from sabre_desk.cli_repair import add_engine_options, engine_from_args
 from sabre_desk.core.study import METHOD_NAMES, load_study, make_study, study_report
-from sabre_desk.engines.registry import ENGINE_NAMES, OFFLINE_DEFAULT, make_engine
+from sabre_desk.engines.registry import ENGINES
+from sabre_desk.ground.errors import RepairError
 from sabre_desk.imaging.geometry import parse_box
+from sabre_desk.settings import load_settings
 
 DEFAULT_INSTRUCTION = (
     "Remove the object inside the red box completely and fill the area so that it matches "
@@ -40,8 +43,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         metavar="ID[=x0,y0,x1,y1]",
         help="a case and its defect box; repeat for each question",
     )
-    q.add_argument("--engine", default=OFFLINE_DEFAULT, choices=ENGINE_NAMES)
-    q.add_argument("--model", help="Gemini model, for --engine gemini")
+    # Every question gets its own repair, so an engine that needs a value of its own for
+    # each (the file engine's image) cannot make a study.
+    add_engine_options(
+        q, [cls for cls in ENGINES.values() if not any(p.required for p in cls.params)]
+    )
     q.add_argument("--instruction", default=DEFAULT_INSTRUCTION)
     q.set_defaults(run=run_new)
     q = study.add_parser("take", help="take a study as a participant (opens a window)")
@@ -69,10 +75,10 @@ def _defect(text: str) -> tuple[str, tuple[float, float, float, float] | None]:
 def run_new(args: argparse.Namespace) -> int:
     project = open_project(args.project, reviewer_name(args))
     defects = [_defect(text) for text in args.case]
-    engine = make_engine(args.engine, model=args.model)
-    reason = engine.unavailable_reason()
-    if reason:
-        raise CliError(f"--engine {args.engine}: {reason}")
+    try:
+        engine = engine_from_args(args, load_settings()[0])
+    except RepairError as exc:
+        raise CliError(exc.reason) from None
 
     def progress(done: int, total: int, case_id: str) -> None:
         print(f"[{done}/{total}] {case_id}", file=sys.stderr)

@@ -154,9 +154,10 @@ def _dump(data: dict[str, Any]) -> None:
 def _scope_lines(scope: ScopeAgreement) -> list[str]:
     title = "all subsets" if scope.scope == ALL else scope.scope
     lines = [
-        f"{title}: {scope.cases} cases — {scope.multiple} with two or more ratings, "
-        f"{scope.single} with one, {scope.unreviewed} unreviewed; {scope.stale} stale "
-        f"decision(s), {scope.disputed} disputed, {scope.adjudicated} adjudicated",
+        f"{title}: {scope.cases} valid cases — decided by anyone {scope.decided_by_anyone} "
+        f"({scope.multiple} with two or more ratings, {scope.single} with one), not decided "
+        f"{scope.not_decided}; stale {scope.stale}, disputed {scope.disputed}, adjudicated "
+        f"{scope.adjudicated}",
         f"  Krippendorff's α, six decisions   {scope.alpha.text()}",
         f"  Krippendorff's α, accept/reject   {scope.alpha_accept_reject.text()}",
     ]
@@ -211,6 +212,7 @@ def run_agreement(args: argparse.Namespace) -> int:
         _dump(
             {
                 "project": str(project.root),
+                "counts": ratings.counts().to_json(),
                 **report.to_json(),
                 "confusion": None if table is None else {**table.to_json(), "scope": args.subset},
             }
@@ -221,6 +223,7 @@ def run_agreement(args: argparse.Namespace) -> int:
         f"{project.name}: agreement of {len(report.reviewers)} reviewer(s) ({names}); 95 % "
         f"intervals from {report.bootstrap} bootstrap resamples of the cases (seed {report.seed})"
     )
+    print("\n".join(ratings.counts().lines()))
     for scope in [report.overall, *report.subsets]:
         print()
         print("\n".join(_scope_lines(scope)))
@@ -326,12 +329,11 @@ def run_team(args: argparse.Namespace) -> int:
 def run_stats(args: argparse.Namespace) -> int:
     project = open_project(args.project, reviewer_name(args))
     require_current(project)
-    stats = compute_stats(project.entries)
-    stats.reviewers = reviewer_progress(
-        collect(project), project.assignments, project.manifest.reviewers
-    )
+    ratings = collect(project)
+    stats = compute_stats(project.entries, ratings)
+    stats.reviewers = reviewer_progress(ratings, project.assignments, project.manifest.reviewers)
     settings, _ = load_settings()
-    funnel = pipeline_funnel(project, settings.prices)
+    funnel = pipeline_funnel(project, settings.prices, counts=stats.counts)
     if args.json:
         _dump(
             {

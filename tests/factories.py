@@ -186,3 +186,57 @@ def write_review(
     path = reviews / f"{reviewer}.json"
     path.write_text(json.dumps(data))
     return path
+
+
+#: The counts of ``every_kind_of_case`` seen by alice, as every surface must report them.
+EVERY_KIND_COUNTS = {
+    "cases": 13,
+    "valid": 12,
+    "invalid": 1,
+    "decided_by_me": 5,
+    "decided_by_anyone": 6,
+    "stale": 1,
+    "disputed": 1,
+    "with_final": 5,
+    "final_keep": 4,
+    "left_out": {"disputed": 1, "final_other": 1, "invalid": 1, "not_decided": 5, "stale": 1},
+}
+TRUNCATED_CASE = "tex02_board_marble"
+SOLVED_CASE = "ctx03_wrench_banana"
+
+
+def every_kind_of_case(demo: Path) -> Path:
+    """The demo project with a case of every kind (alice is "me"): mine, another's, one the
+    filter solved, a stale decision, a dispute, an adjudicated dispute, a final decision
+    that is not Keep, a kept case whose image is truncated, and five nobody decided."""
+    cases = demo / "cases"
+    manifest = json.loads((demo / "sabre-project.json").read_text())
+    manifest["adjudicators"] = ["carol"]
+    (demo / "sabre-project.json").write_text(json.dumps(manifest))
+    write_review(cases / "ctx01_tape_bagel", "alice", "keep")
+    write_review(cases / "ctx02_apple_tennis_ball", "bob", "keep")
+    screening = json.loads((cases / SOLVED_CASE / "screening.json").read_text())
+    for result in screening["runs"][-1]["results"].values():
+        result["response"], result["correct"] = result["answer"].capitalize() + ".", True
+    (cases / SOLVED_CASE / "screening.json").write_text(json.dumps(screening))
+    write_review(cases / SOLVED_CASE, "alice", "keep")
+    write_review(cases / "attr01_red_triangles", "alice", "keep")
+    edited = cases / "attr01_red_triangles" / "edited.png"
+    with Image.open(edited) as img:
+        repaired = img.convert("RGB")
+    repaired.putpixel((0, 0), (9, 9, 9))
+    repaired.save(edited)  # replaced since (a repair): alice's decision is stale
+    write_review(cases / "attr02_traffic_light", "alice", "keep")
+    write_review(cases / "attr02_traffic_light", "bob", "edit_failed")
+    write_review(cases / "count01_apples", "alice", "keep")
+    write_review(cases / "count01_apples", "bob", "scene_changed")
+    write_review(cases / "count01_apples", "carol", "keep", adjudication=True)
+    write_review(cases / "count02_bottles", "alice", "edit_failed")
+    truncated = cases / TRUNCATED_CASE / "edited.png"
+    data = truncated.read_bytes()
+    write_review(cases / TRUNCATED_CASE, "alice", "keep")
+    truncated.write_bytes(data[: len(data) // 3])
+    # the review was bound to the whole image: bind it to the cut one, as a reviewer who
+    # kept the case after the file was damaged would have
+    write_review(cases / TRUNCATED_CASE, "alice", "keep")
+    return demo

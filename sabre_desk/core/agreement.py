@@ -10,7 +10,7 @@ resampled, seeded, so a report is reproducible). Two scales:
 
 α (Krippendorff, nominal) uses every case with two or more ratings and any number of
 reviewers, through the ``krippendorff`` package; κ (Cohen) and percent agreement are per
-pair of reviewers over the cases both rated. Cases with a single rating, unreviewed cases
+pair of reviewers over the cases both rated. Cases with a single rating, undecided cases
 and stale decisions are counted in the report, not silently dropped. A figure that is
 undefined (fewer than two rated cases, or every rating the same so that chance agreement is
 total) is None, never a made-up 1.0 or 0.0.
@@ -195,26 +195,31 @@ class ScopeAgreement:
     """The figures of one subset (or of all cases)."""
 
     scope: str
-    cases: int = 0
-    unreviewed: int = 0
+    cases: int = 0  # valid cases
+    not_decided: int = 0  # no current decision by anyone
     single: int = 0  # one rating: counted, not in α or κ
     multiple: int = 0  # two or more ratings: what α rests on
-    stale: int = 0  # decisions made on images since replaced
+    stale: int = 0  # cases with a decision made on images since replaced (``counts``)
     disputed: int = 0
     adjudicated: int = 0
     alpha: Estimate = field(default_factory=lambda: Estimate(None, 0))
     alpha_accept_reject: Estimate = field(default_factory=lambda: Estimate(None, 0))
     pairs: list[PairAgreement] = field(default_factory=list)
 
+    @property
+    def decided_by_anyone(self) -> int:
+        return self.cases - self.not_decided
+
     def to_json(self) -> dict[str, Any]:
         return {
             "scope": self.scope,
             "cases": {
-                "total": self.cases,
-                "unreviewed": self.unreviewed,
+                "valid": self.cases,
+                "decided_by_anyone": self.decided_by_anyone,
+                "not_decided": self.not_decided,
                 "single_rating": self.single,
                 "two_or_more_ratings": self.multiple,
-                "stale_decisions": self.stale,
+                "stale": self.stale,
                 "disputed": self.disputed,
                 "adjudicated": self.adjudicated,
             },
@@ -271,10 +276,10 @@ def scope_agreement(
     result = ScopeAgreement(scope, cases=len(cases))
     for case in cases:
         n = len(case.decisions)
-        result.unreviewed += n == 0 and not case.adjudications
+        result.not_decided += n == 0 and not case.adjudications
         result.single += n == 1
         result.multiple += n >= 2
-        result.stale += len(case.stale)
+        result.stale += bool(case.stale)
         result.disputed += case.disputed
         result.adjudicated += bool(case.adjudications)
     result.alpha = alpha_estimate(_value_counts(cases, "decisions"), bootstrap, seed)

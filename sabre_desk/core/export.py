@@ -31,6 +31,7 @@ from typing import Any
 
 from sabre_desk import __version__
 from sabre_desk.core.binding import image_hashes
+from sabre_desk.core.counts import LeftOut, left_out_text, release_standing
 from sabre_desk.core.export_formats import (
     naming,
     vlmevalkit_name_problem,
@@ -38,7 +39,7 @@ from sabre_desk.core.export_formats import (
     write_jsonl,
     write_vlmevalkit,
 )
-from sabre_desk.core.final import all_reviews, question_edits, settle
+from sabre_desk.core.final import all_reviews, current_decisions, disputed, question_edits, settle
 from sabre_desk.core.gate import ScreenStatus
 from sabre_desk.core.lmms_eval_task import FOLDER as LMMS_EVAL_FOLDER
 from sabre_desk.core.lmms_eval_task import task_name, write_task
@@ -47,12 +48,14 @@ from sabre_desk.core.project import Case, Project
 from sabre_desk.core.prompts import RELEASE_PROMPTS, copy_prompts, shipped_prompts
 from sabre_desk.core.provenance import Funnel, case_provenance, probe_screening
 from sabre_desk.core.question_edits import effective
+from sabre_desk.core.ratings import unreadable_review
 from sabre_desk.core.release import RELEASE, RELEASE_FORMAT, RELEASE_VERSION, seal, write_manifest
 from sabre_desk.core.release_card import HF_FOLDER, HF_LICENSES, card, hf_file_name, hf_row
 from sabre_desk.core.review import Decision, QuestionEdit, Review
 from sabre_desk.core.spec import OPTION_LETTERS, ImageRole
 from sabre_desk.core.staging import partial_folder, remove_abandoned
-from sabre_desk.ground.errors import CaseLoadError, ProjectError, ReviewError
+from sabre_desk.core.validity import Validity
+from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.reading import open_regular
 from sabre_desk.ground.storage import current_umask, dumps_json
 from sabre_desk.imaging.io import encode_png, load_image
@@ -75,6 +78,11 @@ class ExportCancelledError(ProjectError):
     """The export was cancelled; nothing was written at the destination."""
 
 
+#: Reasons a curator must act on (a case nobody decided yet, or one decided otherwise, is
+#: simply not in the release); release.json lists these as "skipped".
+_TO_ACT_ON = frozenset(LeftOut) - {LeftOut.NOT_DECIDED, LeftOut.FINAL_OTHER}
+
+
 @dataclass
 class ExportSummary:
     out: Path
@@ -82,25 +90,38 @@ class ExportSummary:
     questions: int = 0
     images: int = 0
     root_hash: str = ""
-    skipped: list[str] = field(default_factory=list)  # case: why it was left out
     removed_partials: list[Path] = field(default_factory=list)  # left by killed exports
     warnings: list[str] = field(default_factory=list)  # exported, but e.g. a review ignored
-    not_reviewed: int = 0  # cases nobody has decided yet (not a problem, not exported)
-    other_decisions: dict[str, int] = field(default_factory=dict)  # final decision → cases
-    #: every case not in the release, with the reason ("case: why"): the skipped ones, the
-    #: unreviewed ones and those whose final decision was not exported
+    #: every case not in the release, with the reason ("case: why")
     left_out: list[str] = field(default_factory=list)
+    #: how many were left out for each reason (``counts.LeftOut``'s names)
+    left_out_counts: dict[str, int] = field(default_factory=dict)
+    #: the cases left out for a reason someone must act on ("case: why")
+    skipped: list[str] = field(default_factory=list)
 
-    def skip(self, case_id: str, why: str) -> None:
-        """A case left out for a reason someone must act on (also in release.json)."""
-        self.skipped.append(f"{case_id}: {why}")
-        self.left_out.append(f"{case_id}: {why}")
+    def leave_out(self, case_id: str, reason: LeftOut, why: str) -> None:
+        line = f"{case_id}: {why}"
+        self.left_out.append(line)
+        self.left_out_counts[reason.value] = self.left_out_counts.get(reason.value, 0) + 1
+        if reason in _TO_ACT_ON:
+            self.skipped.append(line)
 
     def not_exported(self) -> str:
         """Why the other cases are not in the release, in one line ('' when all are)."""
-        parts = [f"{self.not_reviewed} not reviewed"] if self.not_reviewed else []
-        parts += [f"{n} {d}" for d, n in sorted(self.other_decisions.items())]
-        return "; ".join(parts)
+        return left_out_text(self.left_out_counts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "out": str(self.out),
+            "cases": self.cases,
+            "questions": self.questions,
+            "images": self.images,
+            "root_sha256": self.root_hash,
+            "left_out": dict(sorted(self.left_out_counts.items())),
+            "left_out_cases": self.left_out,
+            "warnings": self.warnings,
+            "removed_partials": [str(p) for p in self.removed_partials],
+        }
 
 
 def _clone(src: int, dst: int) -> bool:
@@ -363,54 +384,33 @@ def _export_into(
     entries = project.entries
     primers = PrimerLibrary.for_project(project.root)
     funnel = Funnel()
+    validity = Validity(project, primers)
     for done, entry in enumerate(entries, 1):
         if cancel.is_set():
             raise ExportCancelledError("export cancelled; nothing was written", out)
         if progress:
             progress(done, len(entries), entry.case_id)
-        if entry.problem:
-            summary.skip(entry.case_id, f"invalid ({entry.problem})")
+        report = validity.check(entry.case_id)
+        case = report.case
+        if not report.valid or case is None:
+            summary.leave_out(entry.case_id, LeftOut.INVALID, report.reason or "invalid")
             continue
-        funnel.candidates += 1
+        funnel.valid += 1
         funnel.solved_by_filter += entry.screening is ScreenStatus.SOLVED
-        try:
-            case = project.load_case(entry.case_id)
-        except CaseLoadError as exc:
-            summary.skip(entry.case_id, exc.reason)
-            continue
-        unreadable = [w for w in case.warnings if isinstance(w, ReviewError)]
-        if unreadable:
-            # An ignored review could hide a reviewer's rejection: the case waits until the
-            # file is fixed, rather than being released on the others' word.
-            summary.skip(entry.case_id, unreadable[0].message)
-            continue
         reviews = all_reviews(case)
-        final = settle(reviews, image_hashes(case.images), adjudicators, min_reviews)
-        decision, why = final.decision, final.why
-        funnel.reviewed += decision is not None
-        if decision is None or decision not in decisions:
-            if decision is None and any(r.decision is not None for r in reviews.values()):
-                summary.skip(entry.case_id, why)
-            elif decision is None:
-                summary.not_reviewed += 1
-                summary.left_out.append(f"{entry.case_id}: not reviewed")
-            else:
-                label = decision.label
-                summary.other_decisions[label] = summary.other_decisions.get(label, 0) + 1
-                summary.left_out.append(f"{entry.case_id}: final decision {label} ({why})")
-            continue
-        if case.image_problems:
-            problem = next(iter(case.image_problems.values()))
-            summary.skip(entry.case_id, problem.reason)
-            continue
+        hashes = image_hashes(case.images)
+        final = settle(reviews, hashes, adjudicators, min_reviews)
+        current, _ = current_decisions(reviews, hashes)
         edits, conflicts = question_edits(reviews, final)
-        if conflicts:
-            summary.skip(
-                entry.case_id,
-                "conflicting question edits: " + "; ".join(conflicts) + "; an adjudicator's "
-                "edit settles them",
-            )
+        split = disputed(current, adjudicators)
+        unreadable = unreadable_review(case)
+        standing = release_standing(final, len(current), split, unreadable, conflicts, decisions)
+        funnel.with_final += final.decision is not None
+        if standing.left_out is not None:
+            summary.leave_out(entry.case_id, standing.left_out, standing.why)
             continue
+        decision, why = final.decision, final.why
+        assert decision is not None
         files: dict[str, str] = {}
         for role in case.spec.image_roles:
             target = _copy_image(case, role, tmp, link)
@@ -431,7 +431,8 @@ def _export_into(
     tsv = write_vlmevalkit(tmp / "vlmevalkit", name, rows, tmp)
     write_task(tmp / LMMS_EVAL_FOLDER, name, out)
     subsets = sorted({r["subset"] for r in rows})
-    funnel.accepted = summary.cases
+    funnel.cases, funnel.exported = len(entries), summary.cases
+    funnel.left_out = dict(sorted(summary.left_out_counts.items()))
     readme = card(
         name, summary.cases, len(rows), subsets, license_id, task_name(name), tsv, funnel.to_json()
     )

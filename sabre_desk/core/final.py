@@ -64,6 +64,13 @@ def settling(current: dict[str, Review], adjudicators: Collection[str] | None) -
     return max(settling, key=lambda r: r.decided_at or r.updated_at or "", default=None)
 
 
+def disputed(current: dict[str, Review], adjudicators: Collection[str] | None) -> bool:
+    """Whether the *current* decisions disagree with no adjudication settling them."""
+    if settling(current, adjudicators) is not None:
+        return False
+    return len({r.decision for r in current.values()}) > 1
+
+
 def settle(
     reviews: dict[str, Review],
     hashes: Hashes | None = None,

@@ -1,9 +1,10 @@
 """The pipeline's funnel: how many candidates reached each stage, from a specification to an
 accepted case, what failed on the way and what the models cost so far.
 
-Read from what the project already keeps (the staging folder, the index, the cost ledger),
-so it costs one pass over the index and no image: the same counts for `sabre-desk stats`
-and the window's Pipeline panel.
+Read from what the project already keeps (the staging folder, the index, the cost ledger);
+its last stages are the curator's ``counts`` (``valid``, ``decided_by_anyone``,
+``final_keep``), given by the caller who read the team's reviews, so `sabre-desk stats` and
+the window's Pipeline panel show the very numbers every other report shows.
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sabre_desk.core.counts import Counts
 from sabre_desk.core.gate import ScreenStatus
 from sabre_desk.core.incoming import StagedState, spec_failures, staged_cases
 from sabre_desk.core.ledger import LEDGER_NAME, ModelPrice, summarize
 from sabre_desk.core.project import CaseEntry, Project
-from sabre_desk.core.review import Decision
 
 #: Failures listed by name; the rest are counted.
 SHOWN_FAILURES = 10
@@ -32,8 +33,10 @@ class Funnel:
     imaged: int = 0  # cases in the project (made, imported or authored)
     screened: int = 0
     kept: int = 0  # screened and not solved: on to human review
-    reviewed: int = 0  # decided by this reviewer
-    accepted: int = 0  # kept by this reviewer
+    #: the curator's counts of the same names (``counts``; None: not read yet)
+    valid: int | None = None
+    decided_by_anyone: int | None = None
+    final_keep: int | None = None
     #: (what, reason): a waiting case's id, a case's id whose screening failed, or
     #: "a specification (primer)"
     failures: list[tuple[str, str]] = field(default_factory=list)
@@ -43,16 +46,22 @@ class Funnel:
     unpriced: list[str] = field(default_factory=list)
 
     @property
-    def stages(self) -> list[tuple[str, int]]:
-        """The funnel's rows, in the pipeline's order (name, count)."""
+    def stages(self) -> list[tuple[str, int | None]]:
+        """The funnel's rows, in the pipeline's order (name, count; None: not read yet)."""
         return [
             ("specified", self.specified + self.failed + self.imaged),
             ("imaged", self.imaged),
+            ("valid", self.valid),
             ("screened", self.screened),
             ("kept by the filter", self.kept),
-            ("reviewed", self.reviewed),
-            ("accepted", self.accepted),
+            ("decided by anyone", self.decided_by_anyone),
+            ("final Keep", self.final_keep),
         ]
+
+    def take_counts(self, counts: Counts) -> None:
+        self.valid = counts.valid
+        self.decided_by_anyone = counts.decided_by_anyone
+        self.final_keep = counts.final_keep
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,8 +71,9 @@ class Funnel:
             "imaged": self.imaged,
             "screened": self.screened,
             "kept": self.kept,
-            "reviewed": self.reviewed,
-            "accepted": self.accepted,
+            "valid": self.valid,
+            "decided_by_anyone": self.decided_by_anyone,
+            "final_keep": self.final_keep,
             "failures": [{"what": w, "reason": r} for w, r in self.failures],
             "calls": self.calls,
             "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
@@ -78,7 +88,7 @@ class Funnel:
 
     def lines(self) -> list[str]:
         out = ["pipeline:"]
-        out += [f"  {name:24} {n:6}" for name, n in self.stages]
+        out += [f"  {name:24} {'–' if n is None else n:>6}" for name, n in self.stages]
         waiting = f"  waiting for images: {self.specified}, failed {self.failed}"
         out.append(waiting + f", specifications never valid: {self.spec_failures}")
         out.append(f"  model calls: {self.calls}, cost so far: {self.cost_text}")
@@ -96,9 +106,8 @@ SCREENING_FAILED = (
 
 
 def count_cases(funnel: Funnel, entries: Sequence[CaseEntry]) -> None:
+    """Add *entries* (cases in the project) to the stages the index can tell."""
     for entry in entries:
-        if entry.problem:
-            continue
         funnel.imaged += 1
         if entry.screening in SCREENED:
             funnel.screened += 1
@@ -106,19 +115,20 @@ def count_cases(funnel: Funnel, entries: Sequence[CaseEntry]) -> None:
             funnel.failures.append((entry.case_id, SCREENING_FAILED))
         if entry.screening is ScreenStatus.KEPT:
             funnel.kept += 1
-        if entry.decision is not None and entry.decision is not Decision.NEEDS_RECHECK:
-            funnel.reviewed += 1
-            funnel.accepted += entry.decision is Decision.KEEP
 
 
 def pipeline_funnel(
     project: Project,
     prices: Mapping[str, ModelPrice],
     entries: Sequence[CaseEntry] | None = None,
+    counts: Counts | None = None,
 ) -> Funnel:
     """The funnel of *project*, counting *entries* (default: its index; the window passes
-    a copy taken on its own thread and reads the rest on a worker)."""
+    a copy taken on its own thread and reads the rest on a worker), its last stages from
+    *counts* (None: left unknown)."""
     funnel = Funnel()
+    if counts is not None:
+        funnel.take_counts(counts)
     root = project.root
     for staged in staged_cases(root):
         if staged.state is StagedState.FAILED:

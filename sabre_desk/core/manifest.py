@@ -11,6 +11,7 @@ from sabre_desk.core.gate import ScreeningSettings
 from sabre_desk.core.image_settings import ImageSettings
 from sabre_desk.ground.errors import NotAProjectError
 from sabre_desk.ground.ids import id_problem
+from sabre_desk.ground.reading import folder_problem
 from sabre_desk.ground.storage import read_json
 from sabre_desk.ground.validation_messages import describe_validation_error
 
@@ -74,8 +75,9 @@ class Manifest(BaseModel):
 
 def read_manifest(root: Path) -> Manifest:
     path = root / MANIFEST_NAME
-    if not root.is_dir():
-        raise NotAProjectError("not a folder", root)
+    problem = folder_problem(root)
+    if problem:
+        raise NotAProjectError(problem, root)
     if not path.is_file():
         raise NotAProjectError(f"not a sabre-desk project (it has no {MANIFEST_NAME})", root)
     data, _ = read_json(path, "manifest", NotAProjectError)

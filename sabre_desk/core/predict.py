@@ -24,6 +24,7 @@ from sabre_desk.core.release import BENCHMARK, MAX_ROW, unsafe_name
 from sabre_desk.core.screen_run import MAX_IMAGE_BYTES, MIME_TYPES, run_bounded
 from sabre_desk.engines.answers import Answer, AnswerEngine, AnswerRequest
 from sabre_desk.engines.gemini_batch import BatchItem, BatchState, GeminiBatchClient
+from sabre_desk.engines.gemini_qa import GeminiAnswerer
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.reading import iter_lines, loads, read_limited
 from sabre_desk.ground.storage import append_history, atomic_write_bytes, read_json
@@ -215,6 +216,4 @@ def predict_batch(
 
 def client_engine(client: GeminiBatchClient) -> AnswerEngine:
     """The batch client's model as an engine, for building request configurations."""
-    from sabre_desk.engines.gemini_qa import GeminiAnswerer
-
     return GeminiAnswerer(client.model, client.base_url)

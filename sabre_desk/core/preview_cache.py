@@ -80,8 +80,15 @@ def cache_folder(project_root: Path, read_only: bool | None = None) -> Path:
     own = root / PROJECT_CACHE_DIR
     if not read_only and not own.is_symlink() and not (own / PREVIEWS_DIR).is_symlink():
         return own / PREVIEWS_DIR
+    return user_cache_folder(root) / PREVIEWS_DIR
+
+
+def user_cache_folder(project_root: Path) -> Path:
+    """The project's own folder in the per-user cache folder, named after its absolute
+    path (what is cached there is this user's, never written into the project)."""
+    root = Path(project_root).absolute()
     digest = hashlib.sha256(str(root).encode()).hexdigest()[:20]
-    return user_cache_root() / "projects" / f"{root.name[:40]}-{digest}" / PREVIEWS_DIR
+    return user_cache_root() / "projects" / f"{root.name[:40]}-{digest}"
 
 
 def stamp(path: Path) -> Stamp | None:

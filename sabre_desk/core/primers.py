@@ -28,6 +28,7 @@ from sabre_desk.core.spec import (
     SampleSpec,
 )
 from sabre_desk.ground.errors import ProjectError
+from sabre_desk.ground.paths import primers_dir
 from sabre_desk.ground.reading import LIMITS, json_depth_problem, read_limited
 from sabre_desk.ground.validation_messages import describe_validation_error
 
@@ -304,8 +305,6 @@ class PrimerLibrary:
 
     @classmethod
     def for_project(cls, project_root: Path | None) -> PrimerLibrary:
-        from sabre_desk.ground.paths import primers_dir
-
         folders = [project_root / "primers"] if project_root else []
         return cls([*folders, primers_dir()])
 

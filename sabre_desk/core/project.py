@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from sabre_desk.core.assignments import Assignments, AssignmentsError, read_assignments
 from sabre_desk.core.binding import image_hashes, is_stale, quick_stale
+from sabre_desk.core.decode_cache import identity
 from sabre_desk.core.gate import GateRule, ScreenStatus
 from sabre_desk.core.manifest import (
     MANIFEST_NAME,
@@ -157,6 +158,8 @@ class Project:
         self._mine: set[str] | None = None  # the cases assigned to this reviewer
         self._position: dict[str, int] = {}
         self._concept_owner: dict[str, str] = {}
+        #: images found not to decode: case → (image, reason, the image's identity then)
+        self._undecodable: dict[str, tuple[Path, str, str | None]] = {}
 
     # --- opening and indexing ---------------------------------------------------------
 
@@ -216,6 +219,7 @@ class Project:
         """Start indexing in pieces: the window indexes the first cases at once and the rest
         behind the first case shown (``add_entries`` with each piece, on its own thread)."""
         self.entries, self._position, self._concept_owner = [], {}, {}
+        self._undecodable = {}
         self.indexing = True
         skipped: list[tuple[Path, str]] = []
         try:
@@ -331,6 +335,23 @@ class Project:
         entry = replace(entry, changes_outside=old.changes_outside, disputed=old.disputed)
         if old.problem and old.problem.startswith("duplicate concept_id"):
             entry = replace(entry, problem=old.problem, problem_file=old.problem_file)
+        undecodable = self._undecodable.get(case_id)
+        if undecodable is not None and entry.problem is None:
+            image, reason, then = undecodable
+            if identity(image) == then:  # the same broken file: still invalid
+                entry = replace(entry, problem=reason, problem_file=image)
+        return entry
+
+    def mark_invalid(self, case_id: str, reason: str, image: Path) -> CaseEntry | None:
+        """Record that *image* of *case_id* does not decode (``validity`` found it), so the
+        index calls the case invalid until that file changes. Returns the new entry."""
+        entry = self.entry(case_id)
+        if entry is None:
+            return None
+        self._undecodable[case_id] = (image, reason, identity(image))
+        if entry.problem is None:
+            entry = replace(entry, problem=f"{image.name}: {reason}", problem_file=image)
+            self.replace_entry(entry)
         return entry
 
     def entry(self, case_id: str) -> CaseEntry | None:
@@ -551,7 +572,14 @@ class Project:
 
     def screening_of(self, case: Case) -> CaseScreening:
         """The filter gate on *case* as it is now, with each probe's result (stale or not)."""
-        return case_screening(case, self.gate)
+        return case_screening(
+            case.folder,
+            case.spec,
+            case.review,
+            case.other_reviews.values(),
+            case.screening,
+            self.gate,
+        )
 
 
 def _before_replace(path: Path) -> None:

@@ -7,7 +7,7 @@ reviewed, accepted, repaired.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sabre_desk.core.primers import PrimerLibrary
@@ -74,11 +74,15 @@ def probe_screening(case: Case, probe_id: str) -> dict[str, Any] | None:
 
 @dataclass
 class Funnel:
-    candidates: int = 0  # valid cases in the project
-    solved_by_filter: int = 0  # the filtering model answered them: discarded
-    reviewed: int = 0  # a final decision was reached
-    accepted: int = 0  # released
-    repaired: int = 0  # released with at least one accepted repair
+    """How the project's cases became the release, under the names of ``counts``."""
 
-    def to_json(self) -> dict[str, int]:
+    cases: int = 0  # case folders in the project
+    valid: int = 0
+    solved_by_filter: int = 0  # the filtering model answered them: discarded
+    with_final: int = 0  # a final decision was reached (with the release's --min-reviews)
+    exported: int = 0  # in this release
+    repaired: int = 0  # released with at least one accepted repair
+    left_out: dict[str, int] = field(default_factory=dict)  # by reason (counts.LeftOut)
+
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)

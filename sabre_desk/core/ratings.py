@@ -10,14 +10,23 @@ export loads it, so a review that export would ignore is not counted here either
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from sabre_desk.core.binding import image_hashes
-from sabre_desk.core.final import Final, all_reviews, current_decisions, settle
-from sabre_desk.core.project import Case, Project
+from sabre_desk.core.counts import CaseCount, Counts, release_standing, total
+from sabre_desk.core.final import (
+    Final,
+    all_reviews,
+    current_decisions,
+    disputed,
+    question_edits,
+    settle,
+)
+from sabre_desk.core.project import Case, CaseEntry, Project
 from sabre_desk.core.review import Decision, Review
-from sabre_desk.ground.errors import CaseLoadError
+from sabre_desk.core.validity import Validity
+from sabre_desk.ground.errors import ReviewError
 
 UNKNOWN_SUBSET = "(unknown)"
 Progress = Callable[[int, int], None]
@@ -34,6 +43,8 @@ class CaseRatings:
     #: reviewers whose decision was made on images since replaced
     stale: tuple[str, ...]
     final: Final
+    #: what the case adds to the curator's counts (None: built by hand, as tests do)
+    count: CaseCount | None = None
 
     @property
     def disputed(self) -> bool:
@@ -46,8 +57,13 @@ class TeamRatings:
     cases: list[CaseRatings] = field(default_factory=list)
     #: cases that could not be read, "case: why" (counted, never silently dropped)
     problems: list[str] = field(default_factory=list)
-    #: invalid cases (not rated)
+    #: invalid cases (not rated), and why each is invalid ("case: why")
     invalid: int = 0
+    invalid_cases: list[str] = field(default_factory=list)
+
+    def counts(self) -> Counts:
+        """The curator's counts (``counts``) of the cases read."""
+        return total(self.invalid, (c.count for c in self.cases if c.count is not None))
 
     @property
     def reviewers(self) -> list[str]:
@@ -70,7 +86,16 @@ def adjudicators_of(project: Project) -> list[str] | None:
     return project.manifest.adjudicators or None
 
 
-def rate(case: Case, subset: str, adjudicators: Collection[str] | None) -> CaseRatings:
+def unreadable_review(case: Case) -> str | None:
+    """Why a review of *case* is ignored, if one is (it holds the case out of a release)."""
+    return next((w.message for w in case.warnings if isinstance(w, ReviewError)), None)
+
+
+def rate(
+    case: Case, subset: str, adjudicators: Collection[str] | None, reviewer: str | None = None
+) -> CaseRatings:
+    """The ratings of one valid case, and what it adds to the counts (*reviewer*: whose
+    decisions count as "decided by me")."""
     reviews = all_reviews(case)
     hashes = image_hashes(case.images)
     current, stale = current_decisions(reviews, hashes)
@@ -81,28 +106,44 @@ def rate(case: Case, subset: str, adjudicators: Collection[str] | None) -> CaseR
         target = adjudications if is_adjudication(review, adjudicators) else decisions
         target[name] = review.decision
     final = settle(reviews, hashes, adjudicators)
-    return CaseRatings(case.case_id, subset, decisions, adjudications, stale, final)
+    split = disputed(current, adjudicators)
+    standing = release_standing(
+        final, len(current), split, unreadable_review(case), question_edits(reviews, final)[1]
+    )
+    count = CaseCount(
+        mine=reviewer is not None and reviewer in current,
+        anyone=bool(current),
+        stale=bool(stale),
+        disputed=split,
+        standing=standing,
+    )
+    return CaseRatings(case.case_id, subset, decisions, adjudications, stale, final, count)
 
 
 def collect(
-    project: Project, progress: Progress | None = None, cancel: threading.Event | None = None
+    project: Project,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    validity: Validity | None = None,
+    entries: Sequence[CaseEntry] | None = None,
 ) -> TeamRatings:
-    """The ratings of every valid case of the (indexed) project."""
+    """The ratings of every valid case of the (indexed) project (``validity`` decides which
+    are valid: the same rule `validate` and `export` use)."""
     ratings = TeamRatings()
     adjudicators = adjudicators_of(project)
-    entries = list(project.entries)
+    validity = validity or Validity(project)
+    entries = list(project.entries if entries is None else entries)
     for done, entry in enumerate(entries, 1):
         if cancel is not None and cancel.is_set():
             break
         if progress is not None and done % 200 == 0:
             progress(done, len(entries))
-        if entry.problem:
+        report = validity.check(entry.case_id)
+        if not report.valid or report.case is None:
             ratings.invalid += 1
+            ratings.invalid_cases.append(f"{entry.case_id}: {report.reason}")
             continue
-        try:
-            case = project.load_case(entry.case_id)
-        except CaseLoadError as exc:
-            ratings.problems.append(f"{entry.case_id}: {exc.reason}")
-            continue
-        ratings.cases.append(rate(case, entry.subset or UNKNOWN_SUBSET, adjudicators))
+        ratings.cases.append(
+            rate(report.case, entry.subset or UNKNOWN_SUBSET, adjudicators, project.reviewer)
+        )
     return ratings

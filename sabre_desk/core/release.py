@@ -21,12 +21,13 @@ import json
 import os
 import stat
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
 from sabre_desk.core.export_formats import naming
-from sabre_desk.ground.errors import ProjectError
+from sabre_desk.ground.errors import ImageError, ProjectError
 from sabre_desk.ground.hashing import hash_stream, sha256_file
 from sabre_desk.ground.reading import (
     LIMITS,
@@ -39,6 +40,7 @@ from sabre_desk.ground.reading import (
     read_json_file,
     read_limited,
 )
+from sabre_desk.imaging.io import IMAGE_EXTENSIONS, check_decodes
 
 MANIFEST = "MANIFEST.sha256"
 RELEASE = "release.json"  # holds the root hash, so it cannot be listed in the manifest
@@ -144,10 +146,26 @@ class Verification:
     warnings: list[str] = field(default_factory=list)
     checked: int = 0
     root_hash: str | None = None
+    decoded: int = 0  # images that decode fully
+    rows: int = 0  # rows of benchmark.jsonl whose images the release holds
 
     @property
     def ok(self) -> bool:
         return not (self.changed or self.missing or self.extra or self.problems)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "root_sha256": self.root_hash,
+            "files_checked": self.checked,
+            "images_decoded": self.decoded,
+            "rows_checked": self.rows,
+            "changed": self.changed,
+            "missing": self.missing,
+            "extra": self.extra,
+            "problems": self.problems,
+            "warnings": self.warnings,
+        }
 
 
 def _read_release(root: Path, result: Verification) -> dict[str, Any] | None:
@@ -266,6 +284,8 @@ def _check_counts(
             rows += 1
             cases.add(str(row.get("case_id")))
             subsets[str(row.get("subset"))] += 1
+            if _row_images_held(row, number, listed, result):
+                result.rows += 1
     except ProjectError as exc:
         result.problems.append(f"{BENCHMARK}: {exc.reason}")
         return
@@ -281,6 +301,49 @@ def _check_counts(
                 f"{RELEASE}: says {key} {json.dumps(release.get(key))}, "
                 f"but {source} has {json.dumps(value)}"
             )
+
+
+def _row_images_held(
+    row: dict[str, Any], number: int, listed: dict[str, str], result: Verification
+) -> bool:
+    """Whether every image *row* names (``image`` and each ``…file_name``) is a file the
+    release holds; each one it does not is a problem naming the row."""
+    names = [v for k, v in row.items() if k == "image" or k.endswith("file_name")]
+    if not names:
+        result.problems.append(f"{BENCHMARK}: line {number} names no image")
+        return False
+    held = True
+    for name in names:
+        if not isinstance(name, str) or name not in listed:
+            result.problems.append(
+                f"{BENCHMARK}: line {number} names image {name!r}, which the release does not hold"
+            )
+            held = False
+    return held
+
+
+def _check_images(root: Path, listed: dict[str, str], bad: set[str], result: Verification) -> None:
+    """Every image of the release must decode fully: a truncated file keeps its hash, and a
+    model evaluated on it would fail. Files with the same bytes are decoded once."""
+    groups: dict[str, list[str]] = {}  # digest → the images with those bytes
+    for name, digest in listed.items():
+        if name not in bad and name.lower().endswith(IMAGE_EXTENSIONS):
+            groups.setdefault(digest, []).append(name)
+
+    def decode(name: str) -> str | None:
+        try:
+            check_decodes(root.joinpath(*name.split("/")))
+        except ImageError as exc:
+            return exc.reason
+        return None
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        verdicts = pool.map(decode, [names[0] for names in groups.values()])
+        for names, reason in zip(groups.values(), verdicts, strict=True):
+            if reason is None:
+                result.decoded += len(names)
+            else:
+                result.problems += [f"{name}: {reason}" for name in names]
 
 
 def verify(root: Path) -> Verification:
@@ -307,7 +370,8 @@ def verify(root: Path) -> Verification:
         if not _blocked(name, found.odd):
             _check_file(root, name, digest, result)
     result.extra = [name for name in found.files if name not in listed]
-    bad = set(result.changed) | set(result.missing)
-    if release is not None and BENCHMARK in listed and BENCHMARK not in bad | found.odd.keys():
+    bad = set(result.changed) | set(result.missing) | set(found.odd)
+    if release is not None and BENCHMARK in listed and BENCHMARK not in bad:
         _check_counts(root, release, listed, result)
+    _check_images(root, listed, bad, result)
     return result

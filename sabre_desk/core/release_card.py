@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sabre_desk.core.counts import left_out_text
 from sabre_desk.core.spec import OPTION_LETTERS
 
 HF_FOLDER = "hf"
@@ -102,15 +103,19 @@ def _license(license_id: str | None) -> tuple[str, str]:
     )
 
 
-def _funnel(funnel: dict[str, int] | None) -> str:
-    """How the project's candidates became this release (the paper's Appendix D.4)."""
+def _funnel(funnel: dict[str, Any] | None) -> str:
+    """How the project's cases became this release (the paper's Appendix D.4), under the
+    names every report of sabre-desk uses (``counts``)."""
     if not funnel:
         return ""
+    left_out = left_out_text(funnel.get("left_out") or {})
     return (
-        f"\nFrom {funnel['candidates']} candidates in the project: {funnel['solved_by_filter']} "
-        f"solved by the filtering model (discarded), {funnel['reviewed']} with a final review "
-        f"decision, {funnel['accepted']} accepted into this release, {funnel['repaired']} of "
-        "them after a localized repair. Each question's `provenance` in `benchmark.jsonl` names "
+        f"\nFrom {funnel['cases']} cases in the project ({funnel['valid']} valid): "
+        f"{funnel['solved_by_filter']} solved by the filtering model (discarded), "
+        f"{funnel['with_final']} with a final decision, {funnel['exported']} exported into this "
+        f"release, {funnel['repaired']} of them after a localized repair"
+        + (f"; left out: {left_out}" if left_out else "")
+        + ". Each question's `provenance` in `benchmark.jsonl` names "
         "its primer (and the hash of its file), its generation record, the filtering model's "
         "answer, the reviewers' boxes and the repairs.\n"
     )
@@ -124,7 +129,7 @@ def card(
     license_id: str | None = None,
     task: str = "",
     tsv: dict[str, str] | None = None,
-    funnel: dict[str, int] | None = None,
+    funnel: dict[str, Any] | None = None,
 ) -> str:
     """The dataset card (README.md): its YAML header, how the release is laid out, and how to
     evaluate a model on it with datasets, lmms-eval, VLMEvalKit and sabre-desk."""

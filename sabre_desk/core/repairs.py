@@ -388,22 +388,6 @@ def take_step(project: Project, case: Case, step: RepairStep, repair_id: str) ->
     return restore_preview(project, case, repair_id)
 
 
-def repaired_since(case: Case, role: ImageRole, at: str) -> RepairRecord | None:
-    """The accepted repair that replaced *role*'s image after the moment *at* (an ISO
-    stamp, e.g. a screening run's), by any reviewer; None when the image is as it was.
-
-    A filter answer given on the image before it was repaired is about another image."""
-    reviews = [case.review, *case.other_reviews.values()]
-    decided = sorted(
-        (r for review in reviews for r in review.repairs if r.image_role == role and r.decided_at),
-        key=lambda r: r.decided_at or "",
-    )
-    last = next((r for r in reversed(decided) if r.status in ("accepted", "reverted")), None)
-    if last is None or last.status != "accepted" or (last.decided_at or "") <= at:
-        return None
-    return last
-
-
 def needs_recovery(case: Case) -> bool:
     return any(r.status in ("accepting", "reverting") for r in case.review.repairs)
 

@@ -8,6 +8,7 @@ newer version may add.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -228,6 +229,22 @@ class Review(BaseModel):
     @classmethod
     def empty(cls, case_id: str, reviewer: str) -> Review:
         return cls(case_id=case_id, reviewer=reviewer)
+
+
+def repaired_since(reviews: Iterable[Review], role: ImageRole, at: str) -> RepairRecord | None:
+    """The accepted repair that replaced *role*'s image after the moment *at* (an ISO
+    stamp, e.g. a screening run's), by any of the case's *reviews*; None when the image is as
+    it was (never repaired since, or the last repair was reverted).
+
+    A filter answer given on the image before it was repaired is about another image."""
+    decided = sorted(
+        (r for review in reviews for r in review.repairs if r.image_role == role and r.decided_at),
+        key=lambda r: r.decided_at or "",
+    )
+    last = next((r for r in reversed(decided) if r.status in ("accepted", "reverted")), None)
+    if last is None or last.status != "accepted" or (last.decided_at or "") <= at:
+        return None
+    return last
 
 
 def ownership_problem(review: Review, case_id: str, reviewer: str) -> str | None:

@@ -19,7 +19,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sabre_desk.core.child_job import ChildJob, require
-from sabre_desk.core.screen_run import ScreenProgress, ScreenReport
+from sabre_desk.core.ledger import Ledger
+from sabre_desk.core.project import Project
+from sabre_desk.core.prompts import shipped_prompts
+from sabre_desk.core.request_cache import RequestCache
+from sabre_desk.core.screen_run import (
+    ScreenProgress,
+    ScreenReport,
+    plan_screening,
+    run_screening,
+)
+from sabre_desk.engines.answers import AnswerEngine
+from sabre_desk.engines.gemini_qa import GeminiAnswerer
+from sabre_desk.engines.local_qa import LocalAnswerer
 
 
 @dataclass(frozen=True)
@@ -41,15 +53,6 @@ def screen_in_child(
     order: ScreenOrder, progress: Callable[[ScreenProgress], None], stop: threading.Event
 ) -> ScreenReport:
     """The child's run: plan, calls, writes."""
-    from sabre_desk.core.ledger import Ledger
-    from sabre_desk.core.project import Project
-    from sabre_desk.core.prompts import shipped_prompts
-    from sabre_desk.core.request_cache import RequestCache
-    from sabre_desk.core.screen_run import plan_screening, run_screening
-    from sabre_desk.engines.answers import AnswerEngine
-    from sabre_desk.engines.gemini_qa import GeminiAnswerer
-    from sabre_desk.engines.local_qa import LocalAnswerer
-
     engine: AnswerEngine = (
         LocalAnswerer(order.model, order.local_url)
         if order.local_url

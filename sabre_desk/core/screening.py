@@ -16,10 +16,10 @@ its ``screening.json`` (another tool appended a run) is ignored and the run read
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -31,6 +31,8 @@ from sabre_desk.core.gate import (
     current_probes,
     judge,
 )
+from sabre_desk.core.review import Review, repaired_since
+from sabre_desk.core.spec import SampleSpec
 from sabre_desk.ground.errors import ScreeningError
 from sabre_desk.ground.hashing import file_sha256
 from sabre_desk.ground.storage import (
@@ -40,9 +42,6 @@ from sabre_desk.ground.storage import (
     remove_orphan_temps,
 )
 from sabre_desk.ground.validation_messages import describe_validation_error
-
-if TYPE_CHECKING:
-    from sabre_desk.core.project import Case
 
 SCREENING_NAME = "screening.json"
 BRIEF_NAME = "screening.brief.json"
@@ -301,27 +300,32 @@ def _own_repairs_since(review: Mapping[str, Any] | None, at: str) -> dict[str, s
     return out
 
 
-def case_screening(case: Case, rule: GateRule) -> CaseScreening:
-    """The screening status of a loaded case, with every probe's result as the probe table
+def case_screening(
+    folder: Path,
+    spec: SampleSpec,
+    review: Review,
+    other_reviews: Iterable[Review],
+    record: ScreeningRecord | None,
+    rule: GateRule,
+) -> CaseScreening:
+    """The screening status of a loaded case (its folder, spec, this reviewer's review, the
+    others' reviews and its screening record), with every probe's result as the probe table
     shows it (stale results say why)."""
-    from sabre_desk.core.repairs import repaired_since
-
-    record = case.screening
     run = record.latest if record is not None else None
     edits = {
         pid: e.model_dump(mode="json", exclude_none=True)
-        for pid, e in case.review.question_edits.items()
+        for pid, e in review.question_edits.items()
     }
-    probes = current_probes([q.model_dump(mode="json") for q in case.spec.questions], edits)
+    probes = current_probes([q.model_dump(mode="json") for q in spec.questions], edits)
     repaired: dict[str, str | None] = {}
     if run is not None:
-        for role in case.spec.image_roles:
-            repair = repaired_since(case, role, run.at)
+        reviews = [review, *other_reviews]
+        for role in spec.image_roles:
+            repair = repaired_since(reviews, role, run.at)
             if repair is not None:
                 repaired[role.value] = (
                     f"computed before repair {repair.id} replaced the {role.value} image"
                 )
     data = run.model_dump(mode="json") if run is not None else None
-    subset = case.spec.pressure_test_type
-    verdict = case_verdict(case.folder, data, probes, subset, rule, repaired)
+    verdict = case_verdict(folder, data, probes, spec.pressure_test_type, rule, repaired)
     return CaseScreening(verdict, run, record)

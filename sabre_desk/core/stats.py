@@ -10,50 +10,42 @@ from typing import Any
 from sabre_desk.core.activity import TimeReport, activity
 from sabre_desk.core.agreement import BOOTSTRAP, AgreementReport, agreement
 from sabre_desk.core.assignments import Assignments
+from sabre_desk.core.counts import Counts
 from sabre_desk.core.project import CaseEntry, Project
 from sabre_desk.core.ratings import TeamRatings, collect
 
 
 @dataclass
 class ProjectStats:
-    total: int = 0
-    reviewed: int = 0
-    invalid: int = 0
+    """What `sabre-desk stats` reports: the curator's ``counts`` (one meaning per name),
+    cases per subset, and this reviewer's own decisions per subset and per decision."""
+
+    counts: Counts = field(default_factory=Counts)
     by_subset: dict[str, int] = field(default_factory=dict)
-    by_decision: dict[str, int] = field(default_factory=dict)
-    decisions_by_subset: dict[str, dict[str, int]] = field(default_factory=dict)
+    my_decisions: dict[str, int] = field(default_factory=dict)
+    my_decisions_by_subset: dict[str, dict[str, int]] = field(default_factory=dict)
     #: each reviewer's progress (filled when the team's reviews were read)
     reviewers: list[ReviewerProgress] = field(default_factory=list)
 
-    @property
-    def unreviewed(self) -> int:
-        return self.total - self.reviewed
-
     def to_json(self) -> dict[str, Any]:
         return {
-            "total": self.total,
-            "reviewed": self.reviewed,
-            "unreviewed": self.unreviewed,
-            "invalid": self.invalid,
+            "counts": self.counts.to_json(),
             "by_subset": self.by_subset,
-            "by_decision": self.by_decision,
-            "decisions_by_subset": self.decisions_by_subset,
+            "my_decisions": self.my_decisions,
+            "my_decisions_by_subset": self.my_decisions_by_subset,
             "reviewers": [r.to_json() for r in self.reviewers],
         }
 
     def lines(self, name: str, reviewer: str) -> list[str]:
         """The report `sabre-desk stats` prints."""
-        out = [
-            f"{name}: {self.total} cases, reviewed {self.reviewed} / {self.total} "
-            f"by {reviewer}, {self.invalid} invalid",
-            "",
-            "per subset:",
-        ]
+        out = [f"{name} (counts; 'me' is {reviewer}):"]
+        out += [f"  {line}" for line in self.counts.lines()]
+        out += ["", "per subset (cases; my decisions):"]
         for subset, n in self.by_subset.items():
-            detail = ", ".join(f"{k} {v}" for k, v in self.decisions_by_subset[subset].items())
+            detail = ", ".join(f"{k} {v}" for k, v in self.my_decisions_by_subset[subset].items())
             out.append(f"  {subset:24} {n:6}   ({detail})")
-        out += ["", "per decision:"]
-        out += [f"  {decision:24} {n:6}" for decision, n in self.by_decision.items()]
+        out += ["", "my decisions:"]
+        out += [f"  {decision:24} {n:6}" for decision, n in self.my_decisions.items()]
         if self.reviewers:
             out += ["", "per reviewer:"]
             out += [f"  {r.text()}" for r in self.reviewers]
@@ -134,30 +126,27 @@ def reviewer_progress(
     return progress
 
 
-UNREVIEWED = "unreviewed"
+UNDECIDED = "not decided"
 UNKNOWN_SUBSET = "(unknown)"
 
 
-def compute_stats(entries: list[CaseEntry]) -> ProjectStats:
+def compute_stats(entries: list[CaseEntry], ratings: TeamRatings) -> ProjectStats:
+    """The stats of the indexed *entries*, with the counts of the team's *ratings* (read by
+    ``ratings.collect``, which applies ``validity``)."""
     by_subset: Counter[str] = Counter()
     by_decision: Counter[str] = Counter()
     matrix: dict[str, Counter[str]] = {}
-    reviewed = invalid = 0
     for e in entries:
         subset = e.subset or UNKNOWN_SUBSET
-        decision = e.decision.value if e.decision else UNREVIEWED
+        decision = e.decision.value if e.decision else UNDECIDED
         by_subset[subset] += 1
         by_decision[decision] += 1
         matrix.setdefault(subset, Counter())[decision] += 1
-        reviewed += e.decision is not None
-        invalid += e.problem is not None
     return ProjectStats(
-        total=len(entries),
-        reviewed=reviewed,
-        invalid=invalid,
+        counts=ratings.counts(),
         by_subset=dict(sorted(by_subset.items())),
-        by_decision=dict(sorted(by_decision.items())),
-        decisions_by_subset={k: dict(sorted(v.items())) for k, v in sorted(matrix.items())},
+        my_decisions=dict(sorted(by_decision.items())),
+        my_decisions_by_subset={k: dict(sorted(v.items())) for k, v in sorted(matrix.items())},
     )
 
 
@@ -169,6 +158,10 @@ class TeamSummary:
     agreement: AgreementReport
     progress: list[ReviewerProgress]
     time: TimeReport
+
+    @property
+    def counts(self) -> Counts:
+        return self.ratings.counts()
 
 
 def team_summary(project: Project, bootstrap: int = BOOTSTRAP) -> TeamSummary:

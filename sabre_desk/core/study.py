@@ -31,7 +31,7 @@ from sabre_desk.core.project import Project
 from sabre_desk.core.review import utc_now
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.engines.base import RepairEngine, RepairOp
-from sabre_desk.engines.opencv import OpenCVEngine
+from sabre_desk.engines.opencv import TeleaEngine
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.ids import id_problem
@@ -129,7 +129,7 @@ def candidates_for(
         image, RepairOrder(box, RepairOp.REMOVE, instruction, everything), engine
     )
     whole = paste(image, whole_run.reply, whole_run.plan.rect)
-    inpaint = run_repair(image, order, OpenCVEngine("opencv-telea")).image
+    inpaint = run_repair(image, order, TeleaEngine()).image
     return {"soft": patched.image, "hard": hard, "whole": whole, "inpaint": inpaint}
 
 

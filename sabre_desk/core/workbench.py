@@ -120,13 +120,22 @@ class CaseFilter:
 
 @dataclass(frozen=True)
 class Counts:
-    total: int = 0
-    reviewed: int = 0
+    """The counts the index can tell, under the names of ``counts.Counts`` (which defines
+    them): ``cases``, ``invalid`` (as far as the index knows), ``decided_by_me``."""
+
+    cases: int = 0
+    decided_by_me: int = 0
     invalid: int = 0
 
     @property
     def valid(self) -> int:
-        return self.total - self.invalid
+        return self.cases - self.invalid
+
+
+def decided_by_me(e: CaseEntry) -> bool:
+    """A current decision of this reviewer on a valid case (one made on images since
+    replaced is stale and does not count), as ``counts`` defines it."""
+    return e.decision is not None and not e.stale and e.problem is None
 
 
 def _is_todo(e: CaseEntry) -> bool:
@@ -170,8 +179,8 @@ class Workbench:
         self.subsets = sorted({e.subset for e in self.entries if e.subset})
         self.current = None
         self.counts = Counts(
-            total=len(self.entries),
-            reviewed=sum(e.decision is not None for e in self.entries),
+            cases=len(self.entries),
+            decided_by_me=sum(map(decided_by_me, self.entries)),
             invalid=sum(e.problem is not None for e in self.entries),
         )
         self._rebuild()
@@ -197,8 +206,8 @@ class Workbench:
         self._visible.update(shown)
         self._todo.update(i for i in shown if _is_todo(self.entries[i]))
         self.counts = Counts(
-            total=self.counts.total + len(entries),
-            reviewed=self.counts.reviewed + sum(e.decision is not None for e in entries),
+            cases=self.counts.cases + len(entries),
+            decided_by_me=self.counts.decided_by_me + sum(map(decided_by_me, entries)),
             invalid=self.counts.invalid + sum(e.problem is not None for e in entries),
         )
         if shown:
@@ -222,9 +231,7 @@ class Workbench:
         self._haystacks[i] = _haystack(entry)
         counts = replace(
             self.counts,
-            reviewed=self.counts.reviewed
-            + (entry.decision is not None)
-            - (old.decision is not None),
+            decided_by_me=self.counts.decided_by_me + decided_by_me(entry) - decided_by_me(old),
             invalid=self.counts.invalid + (entry.problem is not None) - (old.problem is not None),
         )
         was = i in self._visible

@@ -2,14 +2,22 @@
 
 An engine sees only the patch (clean and marked copies) and the box inside it, never the
 full image; it returns a repaired patch of any size, which the pipeline fits and blends.
+
+An engine class also says what it is, for the command line and the window to show without
+knowing any engine by name: its name and label, the operations it can do, whether it
+computes here or waits on a network, why it cannot run on this machine (a key not set, a
+library missing), and the values it takes (each one a ``--flag`` of ``sabre-desk repair``
+and a field of the Repair panel). ``engines/registry.py`` lists the classes, once.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from pathlib import Path
+from typing import ClassVar, Protocol, TypeAlias
 
 import numpy as np
 
@@ -48,12 +56,79 @@ class EngineReply:
     notes: list[str] = field(default_factory=list)
 
 
-class RepairEngine(Protocol):
-    name: str
-    ops: frozenset[RepairOp]
+class ParamKind(StrEnum):
+    """What kind of value an engine parameter is: how the window asks for it."""
 
-    def unavailable_reason(self) -> str | None:
-        """Why this engine cannot run here (shown in the GUI), or None when it can."""
+    TEXT = "text"  # a line of text (a model name)
+    IMAGE_FILE = "image file"  # an image on disk, chosen with a file dialog
+
+
+class EngineSettings(Protocol):
+    """The user's settings an engine parameter may take its default from. The settings
+    model has these; engines only read them, and never import the settings module."""
+
+    @property
+    def gemini_model(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class EngineParam:
+    """One value an engine takes: the keyword of its class's constructor, the ``--flag`` of
+    the same name (``_`` as ``-``) on the command line, and a field of the Repair panel."""
+
+    name: str
+    label: str  # the field's label in the Repair panel, in the reviewer's words
+    help: str  # what the value is: the flag's help and the field's tooltip
+    kind: ParamKind = ParamKind.TEXT
+    metavar: str = "TEXT"
+    #: The engine cannot run without a value (the panel's Repair button waits for it).
+    required: bool = False
+    #: The value when none is given; ``from_settings`` (if set) gives it from the settings.
+    default: str | None = None
+    from_settings: Callable[[EngineSettings], str] | None = None
+    #: The value names the model that makes the repair, which a repair's record keeps as its
+    #: ``model``: Repair again asks that same model.
+    is_model: bool = False
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def default_for(self, settings: EngineSettings | None) -> str | None:
+        if self.from_settings is not None and settings is not None:
+            return self.from_settings(settings)
+        return self.default
+
+    @property
+    def missing_reason(self) -> str:
+        """What to tell the reviewer while a required value is not given."""
+        verb = "choose" if self.kind is ParamKind.IMAGE_FILE else "give"
+        return f"{verb} the {self.label.lower()} to use"
+
+
+#: What a value of an engine parameter may be: text, or a path for an image file.
+ParamValue: TypeAlias = str | Path
+
+
+class RepairEngine(Protocol):
+    """A repair engine. The class-level facts (``ClassVar``) are read from the class in
+    the registry, before any engine is made; an instance is made for each run with the
+    values of its ``params`` as keyword arguments, and closed by its owner."""
+
+    name: ClassVar[str]  # the id on the command line and in a repair's record
+    label: ClassVar[str]  # what the Repair panel's engine list shows
+    ops: ClassVar[frozenset[RepairOp]]
+    params: ClassVar[tuple[EngineParam, ...]]
+    #: Computes on this machine's cores (the window runs it in a worker process) rather
+    #: than waiting on a reply (then it runs on a thread).
+    cpu_bound: ClassVar[bool]
+    #: Sends the patch over the network; an offline engine never does.
+    uses_network: ClassVar[bool]
+
+    @classmethod
+    def unavailable_reason(cls) -> str | None:
+        """Why no engine of this kind can run here now (a key not set, a library missing),
+        shown in the window and on the command line; None when it can."""
         ...
 
     def repair(self, request: EngineRequest) -> EngineReply: ...

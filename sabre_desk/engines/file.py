@@ -3,22 +3,45 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
-from sabre_desk.engines.base import ALL_OPS, EngineReply, EngineRequest, check_cancelled
+from sabre_desk.engines.base import (
+    ALL_OPS,
+    EngineParam,
+    EngineReply,
+    EngineRequest,
+    ParamKind,
+    RepairOp,
+    check_cancelled,
+)
 from sabre_desk.ground.errors import RepairError
 from sabre_desk.imaging.io import load_image
 from sabre_desk.imaging.patch import crop
 
 
 class FileEngine:
-    name = "file"
-    ops = ALL_OPS
+    name: ClassVar[str] = "file"
+    label: ClassVar[str] = "An image made in another editor"
+    ops: ClassVar[frozenset[RepairOp]] = ALL_OPS
+    params: ClassVar[tuple[EngineParam, ...]] = (
+        EngineParam(
+            "file",
+            "Image file",
+            "the image made in another editor (the full image, or just the patch)",
+            kind=ParamKind.IMAGE_FILE,
+            metavar="IMAGE",
+            required=True,
+        ),
+    )
+    cpu_bound: ClassVar[bool] = False
+    uses_network: ClassVar[bool] = False
 
-    def __init__(self, path: Path | str | None = None):
-        self.path = Path(path) if path else None
+    def __init__(self, file: Path | str | None = None):
+        self.path = Path(file) if file else None
 
-    def unavailable_reason(self) -> str | None:
-        return None if self.path else "choose the image file to use"
+    @classmethod
+    def unavailable_reason(cls) -> str | None:
+        return None  # (a file not chosen is a missing value of its ``file`` parameter)
 
     def close(self) -> None:
         """Nothing is held between repairs."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from PIL import Image
@@ -28,9 +28,11 @@ from PIL import Image
 from sabre_desk.engines.answers import Usage
 from sabre_desk.engines.base import (
     ALL_OPS,
+    EngineParam,
     EngineReply,
     EngineRequest,
     RepairCancelledError,
+    RepairOp,
     check_cancelled,
 )
 from sabre_desk.engines.deadline_http import Budget
@@ -84,8 +86,22 @@ def _prepare(marked: np.ndarray) -> np.ndarray:
 
 
 class GeminiEngine:
-    name = "gemini"
-    ops = ALL_OPS
+    name: ClassVar[str] = "gemini"
+    label: ClassVar[str] = "Gemini image model"
+    ops: ClassVar[frozenset[RepairOp]] = ALL_OPS
+    params: ClassVar[tuple[EngineParam, ...]] = (
+        EngineParam(
+            "model",
+            "Model",
+            "the Gemini image model (default: the gemini_model setting)",
+            metavar="MODEL",
+            default=DEFAULT_MODEL,
+            from_settings=lambda settings: settings.gemini_model,
+            is_model=True,
+        ),
+    )
+    cpu_bound: ClassVar[bool] = False
+    uses_network: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -132,7 +148,8 @@ class GeminiEngine:
     def deadline_s(self) -> float:
         return self.policy.deadline_s
 
-    def unavailable_reason(self) -> str | None:
+    @classmethod
+    def unavailable_reason(cls) -> str | None:
         return NO_KEY if api_key() is None else None
 
     def repair(self, request: EngineRequest) -> EngineReply:

@@ -13,12 +13,18 @@ faster.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import ClassVar
 
 import cv2
 import numpy as np
 
-from sabre_desk.engines.base import EngineReply, EngineRequest, RepairOp, check_cancelled
+from sabre_desk.engines.base import (
+    EngineParam,
+    EngineReply,
+    EngineRequest,
+    RepairOp,
+    check_cancelled,
+)
 from sabre_desk.ground.errors import EngineUnavailableError
 
 #: FSR's time grows with the pixels to fill (about 1 s per 18,000 on one core); a larger box
@@ -50,44 +56,47 @@ def _fsr(patch: np.ndarray, mask: np.ndarray, radius: int) -> np.ndarray:
     return out
 
 
-def _classic(kind: int) -> Callable[[np.ndarray, np.ndarray, int], np.ndarray]:
-    return lambda patch, mask, radius: cv2.inpaint(patch, mask, radius, kind)
-
-
-#: Offline engines by name, the default first.
-METHODS: dict[str, Callable[[np.ndarray, np.ndarray, int], np.ndarray]] = {
-    "opencv-fsr": _fsr,
-    "opencv-telea": _classic(cv2.INPAINT_TELEA),
-    "opencv-ns": _classic(cv2.INPAINT_NS),
-}
 #: Inpainting costs (pixels in the box) × radius²; past this radius a large box takes
 #: minutes for no visible gain (the fill is smooth either way).
 MAX_RADIUS = 12
 
 
 class OpenCVEngine:
-    ops = frozenset({RepairOp.REMOVE, RepairOp.CLEAN, RepairOp.RESTORE})
-    #: computes here, on this machine's cores: the window runs it in a worker process
-    cpu_bound = True
+    """What the OpenCV engines share: the mask over the box and the radius; each one below
+    is a registered engine with its own way to fill."""
 
-    def __init__(self, name: str = "opencv-fsr", radius: int | None = None):
-        if name not in METHODS:
-            raise ValueError(f"unknown OpenCV engine {name!r}")
-        self.name = name
+    name: ClassVar[str]
+    label: ClassVar[str]
+    ops: ClassVar[frozenset[RepairOp]] = frozenset(
+        {RepairOp.REMOVE, RepairOp.CLEAN, RepairOp.RESTORE}
+    )
+    params: ClassVar[tuple[EngineParam, ...]] = ()
+    #: computes here, on this machine's cores: the window runs it in a worker process
+    cpu_bound: ClassVar[bool] = True
+    uses_network: ClassVar[bool] = False
+    #: whether the fill uses the radius (said in the repair's note)
+    uses_radius: ClassVar[bool] = True
+
+    def __init__(self, radius: int | None = None):
         self.radius = radius
 
-    def unavailable_reason(self) -> str | None:
+    @classmethod
+    def unavailable_reason(cls) -> str | None:
         return None
 
     def close(self) -> None:
         """Nothing is held between repairs."""
 
+    @staticmethod
+    def fill(patch: np.ndarray, mask: np.ndarray, radius: int) -> np.ndarray:
+        raise NotImplementedError
+
     def repair(self, request: EngineRequest) -> EngineReply:
         check_cancelled(request)
         if request.op not in self.ops:
             raise EngineUnavailableError(
-                f"{request.op.value} needs a generative engine (gemini, or a file made in an "
-                f"editor): {self.name} can only fill the box from its surroundings"
+                f"{request.op.value} needs a generative engine: {self.name} can only fill the "
+                "box from its surroundings"
             )
         h, w = request.patch.shape[:2]
         mask = np.zeros((h, w), np.uint8)
@@ -96,6 +105,45 @@ class OpenCVEngine:
         mask[max(0, b.y0 - pad) : min(h, b.y1 + pad), max(0, b.x0 - pad) : min(w, b.x1 + pad)] = 255
         radius = self.radius or min(MAX_RADIUS, max(3, min(b.width, b.height) // 8))
         # OpenCV works in BGR; inpainting is channel-symmetric, so RGB in, RGB out is fine.
-        filled = METHODS[self.name](request.patch, mask, radius)
-        note = self.name if self.name == "opencv-fsr" else f"{self.name}, radius {radius}px"
+        filled = self.fill(request.patch, mask, radius)
+        note = f"{self.name}, radius {radius}px" if self.uses_radius else self.name
         return EngineReply(filled, model=None, notes=[note])
+
+
+class FsrEngine(OpenCVEngine):
+    """Frequency-selective reconstruction: the offline default (keeps texture)."""
+
+    name: ClassVar[str] = "opencv-fsr"
+    label: ClassVar[str] = "OpenCV frequency-selective inpainting, offline (keeps texture)"
+    uses_radius: ClassVar[bool] = False
+
+    @classmethod
+    def unavailable_reason(cls) -> str | None:
+        if not hasattr(cv2, "xphoto"):
+            return (
+                "needs the contrib build of OpenCV (opencv-contrib-python-headless), which "
+                "has cv2.xphoto; this OpenCV has not"
+            )
+        return None
+
+    @staticmethod
+    def fill(patch: np.ndarray, mask: np.ndarray, radius: int) -> np.ndarray:
+        return _fsr(patch, mask, radius)
+
+
+class TeleaEngine(OpenCVEngine):
+    name: ClassVar[str] = "opencv-telea"
+    label: ClassVar[str] = "OpenCV inpainting (Telea), offline"
+
+    @staticmethod
+    def fill(patch: np.ndarray, mask: np.ndarray, radius: int) -> np.ndarray:
+        return cv2.inpaint(patch, mask, radius, cv2.INPAINT_TELEA)
+
+
+class NavierStokesEngine(OpenCVEngine):
+    name: ClassVar[str] = "opencv-ns"
+    label: ClassVar[str] = "OpenCV inpainting (Navier-Stokes), offline"
+
+    @staticmethod
+    def fill(patch: np.ndarray, mask: np.ndarray, radius: int) -> np.ndarray:
+        return cv2.inpaint(patch, mask, radius, cv2.INPAINT_NS)

@@ -1,45 +1,108 @@
-"""Engines by name, for the CLI, the GUI and settings."""
+"""Every repair engine, registered once, by its class.
+
+The command line (``--engine`` and its help, a flag per engine value) and the Repair panel
+(its engine list, the fields of the chosen engine) are built from ``ENGINES``; neither
+knows any engine by name. A new engine is a class with the attributes of ``RepairEngine``
+and one line here.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
-from sabre_desk.engines.base import RepairEngine, RepairOp
+from sabre_desk.engines.base import (
+    EngineParam,
+    EngineSettings,
+    ParamKind,
+    ParamValue,
+    RepairEngine,
+    RepairOp,
+)
 from sabre_desk.engines.file import FileEngine
-from sabre_desk.engines.gemini import DEFAULT_MODEL, DEFAULT_TIMEOUT_S, GeminiEngine
-from sabre_desk.engines.opencv import METHODS, OpenCVEngine
+from sabre_desk.engines.gemini import GeminiEngine
+from sabre_desk.engines.opencv import FsrEngine, NavierStokesEngine, TeleaEngine
+from sabre_desk.ground.errors import EngineUnavailableError
 
-#: Every engine by name with the operations it can do: the one list the CLI, the window
-#: and the settings read.
-ENGINE_OPS: dict[str, frozenset[RepairOp]] = {
-    **{name: OpenCVEngine.ops for name in METHODS},
-    "gemini": GeminiEngine.ops,
-    "file": FileEngine.ops,
+#: Engines by name, in the order they are offered; the first offline one that runs here
+#: is the default (FSR: offline, and the best of them measured).
+ENGINES: dict[str, type[RepairEngine]] = {
+    FsrEngine.name: FsrEngine,
+    TeleaEngine.name: TeleaEngine,
+    NavierStokesEngine.name: NavierStokesEngine,
+    GeminiEngine.name: GeminiEngine,
+    FileEngine.name: FileEngine,
 }
-ENGINE_NAMES = tuple(ENGINE_OPS)
-#: The engine a repair uses when none is chosen: offline, and the best of them measured.
-OFFLINE_DEFAULT = next(iter(METHODS))
-ENGINE_LABELS = {
-    "opencv-fsr": "OpenCV frequency-selective inpainting, offline (keeps texture)",
-    "opencv-telea": "OpenCV inpainting (Telea), offline",
-    "opencv-ns": "OpenCV inpainting (Navier-Stokes), offline",
-    "gemini": "Gemini image model",
-    "file": "An image made in another editor",
-}
+
+
+class MissingValueError(EngineUnavailableError):
+    """An engine was asked for without a value it cannot run without (the file engine's
+    image); ``param`` says which, so the caller can name its flag or its field."""
+
+    def __init__(self, engine: type[RepairEngine], param: EngineParam):
+        self.engine, self.param = engine, param
+        super().__init__(param.missing_reason)
+
+
+def engine_names() -> tuple[str, ...]:
+    return tuple(ENGINES)
+
+
+def engine_class(name: str) -> type[RepairEngine]:
+    try:
+        return ENGINES[name]
+    except KeyError:
+        raise EngineUnavailableError(
+            f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}"
+        ) from None
+
+
+def default_engine() -> str:
+    """The engine a repair uses when none is chosen: the first registered one that is
+    offline, needs no value and runs here."""
+    for cls in ENGINES.values():
+        needs = any(p.required for p in cls.params)
+        if not cls.uses_network and not needs and cls.unavailable_reason() is None:
+            return cls.name
+    return next(iter(ENGINES))
+
+
+def engines_for(op: RepairOp) -> list[type[RepairEngine]]:
+    """The engines that can do ``op``, in the registry's order."""
+    return [cls for cls in ENGINES.values() if op in cls.ops]
+
+
+def missing_values(
+    cls: type[RepairEngine], values: Mapping[str, ParamValue | None]
+) -> list[EngineParam]:
+    """The required values of ``cls`` that ``values`` does not give."""
+    return [p for p in cls.params if p.required and not values.get(p.name)]
 
 
 def make_engine(
-    name: str,
-    model: str | None = None,
-    file: Path | str | None = None,
-    base_url: str | None = None,
-    timeout_s: float | None = None,
+    name: str, *, settings: EngineSettings | None = None, **values: ParamValue | None
 ) -> RepairEngine:
-    if name in METHODS:
-        return OpenCVEngine(name)
-    if name == "gemini":
-        timeout = timeout_s or DEFAULT_TIMEOUT_S
-        return GeminiEngine(model or DEFAULT_MODEL, base_url=base_url, timeout_s=timeout)
-    if name == "file":
-        return FileEngine(file)
-    raise ValueError(f"unknown engine {name!r}; choose one of {', '.join(ENGINE_NAMES)}")
+    """An engine of the registered class ``name``, ready to run, made with the values of
+    its parameters (a value left out, None or empty takes the parameter's default, from
+    ``settings`` when it has one). Values for parameters this engine does not take are
+    ignored, so one set of command-line flags serves every engine.
+
+    Raises EngineUnavailableError when the engine is unknown or cannot run here, and its
+    MissingValueError when a required value is missing."""
+    cls = engine_class(name)
+    reason = cls.unavailable_reason()
+    if reason:
+        raise EngineUnavailableError(reason)
+    missing = missing_values(cls, values)
+    if missing:
+        raise MissingValueError(cls, missing[0])
+    kwargs: dict[str, ParamValue] = {}
+    for param in cls.params:
+        value = values.get(param.name) or param.default_for(settings)
+        if value:
+            kwargs[param.name] = _as_kind(param, value)
+    return cls(**kwargs)
+
+
+def _as_kind(param: EngineParam, value: ParamValue) -> ParamValue:
+    return Path(value) if param.kind is ParamKind.IMAGE_FILE else str(value)

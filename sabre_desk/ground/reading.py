@@ -55,6 +55,21 @@ def describe_kind(mode: int) -> str:
     return _KIND_NAMES.get(stat.S_IFMT(mode), "not a regular file")
 
 
+def folder_problem(path: Path | str) -> str | None:
+    """Why *path* cannot be opened as a folder (a project, a release), in a person's words,
+    or None: a path that names nothing is missing, a file is not a folder."""
+    try:
+        mode = Path(path).stat().st_mode
+    except FileNotFoundError:
+        return "does not exist"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if not stat.S_ISDIR(mode):
+        kind = "a file" if stat.S_ISREG(mode) else describe_kind(mode)
+        return f"is {kind}, not a folder"
+    return None
+
+
 def human_size(size: int) -> str:
     if size >= MB:
         return f"{size / MB:,.1f} MB"

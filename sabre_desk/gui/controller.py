@@ -10,9 +10,10 @@ and never silently overwrites a review that someone else changed on disk.
 from __future__ import annotations
 
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QUndoGroup, QUndoStack
 
 from sabre_desk.core import repairs
@@ -26,6 +27,7 @@ from sabre_desk.core.repairs import RepairStep
 from sabre_desk.core.review import Box, Decision, QuestionEdit, RepairRecord, Review
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.core.team import others_disputed
+from sabre_desk.core.validity import ERROR, CaseReport, Validity
 from sabre_desk.ground.errors import (
     CaseLoadError,
     ProjectError,
@@ -43,6 +45,8 @@ from sabre_desk.gui.commands import (
     SetNotes,
 )
 from sabre_desk.gui.landings import Landing, Landings
+from sabre_desk.gui.workers import Worker
+from sabre_desk.imaging.io import IMAGE_EXTENSIONS
 
 SAVE_DELAY_MS = 200  # well inside the promise that every change is on disk within 0.5 s
 
@@ -80,6 +84,9 @@ class CaseController(QObject):
     box_focus = Signal(object, int)  # ImageRole, index on that image: select this box now
     others_changed = Signal()  # the other reviewers' files of the open case were read again
     preview_landed = Signal(str, object, str)  # case id, RepairRecord (with its id), summary
+    #: the open case's validity was checked (CaseReport); Keep waits on a valid verdict
+    validity_changed = Signal(object)
+    decision_refused = Signal(str)  # why the decision was not recorded
 
     def __init__(self, project: Project, parent: QObject | None = None):
         super().__init__(parent)
@@ -97,6 +104,11 @@ class CaseController(QObject):
         self._timer.timeout.connect(self.save_now)
         self.landings = Landings(project, self)
         self.landings.recorded.connect(self._on_recorded)
+        #: the open case's verdict (``core.validity``; None: being checked)
+        self.validity: CaseReport | None = None
+        self._validity = Validity(project)
+        self._validity_pool = QThreadPool(self)
+        self._validity_pool.setMaxThreadCount(1)
 
     # --- state ---------------------------------------------------------------------------
 
@@ -138,7 +150,44 @@ class CaseController(QObject):
                 self.job_failed.emit(f"Could not finish an interrupted repair: {exc.message}")
         self._set_state(SaveState.READ_ONLY if self.project.read_only else SaveState.SAVED)
         self.case_loaded.emit(case)
+        self._check_validity(case_id)
         return True
+
+    # --- validity ------------------------------------------------------------------------
+
+    def _check_validity(self, case_id: str) -> None:
+        """Decode the case's images on a worker (once per file: the verdict is cached) and
+        keep the verdict; until it lands, Keep is checked on the spot."""
+        self.validity = None
+        worker = Worker(self._validity.check, case_id)
+        worker.returned.connect(self._on_validity)
+        worker.start(self._validity_pool)
+
+    def _on_validity(self, report: CaseReport) -> None:
+        if self.case is None or report.case_id != self.case.case_id:
+            return  # another case is open now
+        report.case = None  # the open case is self.case; the copy is not kept
+        self.validity = report
+        if not report.valid:
+            for problem in report.problems:
+                path = Path(problem.file)
+                if problem.severity == ERROR and path.suffix.lower() in IMAGE_EXTENSIONS:
+                    if self.project.mark_invalid(report.case_id, problem.reason, path):
+                        self.entry_changed.emit(report.case_id)
+                    break
+        self.validity_changed.emit(report)
+
+    def keep_refusal(self) -> str | None:
+        """Why Keep cannot be recorded on the open case (None: it can): a release never
+        ships a case that `validate` calls invalid."""
+        if self.case is None:
+            return None
+        if self.validity is None:  # decided before the check landed: check it now
+            report = self._validity.check(self.case.case_id)
+            self._on_validity(report)
+        if self.validity is None or self.validity.valid:
+            return None
+        return f"Keep is not possible: this case is invalid ({self.validity.reason})"
 
     # --- intents (push undoable commands) ------------------------------------------------
 
@@ -163,6 +212,11 @@ class CaseController(QObject):
                 f"“{decision.label}” is for Base/Edited pairs; this case has one image"
             )
             return False
+        if decision is Decision.KEEP:
+            refusal = self.keep_refusal()
+            if refusal is not None:
+                self.decision_refused.emit(refusal)
+                return False
         if not self._push(SetDecision(self, self.case.review.decision, decision)):
             return False
         self.decision_made.emit(decision)

@@ -7,9 +7,13 @@ project and the workbench on the GUI thread (the list grows, the counts follow).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
+from sabre_desk.core.decode_cache import DecodeCache
 from sabre_desk.core.project import CaseEntry, IndexRun, Project
+from sabre_desk.core.validity import known_undecodable
 from sabre_desk.core.workbench import Workbench
 from sabre_desk.gui.workers import Worker
 
@@ -46,6 +50,7 @@ class IndexReader(QObject):
     def _more(self, project: Project, run: IndexRun) -> None:
         if run.done:
             self.finished.emit(project)
+            self._mark_undecodable(project, run)
             return
         self.progress.emit(len(project.entries), run.total)
         worker = Worker(run.next_chunk, INDEX_CHUNK)
@@ -57,6 +62,25 @@ class IndexReader(QObject):
             return  # another project was opened (or the window closed) meanwhile
         self.workbench.append_entries(project.add_entries(chunk))
         self._more(project, run)
+
+    def _mark_undecodable(self, project: Project, run: IndexRun) -> None:
+        """Cases with an image an earlier check found not to decode are invalid in the
+        list and its counts at once (``core.validity``), read on the worker."""
+        cache = DecodeCache.for_project(project.root)
+        worker = Worker(known_undecodable, project, cache)
+        worker.returned.connect(lambda found: self._on_undecodable(project, run, found))
+        worker.finished.connect(cache.close)
+        worker.start(self.pool)
+
+    def _on_undecodable(
+        self, project: Project, run: IndexRun, found: list[tuple[str, Path, str]]
+    ) -> None:
+        if run is not self._run:
+            return
+        for case_id, image, reason in found:
+            entry = project.mark_invalid(case_id, reason, image)
+            if entry is not None:
+                self.workbench.update_entry(entry)
 
     def stop(self, timeout_ms: int = 5000) -> bool:
         """Drop what is still arriving and let the running piece end."""

@@ -32,6 +32,7 @@ from sabre_desk.core.job_board import Job, JobBoard, JobKind
 from sabre_desk.core.ledger import ModelPrice
 from sabre_desk.core.primers import PrimerLibrary
 from sabre_desk.core.project import CaseEntry, Project
+from sabre_desk.core.ratings import collect
 from sabre_desk.core.spec_writer import SpecRunReport
 from sabre_desk.core.workbench import Workbench
 from sabre_desk.engines.gemini_make import GeminiImageMaker, GeminiWriter
@@ -52,9 +53,11 @@ def read_pipeline(
     project: Project, entries: list[CaseEntry], prices: Mapping[str, ModelPrice]
 ) -> tuple[Funnel, list[str]]:
     """On the worker: the funnel over *entries*, and the cases on disk they lack. The cases
-    are listed first, so a case that moves in between counts as waiting, never twice."""
+    are listed first, so a case that moves in between counts as waiting, never twice. The
+    last stages are the curator's counts, read as `stats` reads them."""
     arrived = arrived_cases(project.root, {e.case_id for e in entries})
-    return pipeline_funnel(project, prices, entries), arrived
+    counts = collect(project, entries=entries).counts()
+    return pipeline_funnel(project, prices, entries, counts), arrived
 
 
 def _summary(kind: JobKind, report: object) -> str:

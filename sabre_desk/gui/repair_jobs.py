@@ -72,7 +72,7 @@ class RepairJobs(QObject):
             review=case.review.model_copy(deep=True),
         )
         self.jobs[job.id] = job
-        if self.processes is not None and getattr(engine, "cpu_bound", False):
+        if self.processes is not None and engine.cpu_bound:
 
             def done(result: tuple | None, exc: Exception | None) -> None:
                 if exc is None:

@@ -154,23 +154,37 @@ def _to_rgb_array(img: Image.Image, path: Path) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
+def _decode(img: Image.Image, path: Path, max_pixels: int) -> None:
+    """Decode every pixel of an opened image: a truncated or corrupt file only shows itself
+    here, never in its header."""
+    _check_size(path, img.size[0], img.size[1], max_pixels)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            img.load()
+    except Image.DecompressionBombError as exc:
+        raise ImageError(f"image is too large ({exc})", path) from exc
+    except (OSError, SyntaxError, ValueError) as exc:
+        reason = str(exc) or type(exc).__name__
+        if "truncated" in reason.lower():
+            reason = "image file is truncated (incomplete download or copy?)"
+        raise ImageError(f"cannot decode image: {reason}", path) from exc
+
+
+def check_decodes(path: Path, max_pixels: int = MAX_PIXELS) -> None:
+    """Raise ImageError unless the image at *path* decodes fully (what a model evaluated
+    on it would need); nothing is converted or kept."""
+    path = Path(path)
+    with _open(path, max_pixels) as img:
+        _decode(img, path, max_pixels)
+
+
 def load_image(path: Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     """Decode an image fully to an RGB uint8 array (H, W, 3) as a photo viewer shows it."""
     path = Path(path)
     with _open(path, max_pixels) as img:
-        _check_size(path, img.size[0], img.size[1], max_pixels)
         orientation = _orientation(img)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-                img.load()
-        except Image.DecompressionBombError as exc:
-            raise ImageError(f"image is too large ({exc})", path) from exc
-        except (OSError, SyntaxError, ValueError) as exc:
-            reason = str(exc) or type(exc).__name__
-            if "truncated" in reason.lower():
-                reason = "image file is truncated (incomplete download or copy?)"
-            raise ImageError(f"cannot decode image: {reason}", path) from exc
+        _decode(img, path, max_pixels)
         transpose = _TRANSPOSE.get(orientation)
         oriented = img.transpose(transpose) if transpose is not None else img
         return _to_rgb_array(oriented, path)

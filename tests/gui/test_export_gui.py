@@ -71,8 +71,8 @@ def test_the_report_names_each_case_left_out_and_why() -> None:
     from sabre_desk.gui.dialogs.export_dialog import LEFT_OUT_SHOWN, left_out_text
 
     skipped = [f"case{i}: reviewers disagree (alice: keep; bob: unsure)" for i in range(20)]
-    text = left_out_text(skipped)
-    assert "20 case(s) left out:" in text
+    text = left_out_text(skipped, "20 disputed")
+    assert "Not exported: 20 case(s) (20 disputed):" in text
     assert text.count("• ") == LEFT_OUT_SHOWN and "case0: reviewers disagree" in text
     assert "… and 5 more, all listed in release.json" in text
-    assert left_out_text([]) == ""
+    assert left_out_text([], "") == ""

@@ -104,10 +104,11 @@ def test_the_panel_shows_the_funnel_its_failures_and_cost_and_opens_a_failed_cas
     assert _counts(ui) == {
         "Specified": "4",
         "Imaged": "2",
+        "Valid": "2",
         "Screened": "1",
         "Kept by the filter": "1",
-        "Reviewed": "1",
-        "Accepted": "1",
+        "Decided by anyone": "1",
+        "Final Keep": "1",
     }
     bars = ui.panel.stages.bars
     assert bars[0].value() == 4 and bars[1].value() == 2 and bars[0].maximum() == 4

@@ -41,7 +41,7 @@ def boxes_shown(qtbot) -> Iterator[list[str]]:
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (["open", "no-such-project"], "no-such-project: not a folder"),
+        (["open", "no-such-project"], "no-such-project: does not exist"),
         (["--no-such-option"], "unrecognized arguments: --no-such-option"),
     ],
 )
@@ -70,7 +70,7 @@ def test_with_a_console_the_windowed_launcher_prints_like_the_cli(
     monkeypatch.chdir(tmp_path)
     assert gui_main.main(["open", "no-such-project"]) == 2
     qtbot.wait(100)
-    assert "no-such-project: not a folder" in capsys.readouterr().err
+    assert "no-such-project: does not exist" in capsys.readouterr().err
     assert boxes_shown == []
 
 

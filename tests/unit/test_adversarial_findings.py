@@ -16,7 +16,7 @@ from factories import rgb_array, run_cli
 from sabre_desk.core import repairs
 from sabre_desk.core.project import Project
 from sabre_desk.core.spec import ImageRole
-from sabre_desk.engines.opencv import OpenCVEngine
+from sabre_desk.engines.opencv import FsrEngine
 from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.ground.errors import StorageError
 from sabre_desk.settings import Settings, save_settings, settings_path
@@ -55,7 +55,7 @@ def test_a_second_window_does_not_roll_back_an_accept_still_running(demo_project
     first = Project.open(demo_project, "alice")
     case = first.load_case(CASE)
     order = RepairOrder((0.3, 0.55, 0.45, 0.7), "remove", "x")
-    record, _ = repairs.compute_preview(case, ImageRole.EDITED, order, OpenCVEngine())
+    record, _ = repairs.compute_preview(case, ImageRole.EDITED, order, FsrEngine())
     repairs.add_preview(first, case, record)
     journaled, go_on = threading.Event(), threading.Event()
 

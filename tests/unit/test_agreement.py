@@ -138,7 +138,7 @@ def test_agreement_on_a_project_counts_single_unreviewed_and_stale_cases(
     ratings = collect(Project.open(team_project, "alice"))
     report = agreement(ratings, bootstrap=200)
     overall = report.overall
-    assert overall.cases == 6 and overall.unreviewed == 1
+    assert overall.cases == 6 and overall.not_decided == 1
     assert overall.single == 2  # c5, and c4 whose second decision is stale
     assert overall.multiple == 3 and overall.stale == 1
     (pair,) = overall.pairs
@@ -149,7 +149,7 @@ def test_agreement_on_a_project_counts_single_unreviewed_and_stale_cases(
     keep, failed = DECISIONS.index(Decision.KEEP), DECISIONS.index(Decision.EDIT_FAILED)
     assert table.counts[keep][keep] == 2 and table.counts[failed][failed] == 1
     assert table.n == 3
-    assert report.to_json()["overall"]["cases"]["stale_decisions"] == 1
+    assert report.to_json()["overall"]["cases"]["stale"] == 1
 
 
 def test_an_adjudication_is_not_a_rating(team_project: Path) -> None:

@@ -81,11 +81,15 @@ def test_stats_counts_subsets_and_decisions(demo_project: Path) -> None:
     result = run("stats", str(demo_project), "--json", "--reviewer", "alice")
     assert result.returncode == 0, result.stderr
     stats = json.loads(result.stdout)
-    assert stats["total"] == 13 and stats["reviewed"] == 1 and stats["unreviewed"] == 12
+    counts = stats["counts"]
+    assert counts["cases"] == 13 and counts["valid"] == 13 and counts["decided_by_me"] == 1
+    assert counts["decided_by_anyone"] == 1 and counts["final_keep"] == 1
+    assert counts["left_out"] == {"not_decided": 12}
+    assert "reviewed" not in stats  # one name per count: no word that means two things
     assert stats["by_subset"]["context_prior"] == 3
-    assert stats["by_decision"] == {"keep": 1, "unreviewed": 12}
+    assert stats["my_decisions"] == {"keep": 1, "not decided": 12}
     text = run("stats", str(demo_project), "--reviewer", "alice").stdout
-    assert "reviewed 1 / 13 by alice" in text
+    assert "decided by me 1, decided by anyone 1" in text and "final Keep 1" in text
 
 
 def test_a_bad_reviewer_name_is_refused(demo_project: Path) -> None:
@@ -95,7 +99,7 @@ def test_a_bad_reviewer_name_is_refused(demo_project: Path) -> None:
 
 def test_open_on_a_wrong_path_fails_in_the_terminal(tmp_path: Path) -> None:
     result = run("open", str(tmp_path / "nope"))
-    assert result.returncode == 2 and "not a folder" in result.stderr
+    assert result.returncode == 2 and "nope: does not exist" in result.stderr
 
 
 def test_diff_reports_regions_and_writes_the_overlay(demo_project: Path, tmp_path: Path) -> None:

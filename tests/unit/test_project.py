@@ -103,7 +103,7 @@ def test_a_corrupt_own_review_is_reported_and_never_overwritten(demo_project: Pa
 def test_not_a_project_and_missing_folders_are_refused(tmp_path: Path) -> None:
     with pytest.raises(NotAProjectError, match=r"no sabre-project\.json"):
         Project.open(tmp_path, "alice")
-    with pytest.raises(NotAProjectError, match="not a folder"):
+    with pytest.raises(NotAProjectError, match="does not exist"):
         Project.open(tmp_path / "missing", "alice")
     (tmp_path / "sabre-project.json").write_text('{"format": "other", "version": 1}')
     with pytest.raises(NotAProjectError, match="format"):

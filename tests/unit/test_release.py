@@ -287,6 +287,8 @@ def test_every_question_says_where_its_case_came_from_and_the_card_the_funnel(
     assert origin["boxes"]["alice"][0]["box"] == [0.4, 0.5, 0.6, 0.7]
     release = json.loads((out / "release.json").read_text())
     funnel = release["funnel"]
-    assert funnel["candidates"] == 13 and funnel["accepted"] == release["cases"] > 0
-    assert funnel["reviewed"] >= funnel["accepted"]
-    assert "From 13 candidates in the project" in (out / "README.md").read_text()
+    assert funnel["cases"] == funnel["valid"] == 13
+    assert funnel["exported"] == release["cases"] > 0
+    assert funnel["with_final"] >= funnel["exported"]
+    assert sum(funnel["left_out"].values()) == 13 - funnel["exported"]
+    assert "From 13 cases in the project (13 valid)" in (out / "README.md").read_text()

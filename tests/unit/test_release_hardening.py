@@ -304,3 +304,62 @@ def test_export_onto_a_full_disk_is_one_line(kept: Path, release: Path, tmp_path
     assert line.startswith(f"sabre-desk: error: {disk / 'release'}: cannot write ")
     assert "(No space left on device); nothing was exported" in line
     assert left == []  # the partial folder and its lock are gone
+
+
+def _rehash(out: Path, *changed: str) -> None:
+    """Put the new digests of *changed* files in the manifest and reseal: a release forged
+    so that every hash agrees, as a careless tool would leave it."""
+    lines = (out / MANIFEST).read_text().splitlines()
+    digests = {name: hashlib.sha256((out / name).read_bytes()).hexdigest() for name in changed}
+    lines = [
+        f"{digests[name]}  {name}" if (name := m.split("  ", 1)[1]) in digests else m for m in lines
+    ]
+    (out / MANIFEST).write_text("\n".join(lines) + "\n")
+    reseal(out)
+
+
+def test_a_release_with_an_image_that_does_not_decode_fails_verify(release: Path) -> None:
+    image = sorted((release / "images").iterdir())[0]
+    data = image.read_bytes()
+    image.write_bytes(data[: len(data) // 3])
+    copies = [p for p in (release / "hf").rglob(image.suffix.join(["*", ""])) if p.samefile(image)]
+    _rehash(release, f"images/{image.name}", *(p.relative_to(release).as_posix() for p in copies))
+    code, lines = verify_lines(release)
+    assert code == 1
+    assert (
+        f"PROBLEM  images/{image.name}: cannot decode image: image file is truncated"
+        in "\n".join(lines)
+    )
+    done = cli("verify", release, "--json")
+    report = json.loads(done.stdout)
+    assert done.returncode == 1 and report["ok"] is False
+    assert any(f"images/{image.name}" in p and "truncated" in p for p in report["problems"])
+
+
+def test_a_row_naming_an_image_the_release_lacks_fails_verify(release: Path) -> None:
+    benchmark = release / "benchmark.jsonl"
+    rows = [json.loads(line) for line in benchmark.read_text().splitlines()]
+    rows[0]["image"] = "images/nowhere.png"
+    benchmark.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    _rehash(release, "benchmark.jsonl")
+    code, lines = verify_lines(release)
+    assert code == 1
+    assert (
+        "PROBLEM  benchmark.jsonl: line 1 names image 'images/nowhere.png', which the release "
+        "does not hold" in lines
+    )
+
+
+def test_verify_and_export_speak_json(kept: Path, tmp_path: Path) -> None:
+    done = cli("export", kept, tmp_path / "rel", "--reviewer", "alice", "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["cases"] == 13 and summary["left_out"] == {} and summary["questions"] > 0
+    done = cli("verify", tmp_path / "rel", "--json")
+    report = json.loads(done.stdout)
+    assert done.returncode == 0 and report["ok"] is True
+    assert report["images_decoded"] == sum(
+        1 for line in (tmp_path / "rel" / MANIFEST).read_text().splitlines() if ".png" in line
+    )
+    assert report["rows_checked"] == summary["questions"]
+    assert report["root_sha256"] == summary["root_sha256"]

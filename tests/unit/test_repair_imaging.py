@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sabre_desk.engines.base import EngineReply, EngineRequest
-from sabre_desk.engines.opencv import OpenCVEngine
+from sabre_desk.engines.opencv import FsrEngine, TeleaEngine
 from sabre_desk.engines.pipeline import RepairOrder, plan_repair, run_repair
+from sabre_desk.engines.registry import ENGINES
 from sabre_desk.ground.errors import EngineUnavailableError, RepairError
 from sabre_desk.imaging.blend import BlendParams, OpenSides, blend, hard_paste_mask, soft_mask
 from sabre_desk.imaging.patch import PixelRect, as_rgb8, box_to_pixels
@@ -143,7 +144,7 @@ def test_opencv_removes_an_object_from_a_flat_background(engine: str) -> None:
     outcome = run_repair(
         image,
         RepairOrder((70 / 160, 50 / 120, 90 / 160, 70 / 120), "remove", "remove the square"),
-        OpenCVEngine(engine),
+        ENGINES[engine](),
     )
     patch = outcome.image[50:70, 70:90].astype(int)
     assert np.abs(patch - 180).max() < 12
@@ -154,7 +155,7 @@ def test_the_offline_default_restores_texture_where_telea_smears() -> None:
     under it far closer to the truth than Telea's smooth fill does."""
     import cv2
 
-    from sabre_desk.engines.registry import OFFLINE_DEFAULT
+    from sabre_desk.engines.registry import default_engine
 
     y, x = np.mgrid[0:240, 0:320]
     weave = (127 + 100 * np.sin(x / 3.0) * np.cos(y / 5.0)).astype(np.uint8)
@@ -164,24 +165,24 @@ def test_the_offline_default_restores_texture_where_telea_smears() -> None:
     order = RepairOrder((0.4, 0.37, 0.6, 0.63), "remove", "remove the red disc")
 
     def error(engine: str) -> float:
-        repaired = run_repair(pasted, order, OpenCVEngine(engine)).image
+        repaired = run_repair(pasted, order, ENGINES[engine]()).image
         return float(np.abs(repaired.astype(int) - truth.astype(int))[89:151, 128:192].mean())
 
-    assert OFFLINE_DEFAULT == "opencv-fsr"
-    assert error("opencv-fsr") < 0.8 * error("opencv-telea")
+    assert default_engine() == FsrEngine.name
+    assert error(FsrEngine.name) < 0.8 * error(TeleaEngine.name)
 
 
 def test_a_large_box_is_filled_at_a_lower_resolution_and_only_inside_the_box() -> None:
     """FSR's cost grows with the pixels to fill: a big box is filled small and scaled up,
     and nothing outside the box changes."""
-    from sabre_desk.engines.opencv import FSR_MAX_FILL, METHODS
+    from sabre_desk.engines.opencv import FSR_MAX_FILL
 
     rng = np.random.default_rng(3)
     patch = rng.integers(0, 255, (700, 700, 3), dtype=np.uint8)
     mask = np.zeros((700, 700), np.uint8)
     mask[100:600, 100:600] = 255
     assert int(np.count_nonzero(mask)) > FSR_MAX_FILL
-    filled = METHODS["opencv-fsr"](patch, mask, 12)
+    filled = FsrEngine.fill(patch, mask, 12)
     assert filled.shape == patch.shape
     assert np.array_equal(filled[mask == 0], patch[mask == 0])
     assert not np.array_equal(filled[mask > 0], patch[mask > 0])
@@ -189,9 +190,7 @@ def test_a_large_box_is_filled_at_a_lower_resolution_and_only_inside_the_box() -
 
 def test_opencv_refuses_swap_with_a_clear_reason() -> None:
     with pytest.raises(EngineUnavailableError, match="generative engine"):
-        run_repair(
-            rgb_array(100, 100), RepairOrder((0.4, 0.4, 0.6, 0.6), "swap", "x"), OpenCVEngine()
-        )
+        run_repair(rgb_array(100, 100), RepairOrder((0.4, 0.4, 0.6, 0.6), "swap", "x"), FsrEngine())
 
 
 @pytest.mark.parametrize(

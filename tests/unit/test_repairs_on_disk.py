@@ -16,7 +16,7 @@ from sabre_desk.core.project import Project
 from sabre_desk.core.review import Decision
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.engines.file import FileEngine
-from sabre_desk.engines.opencv import OpenCVEngine
+from sabre_desk.engines.opencv import FsrEngine
 from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.ground.errors import RepairError
 
@@ -36,7 +36,7 @@ def all_hashes(folder: Path) -> set[str]:
 def make_preview(project: Project, case_id: str = CASE) -> tuple:
     case = project.load_case(case_id)
     record, outcome = repairs.compute_preview(
-        case, EDITED, RepairOrder(FRAGMENT, "remove", "remove the jaw"), OpenCVEngine()
+        case, EDITED, RepairOrder(FRAGMENT, "remove", "remove the jaw"), FsrEngine()
     )
     repairs.add_preview(project, case, record)
     return case, record, outcome
@@ -96,7 +96,7 @@ def test_a_jpeg_image_is_backed_up_as_jpeg_and_restored(demo_project: Path) -> N
         case,
         ImageRole.IMAGE,
         RepairOrder((0.1, 0.5, 0.2, 0.7), "remove", "remove an apple"),
-        OpenCVEngine(),
+        FsrEngine(),
     )
     repairs.add_preview(project, case, record)
     repairs.accept(project, case, record.id)
@@ -225,7 +225,10 @@ def test_cli_repair_writes_the_preview_and_accepts(demo_project: Path) -> None:
     ("args", "message"),
     [
         (["--box", "0.5,0.5,0.4,0.6"], "--box"),
-        (["--box", "0.1,0.1,0.2,0.2", "--op", "swap"], "generative engine"),
+        (
+            ["--box", "0.1,0.1,0.2,0.2", "--op", "swap"],
+            "--op swap: opencv-fsr cannot swap; engines that can: --engine gemini, --engine file",
+        ),
         (
             ["--box", "0.1,0.1,0.2,0.2", "--role", "image"],
             "--role image: ctx03_wrench_banana is a paired case; use --role base or --role edited",

@@ -7,7 +7,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from sabre_desk.core.review import Box, Decision, QuestionEdit, Review
+from sabre_desk.core.review import (
+    Box,
+    Decision,
+    QuestionEdit,
+    RepairRecord,
+    Review,
+    repaired_since,
+)
+from sabre_desk.core.spec import ImageRole
 
 unit = st.floats(0.0, 1.0, allow_nan=False)
 
@@ -87,3 +95,31 @@ def test_a_reviewer_name_that_is_not_a_safe_file_name_is_refused(reviewer: str) 
 def test_a_review_from_a_newer_format_is_refused_not_misread() -> None:
     with pytest.raises(ValidationError, match="newer"):
         Review.model_validate({"case_id": "c1", "reviewer": "a", "version": 99})
+
+
+def _repair(rid: str, status: str, decided_at: str, role: str = "edited") -> RepairRecord:
+    return RepairRecord(
+        id=rid,
+        image_role=role,
+        op="remove",
+        engine="opencv",
+        box=(0.1, 0.1, 0.5, 0.5),
+        preview=f"repairs/{rid}.png",
+        status=status,
+        decided_at=decided_at,
+    )
+
+
+def test_the_repair_since_a_screening_run_is_the_last_accepted_by_any_reviewer() -> None:
+    run_at = "2025-05-01T10:00:00Z"
+    alice = Review(case_id="c1", reviewer="alice", repairs=[_repair("r1", "accepted", run_at)])
+    bob = Review(
+        case_id="c1", reviewer="bob", repairs=[_repair("r2", "accepted", "2025-05-02T09:00:00Z")]
+    )
+    found = repaired_since([alice, bob], ImageRole("edited"), run_at)
+    assert found is not None and found.id == "r2"
+    # the image as the run saw it: nothing since, another image, or the repair reverted
+    assert repaired_since([alice], ImageRole("edited"), run_at) is None
+    assert repaired_since([alice, bob], ImageRole("base"), run_at) is None
+    bob.repairs.append(_repair("r2b", "reverted", "2025-05-03T09:00:00Z"))
+    assert repaired_since([alice, bob], ImageRole("edited"), run_at) is None

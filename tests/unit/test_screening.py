@@ -33,7 +33,7 @@ from sabre_desk.core.review import QuestionEdit
 from sabre_desk.core.screen_run import ScreenProgress, ScreenReport, plan_screening, run_screening
 from sabre_desk.core.spec import ImageRole
 from sabre_desk.engines.gemini_qa import GeminiAnswerer
-from sabre_desk.engines.opencv import OpenCVEngine
+from sabre_desk.engines.opencv import FsrEngine
 from sabre_desk.engines.pipeline import RepairOrder
 
 KEY = "screen-key-" + "z" * 26
@@ -113,7 +113,7 @@ def test_screening_repair_stale_and_rescreen(demo_project: Path, fake: FakeGemin
     # The reviewer repairs the Edited image: the filter's answers are about the old one.
     case = project.load_case(CTX)
     record, _ = repairs.compute_preview(
-        case, ImageRole.EDITED, RepairOrder(FRAGMENT, "remove", "remove it"), OpenCVEngine()
+        case, ImageRole.EDITED, RepairOrder(FRAGMENT, "remove", "remove it"), FsrEngine()
     )
     repairs.add_preview(project, case, record)
     repairs.accept(project, case, record.id)
@@ -294,7 +294,7 @@ def test_old_screening_files_still_read(demo_project: Path) -> None:
     assert view.run is not None and view.run.note and "DEMO DATA" in view.run.note
     assert view.status in (ScreenStatus.KEPT, ScreenStatus.SOLVED)
     record, _ = repairs.compute_preview(
-        case, ImageRole.EDITED, RepairOrder(FRAGMENT, "remove", "x"), OpenCVEngine()
+        case, ImageRole.EDITED, RepairOrder(FRAGMENT, "remove", "x"), FsrEngine()
     )
     repairs.add_preview(project, case, record)
     repairs.accept(project, case, record.id)

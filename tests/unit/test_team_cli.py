@@ -107,11 +107,12 @@ def test_agreement_reports_alpha_kappa_and_the_confusion_table(
     report = json.loads(out)
     overall = report["overall"]
     assert overall["cases"] == {
-        "total": 10,
-        "unreviewed": 5,
+        "valid": 10,
+        "decided_by_anyone": 5,
+        "not_decided": 5,
         "single_rating": 1,
         "two_or_more_ratings": 4,
-        "stale_decisions": 0,
+        "stale": 0,
         "disputed": 1,
         "adjudicated": 0,
     }

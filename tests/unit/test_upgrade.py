@@ -28,7 +28,6 @@ from sabre_desk.core.manifest import PROJECT_VERSION
 from sabre_desk.core.primer_changes import PRIMER_CHANGES, recorded_primers
 from sabre_desk.core.primers import PrimerLibrary, check_case, load_primer
 from sabre_desk.core.project import Project
-from sabre_desk.core.screening import case_screening
 from sabre_desk.core.upgrade import REPORT_NAME, UpgradeError, upgrade_project
 from sabre_desk.core.upgrade_plan import plan_upgrade
 from sabre_desk.ground.hashing import sha256_file
@@ -215,7 +214,7 @@ def test_decisions_screening_and_concepts_are_the_same_after_the_upgrade(earlier
             hashes = image_hashes(case.images)
             reviews = all_reviews(case)
             final = settle(reviews, hashes, project.manifest.adjudicators or None)
-            screen = case_screening(case, project.gate)
+            screen = project.screening_of(case)
             out[entry.case_id] = {
                 "concept": entry.concept_id,
                 "stale": {n: is_stale(r, hashes) for n, r in reviews.items()},

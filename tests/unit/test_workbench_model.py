@@ -35,7 +35,7 @@ def test_a_decision_updates_counts_and_leaves_the_not_reviewed_filter() -> None:
     seen = recorder(wb)
     wb.update_entry(replace(wb.entry("c2"), decision=Decision.KEEP))  # type: ignore[arg-type]
     assert ("removed", 2) in seen
-    assert ("counts", Counts(total=6, reviewed=1, invalid=0)) in seen
+    assert ("counts", Counts(cases=6, decided_by_me=1, invalid=0)) in seen
     assert wb.visible_ids() == ["c0", "c1", "c3", "c4", "c5"]
     wb.update_entry(replace(wb.entry("c2"), decision=None))  # type: ignore[arg-type]
     assert ("inserted", 2) in seen and wb.visible_count == 6
@@ -81,7 +81,7 @@ def test_an_invalid_case_is_never_next_unreviewed() -> None:
     es[1] = replace(es[1], problem="broken")
     wb.set_entries(es)
     assert wb.next_unreviewed("c0") == "c2"
-    assert wb.counts == Counts(total=3, reviewed=0, invalid=1)
+    assert wb.counts == Counts(cases=3, decided_by_me=0, invalid=1)
 
 
 def test_a_filtered_out_current_case_navigates_from_the_list() -> None:
@@ -113,7 +113,7 @@ def test_counts_at_scale_are_kept_not_recounted() -> None:
     wb.set_filter(show=Show.UNREVIEWED)
     for i in range(0, 100_000, 1000):
         wb.update_entry(replace(wb.entry(f"c{i}"), decision=Decision.KEEP))  # type: ignore[arg-type]
-    assert wb.counts.reviewed == 100 and wb.visible_count == 99_900
+    assert wb.counts.decided_by_me == 100 and wb.visible_count == 99_900
     assert wb.next_unreviewed("c999") == "c1001"
 
 
@@ -127,7 +127,7 @@ def test_more_of_the_index_arrives_behind_the_first_cases() -> None:
         [replace(e, decision=Decision.KEEP) if e.case_id == "c5" else e for e in es[4:]]
     )
     assert ("appended", (2, 4)) in seen and wb.visible_ids() == ["c1", "c3", "c5", "c7", "c9"]
-    assert wb.counts == Counts(total=10, reviewed=1, invalid=0)
+    assert wb.counts == Counts(cases=10, decided_by_me=1, invalid=0)
     assert wb.next_unreviewed("c3") == "c7"
     assert wb.row_of("c9") == 4
 

@@ -60,9 +60,7 @@ class ExportRun(QObject):
 
     def _on_done(self, summary: ExportSummary) -> None:
         self.dialog.reset()
-        left_out = left_out_text(summary.skipped)
-        if summary.not_exported():
-            left_out += f"\n\nNot exported: {summary.not_exported()}."
+        left_out = left_out_text(summary.left_out, summary.not_exported())
         self.session.say(
             f"Exported {summary.cases} cases to {summary.out} (root sha256 "
             f"{summary.root_hash[:12]}…)",
@@ -90,11 +88,12 @@ class ExportRun(QObject):
 LEFT_OUT_SHOWN = 15
 
 
-def left_out_text(skipped: list[str]) -> str:
-    """Every case left out and why (the first LEFT_OUT_SHOWN by name), for the report."""
+def left_out_text(skipped: list[str], reasons: str) -> str:
+    """Every case left out and why (the first LEFT_OUT_SHOWN by name), for the report;
+    *reasons* counts them by reason ("7 not decided; 1 invalid")."""
     if not skipped:
         return ""
-    lines = [f"\n\n{len(skipped)} case(s) left out:"]
+    lines = [f"\n\nNot exported: {len(skipped)} case(s) ({reasons}):"]
     lines += [f"• {line}" for line in skipped[:LEFT_OUT_SHOWN]]
     if len(skipped) > LEFT_OUT_SHOWN:
         lines.append(f"… and {len(skipped) - LEFT_OUT_SHOWN} more, all listed in release.json")

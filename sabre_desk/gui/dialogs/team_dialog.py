@@ -183,7 +183,8 @@ class TeamDialog(QDialog):
         self.header.setText(
             f"{len(reviewers)} reviewer(s) with decisions ({', '.join(reviewers) or '—'}) · "
             f"blind review {'on' if blind(manifest) else 'off'} · adjudicators: {adjudicators}"
-            f" · 95 % intervals from {summary.agreement.bootstrap} bootstrap resamples"
+            f" · 95 % intervals from {summary.agreement.bootstrap} bootstrap resamples\n"
+            + " · ".join(summary.counts.lines())
         )
         self.scope.blockSignals(True)
         self.scope.clear()
@@ -215,10 +216,10 @@ class TeamDialog(QDialog):
         if scope is None:
             return
         self.counts.setText(
-            f"{scope.cases} cases: {scope.multiple} with two or more ratings (what α rests "
-            f"on), {scope.single} with one, {scope.unreviewed} unreviewed; "
-            f"{scope.stale} stale decision(s) left out; {scope.disputed} disputed, "
-            f"{scope.adjudicated} adjudicated."
+            f"{scope.cases} valid cases: decided by anyone {scope.decided_by_anyone} "
+            f"({scope.multiple} with two or more ratings, what α rests on; {scope.single} with "
+            f"one), not decided {scope.not_decided}; stale {scope.stale}, disputed "
+            f"{scope.disputed}, adjudicated {scope.adjudicated}."
         )
         _fill(self.figures, figure_rows(scope))
         self._show_confusion()

@@ -101,9 +101,9 @@ class CaseList(QWidget):
         self._show_counts(self.workbench.counts)
 
     def _show_counts(self, counts: Counts) -> None:
-        text = f"reviewed {counts.reviewed} / {counts.valid}"
+        text = f"decided by me {counts.decided_by_me} / {counts.valid} valid"
         if counts.invalid:
-            text += f" · {counts.invalid} invalid"
+            text += f" · invalid {counts.invalid}"
         self.progress.setText(text)
 
     def current_case(self) -> str | None:

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from sabre_desk.core.primers import Primer
 from sabre_desk.core.project import Case
 from sabre_desk.core.review import Decision
+from sabre_desk.core.validity import CaseReport
 from sabre_desk.gui.controller import Aspect, CaseController
 from sabre_desk.gui.models.case_list_model import STATE_COLORS
 from sabre_desk.gui.models.probe_model import (
@@ -175,6 +176,13 @@ class CasePanel(QWidget):
         self.notes.setPlaceholderText("Notes for this case…")
         self.notes.setMaximumHeight(64)
         grid.addWidget(self.notes, 3, 0, 1, 2)
+        # Why Keep cannot be chosen, where the decisions are (an invalid case is never kept).
+        self.validity_note = QLabel()
+        self.validity_note.setObjectName("validity_note")
+        self.validity_note.setWordWrap(True)
+        self.validity_note.setStyleSheet("color: #c62828")
+        self.validity_note.hide()
+        grid.addWidget(self.validity_note, 4, 0, 1, 2)
 
         top = QWidget()
         top_layout = QVBoxLayout(top)
@@ -213,6 +221,8 @@ class CasePanel(QWidget):
         controller.case_loaded.connect(self._on_case_loaded)
         controller.case_failed.connect(self._on_case_failed)
         controller.review_changed.connect(self._on_review_changed)
+        controller.validity_changed.connect(self._on_validity_changed)
+        controller.decision_refused.connect(self._on_decision_refused)
         self.setEnabled(False)
 
     # --- controller signals ------------------------------------------------------------
@@ -230,6 +240,24 @@ class CasePanel(QWidget):
         for decision, button in self.decision_buttons.items():
             button.setEnabled(editable and (paired or not decision.needs_pair))
         self.notes.setReadOnly(not editable)
+        self.validity_note.hide()
+
+    def _on_validity_changed(self, report: CaseReport) -> None:
+        keep = self.decision_buttons[Decision.KEEP]
+        if report.valid:
+            keep.setEnabled(self.controller.editable)
+            self.validity_note.hide()
+            return
+        keep.setEnabled(False)
+        self.validity_note.setText(
+            f"This case is invalid, so it cannot be kept: {report.reason}. "
+            "The other decisions stay possible."
+        )
+        self.validity_note.show()
+
+    def _on_decision_refused(self, why: str) -> None:
+        self.validity_note.setText(why)
+        self.validity_note.show()
 
     def _on_case_failed(self, case_id: str, message: str) -> None:
         self.summary.setHtml(

@@ -27,11 +27,17 @@ LISTED_FAILURES = 500
 STAGE_TIPS = {
     "specified": "every specification written: waiting for images, failed, or a case already",
     "imaged": "cases in the project (made, imported or authored)",
+    "valid": "cases whose images all decode and whose spec and reviews can be read",
     "screened": "screened on the images and questions the case has now",
     "kept by the filter": "the filtering model got them wrong: on to human review",
-    "reviewed": "decided by you",
-    "accepted": "decided Keep by you",
+    "decided by anyone": "valid cases with at least one current decision, by anyone",
+    "final Keep": "what Export writes: the final decision is Keep",
 }
+
+
+def _title(name: str) -> str:
+    """'decided by anyone' → 'Decided by anyone' (a capital Keep stays one)."""
+    return name[:1].upper() + name[1:]
 
 
 class FunnelRows(QWidget):
@@ -46,7 +52,7 @@ class FunnelRows(QWidget):
         self.bars: list[QProgressBar] = []
         self.counts: list[QLabel] = []
         for row, (name, tip) in enumerate(STAGE_TIPS.items()):
-            label = QLabel(name.capitalize())
+            label = QLabel(_title(name))
             label.setToolTip(tip)
             bar = QProgressBar()
             bar.setTextVisible(False)
@@ -61,15 +67,15 @@ class FunnelRows(QWidget):
             self.bars.append(bar)
             self.counts.append(count)
 
-    def show_stages(self, stages: list[tuple[str, int]]) -> None:
-        top = max((n for _, n in stages), default=0)
+    def show_stages(self, stages: list[tuple[str, int | None]]) -> None:
+        top = max((n or 0 for _, n in stages), default=0)
         for (name, n), label, bar, count in zip(
             stages, self.names, self.bars, self.counts, strict=True
         ):
-            label.setText(name.capitalize())
+            label.setText(_title(name))
             bar.setRange(0, max(top, 1))
-            bar.setValue(n)
-            count.setText(f"{n:,}")
+            bar.setValue(n or 0)
+            count.setText("–" if n is None else f"{n:,}")
 
     def clear(self) -> None:
         for bar, count in zip(self.bars, self.counts, strict=True):

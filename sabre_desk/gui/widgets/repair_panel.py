@@ -4,14 +4,12 @@ cancel; the case's repair previews with Accept / Discard / Revert / Repair again
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -31,11 +29,20 @@ from sabre_desk.core.instructions import OP_LABELS, entities, instruction
 from sabre_desk.core.project import Case
 from sabre_desk.core.review import RepairRecord
 from sabre_desk.core.spec import ImageRole
-from sabre_desk.engines.base import RepairOp
+from sabre_desk.engines.base import ParamValue, RepairEngine, RepairOp
 from sabre_desk.engines.pipeline import RepairOrder
-from sabre_desk.engines.registry import ENGINE_LABELS, ENGINE_NAMES, ENGINE_OPS, make_engine
+from sabre_desk.engines.registry import (
+    ENGINES,
+    default_engine,
+    engine_class,
+    engines_for,
+    make_engine,
+    missing_values,
+)
+from sabre_desk.ground.errors import EngineUnavailableError
 from sabre_desk.gui.controller import Aspect, CaseController
 from sabre_desk.gui.repair_jobs import RepairJobs
+from sabre_desk.gui.widgets.engine_fields import EngineFields
 from sabre_desk.gui.widgets.lock_banner import LockBanner
 from sabre_desk.imaging.blend import BlendParams
 from sabre_desk.settings import Settings
@@ -65,7 +72,6 @@ class RepairPanel(QWidget):
         super().__init__(parent)
         self.controller, self.jobs, self.settings = controller, jobs, settings
         self._selected_box = selected_box  # (role) -> Box | None, from the canvases
-        self.file_path: Path | None = None
 
         self.role = QComboBox()
         self.box_label = QLabel()
@@ -79,10 +85,11 @@ class RepairPanel(QWidget):
         self.instruction = QPlainTextEdit()
         self.instruction.setReadOnly(True)
         self.instruction.setMaximumHeight(90)
+        # The engines and the fields of their values, from the registry: one row each.
         self.engine = QComboBox()
-        for name in ENGINE_NAMES:
-            self.engine.addItem(ENGINE_LABELS[name], name)
-        self.choose_file = QPushButton("Choose image…")
+        for cls in ENGINES.values():
+            self.engine.addItem(cls.label, cls.name)
+        self.engine_fields = EngineFields(ENGINES.values(), settings, self)
         self.margin = QDoubleSpinBox(minimum=0.1, maximum=3.0, singleStep=0.1, value=0.5)
         self.grow = QSpinBox(minimum=-1, maximum=200, value=-1)
         self.feather = QSpinBox(minimum=-1, maximum=400, value=-1)
@@ -113,10 +120,8 @@ class RepairPanel(QWidget):
         form.addRow("Target", self.target)
         form.addRow("Refine", self.refine)
         form.addRow("Instruction", self.instruction)
-        engine_row = QHBoxLayout()
-        engine_row.addWidget(self.engine, 1)
-        engine_row.addWidget(self.choose_file)
-        form.addRow("Engine", engine_row)
+        form.addRow("Engine", self.engine)
+        self.engine_fields.add_to(form)
         advanced = QGroupBox("Advanced")
         adv = QFormLayout(advanced)
         adv.addRow("Context margin (× box)", self.margin)
@@ -145,7 +150,7 @@ class RepairPanel(QWidget):
             widget.currentIndexChanged.connect(self.refresh)
         for line in (self.source, self.target, self.refine):
             line.textChanged.connect(self._update_instruction)
-        self.choose_file.clicked.connect(self._choose_file)
+        self.engine_fields.changed.connect(self.refresh)
         self.run.clicked.connect(self.run_repair)
         self.cancel.clicked.connect(self._cancel_jobs)
         self.previews.currentItemChanged.connect(self._on_preview_changed)
@@ -167,16 +172,18 @@ class RepairPanel(QWidget):
         return self.controller.case
 
     def _mark_engines(self) -> None:
+        """An engine that cannot run here is listed, greyed, with the reason as its tip."""
         model = self.engine.model()
         assert isinstance(model, QStandardItemModel)
-        for row, name in enumerate(ENGINE_NAMES):
-            reason = make_engine(name, file=Path("x") if name == "file" else None)
-            why = reason.unavailable_reason()
+        for row in range(self.engine.count()):
+            cls = engine_class(self.engine.itemData(row))
+            why = cls.unavailable_reason()
             item = model.item(row)
             item.setEnabled(why is None)
-            item.setToolTip(why or ENGINE_LABELS[name])
+            item.setToolTip(why or cls.label)
             if why:
-                item.setText(f"{ENGINE_LABELS[name]} — unavailable")
+                item.setText(f"{cls.label} — unavailable")
+        self.engine.setCurrentIndex(max(0, self.engine.findData(default_engine())))
 
     def _on_case_loaded(self, case: Case) -> None:
         self.setEnabled(self.controller.editable)
@@ -208,10 +215,7 @@ class RepairPanel(QWidget):
             self.box_label.setText(f"Draw or select a box on the {where} image")
         else:
             self.box_label.setText("  ".join(f"{v:.3f}" for v in box))
-        engine = self.engine.currentData()
-        self.choose_file.setVisible(engine == "file")
-        if engine == "file" and self.file_path:
-            self.choose_file.setText(self.file_path.name)
+        self.engine_fields.show_engine(self.engine.currentData())
         self._update_instruction()
         problem = self._run_problem(box)
         self.run.setEnabled(problem is None and self.controller.editable)
@@ -231,13 +235,14 @@ class RepairPanel(QWidget):
             return "no case is open"
         if box is None:
             return "select or draw a box first"
-        engine = self.engine.currentData()
+        name = self.engine.currentData()
+        cls = engine_class(name)
         op = RepairOp(self.op.currentData())
-        if op not in ENGINE_OPS[engine]:
-            return f"{op.value} needs a generative engine (Gemini, or a file from an editor)"
-        if engine == "file" and self.file_path is None:
-            return "choose the image file first"
-        return None
+        if op not in cls.ops:
+            able = ", ".join(other.label for other in engines_for(op))
+            return f"{op.value} needs another engine: {able or 'none can'}"
+        missing = missing_values(cls, self.engine_fields.values(name))
+        return missing[0].missing_reason if missing else cls.unavailable_reason()
 
     def _update_instruction(self) -> None:
         text = instruction(
@@ -276,10 +281,8 @@ class RepairPanel(QWidget):
             self.status.setText(problem or "")
             return False
         name = self.engine.currentData()
-        engine = make_engine(name, model=self.settings.gemini_model, file=self.file_path)
-        reason = engine.unavailable_reason()
-        if reason:
-            self.status.setText(reason)
+        engine = self._make_engine(name, self.engine_fields.values(name))
+        if engine is None:
             return False
         order = RepairOrder(
             box, RepairOp(self.op.currentData()), self.instruction.toPlainText(), self.params()
@@ -293,13 +296,13 @@ class RepairPanel(QWidget):
             for job in self.jobs.for_case(self.case.case_id):
                 self.jobs.cancel(job.id)
 
-    def _choose_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Image made in another editor", "", "Images (*.png *.jpg *.jpeg *.webp)"
-        )
-        if path:
-            self.file_path = Path(path)
-            self.refresh()
+    def _make_engine(self, name: str, values: dict[str, ParamValue | None]) -> RepairEngine | None:
+        """The engine, or None with the reason it cannot run in the status line."""
+        try:
+            return make_engine(name, settings=self.settings, **values)
+        except EngineUnavailableError as exc:
+            self.status.setText(f"{name}: {exc.reason}")
+            return None
 
     # --- previews -----------------------------------------------------------------------------
 
@@ -365,12 +368,12 @@ class RepairPanel(QWidget):
         record = self.selected_repair()
         if record is None or self.case is None:
             return
-        engine = make_engine(
-            record.engine, model=record.model or self.settings.gemini_model, file=self.file_path
-        )
-        reason = engine.unavailable_reason()
-        if reason:
-            self.status.setText(reason)
+        values = self.engine_fields.values(record.engine)
+        if record.engine in ENGINES and record.model:
+            # the model that made this repair, whatever the field or the setting says now
+            values |= {p.name: record.model for p in ENGINES[record.engine].params if p.is_model}
+        engine = self._make_engine(record.engine, values)
+        if engine is None:
             return
         order = RepairOrder(record.box, record.op, record.instruction, self.params())
         self.jobs.submit(self.case, ImageRole(record.image_role), order, engine)
