@@ -35,7 +35,9 @@ from sabre_desk.cli_common import (
     EXIT_PROBLEMS,
     EXIT_USAGE,
     CliError,
+    require_current,
     reviewer_option,
+    upgrade_plan_of,
 )
 from sabre_desk.cli_common import (
     open_project as _open_project,
@@ -63,6 +65,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "sabre_desk.cli_team",
     "sabre_desk.cli_cache",
     "sabre_desk.cli_screen",
+    "sabre_desk.cli_upgrade",
 )
 
 
@@ -251,6 +254,16 @@ def _rel(project: Project, file: str) -> str:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     project = _open_project(args.project, _reviewer(args))
+    upgrade = upgrade_plan_of(project)
+    if upgrade.needed:  # its cases would be judged by rules they were not made for
+        if args.json:
+            print(
+                json.dumps(
+                    {"project": str(project.root), "valid": False, "upgrade": upgrade.to_json()},
+                    indent=2,
+                )
+            )
+        raise CliError(upgrade.need_line(), EXIT_PROBLEMS)
     cache = DecodeCache.disabled(project.root) if args.no_cache else None
     report = validate_project(project, cache=cache)
     if args.json:
@@ -413,7 +426,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from sabre_desk.cli_release import run_export
 
-    return run_export(_open_project(args.project, _reviewer(args)), args)
+    project = _open_project(args.project, _reviewer(args))
+    require_current(project)  # else the cases made with earlier primers would be left out
+    return run_export(project, args)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from sabre_desk.core.project import MANIFEST_NAME, Project
+from sabre_desk.core.upgrade_plan import UpgradePlan, plan_upgrade
 from sabre_desk.engines.gemini_call import CallCancelledError
 from sabre_desk.ground.errors import NotAProjectError
 from sabre_desk.ground.reading import folder_problem
@@ -60,6 +61,22 @@ def open_project(path: Path, reviewer: str, index: bool = True) -> Project:
     except NotAProjectError as exc:
         hint = "; `sabre-desk demo` makes one to try" if MANIFEST_NAME in exc.reason else ""
         raise CliError(exc.message + hint) from exc
+
+
+def upgrade_plan_of(project: Project) -> UpgradePlan:
+    """What `sabre-desk upgrade` would change in *project*, opened with its index (the
+    index's types spare reading the specs no change concerns)."""
+    candidates = [(e.case_id, e.subset) for e in project.entries]
+    return plan_upgrade(project.root, project.manifest, candidates)
+
+
+def require_current(project: Project) -> None:
+    """Stop a command on a project an earlier sabre-desk wrote that does not work unchanged
+    (its cases would be judged by rules they were not made for), with the one line that
+    says to run `sabre-desk upgrade` and what it will change."""
+    plan = upgrade_plan_of(project)
+    if plan.needed:
+        raise CliError(plan.need_line(), EXIT_PROBLEMS)
 
 
 def release_folder(path: Path) -> Path:

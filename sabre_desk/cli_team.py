@@ -9,7 +9,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sabre_desk.cli_common import EXIT_OK, EXIT_PROBLEMS, CliError, open_project, reviewer_name
+from sabre_desk.cli_common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    CliError,
+    open_project,
+    require_current,
+    reviewer_name,
+)
 from sabre_desk.core.activity import IDLE_MINUTES, activity
 from sabre_desk.core.agreement import (
     ALL,
@@ -321,6 +328,7 @@ def run_team(args: argparse.Namespace) -> int:
 
 def run_stats(args: argparse.Namespace) -> int:
     project = open_project(args.project, reviewer_name(args))
+    require_current(project)
     ratings = collect(project)
     stats = compute_stats(project.entries, ratings)
     stats.reviewers = reviewer_progress(ratings, project.assignments, project.manifest.reviewers)

@@ -19,7 +19,24 @@ MANIFEST_NAME = "sabre-project.json"
 PROJECT_FORMAT = "sabre-desk-project"
 #: 2: the team settings (``reviewers``, ``adjudicators``, ``blind``); a version 1 manifest
 #: has none and reads as a project without them.
-PROJECT_VERSION = 2
+#: 3: ``primers`` records the version and hash of the primers the project's cases follow,
+#: written when a project is made and by `sabre-desk upgrade` (core/upgrade.py), which also
+#: moves cases made with an earlier version of a primer. Only those two write version 3:
+#: another writer keeps the version it found (at least TEAM_VERSION, for the team settings).
+PROJECT_VERSION = 3
+TEAM_VERSION = 2
+SHA256_HEX = r"^[0-9a-f]{64}$"
+
+
+class PrimerRecord(BaseModel):
+    """A primer the project's cases were made with: its version and the SHA-256 of its
+    file. A later sabre-desk tells from it which cases an incompatible primer change
+    concerns, instead of guessing from their content."""
+
+    model_config = ConfigDict(extra="allow")
+
+    version: int = Field(ge=1)
+    sha256: str = Field(pattern=SHA256_HEX)
 
 
 class Manifest(BaseModel):
@@ -52,6 +69,8 @@ class Manifest(BaseModel):
     screening: ScreeningSettings = Field(default_factory=lambda: ScreeningSettings())
     #: the shape `generate images` asks for, unless the primer or the command says otherwise
     images: ImageSettings = Field(default_factory=ImageSettings)
+    #: primer name → the version the project's cases follow (version 3; empty before)
+    primers: dict[str, PrimerRecord] = Field(default_factory=dict)
 
 
 def read_manifest(root: Path) -> Manifest:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from sabre_desk.core.primer_changes import recorded_primers
 from sabre_desk.core.primers import PrimerLibrary
 from sabre_desk.core.project import CASES_DIR, MANIFEST_NAME, PROJECT_FORMAT, PROJECT_VERSION
 from sabre_desk.core.review import utc_now
@@ -43,9 +44,9 @@ def init_project(
     name = (name if name is not None else project_name_for(dest)).strip()
     if not name:
         raise ProjectError("a project needs a name", dest)
+    library = PrimerLibrary.for_project(None)
     if primer is not None:
         problem = id_problem(primer, "primer")
-        library = PrimerLibrary.for_project(None)
         found = library.primers.get(primer) or library.by_type(primer)
         if problem or found is None:
             known = ", ".join(sorted(library.primers))
@@ -62,6 +63,11 @@ def init_project(
         "created_at": created_at or utc_now(),
         "primer": primer,
         **(extra or {}),
+        # the primers its cases will be made with (a later sabre-desk reads what changed)
+        "primers": {
+            name: record.model_dump(mode="json")
+            for name, record in recorded_primers(library).items()
+        },
     }
     atomic_write_json(dest / MANIFEST_NAME, manifest)
     return dest

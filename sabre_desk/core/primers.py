@@ -1,10 +1,11 @@
 """Test Primers: a task design in Markdown with a machine-readable header of rules.
 
 A primer file starts with a TOML header between ``+++`` lines, then the Task Design in
-Markdown. The header names the stress test (``pressure_test_type``), optionally the exact
-probe pattern, rules that tighten the default Sample Specification schema, and the validity
-checklist the reviewer ticks. The rules are declarative, so a primer shared in a project
-folder is data, never code: a project's ``primers/`` folder overrides the shipped primers.
+Markdown. The header names the stress test (``pressure_test_type``) and the primer's
+``version``, optionally the exact probe pattern, rules that tighten the default Sample
+Specification schema, and the validity checklist the reviewer ticks. The rules are
+declarative, so a primer shared in a project folder is data, never code: a project's
+``primers/`` folder overrides the shipped primers.
 """
 
 from __future__ import annotations
@@ -136,6 +137,10 @@ class PrimerHeader(BaseModel):
 
     name: str
     title: str
+    #: raised when the primer asks for something cases made with the previous version do
+    #: not give (another task, a new required attribute); a project records the versions
+    #: its cases follow, and `sabre-desk upgrade` moves cases made with an earlier one
+    version: int = Field(default=1, ge=1)
     pressure_test_type: str
     generation_mode: GenerationMode | None = None
     #: the whole-image edit that makes an Edited image from a Base photo (New Case's Make
@@ -324,6 +329,7 @@ class PrimerLibrary:
 TEMPLATE = """+++
 name = "{name}"
 title = "{title}"
+version = 1  # raise it when cases made with this version no longer fit
 pressure_test_type = "{name}"
 # generation_mode = "paired_edit"   # or "single_image"; leave out to allow both
 # the edit New Case asks a model for, to make Edited from a Base photo (attributes in braces):

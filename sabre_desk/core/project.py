@@ -164,15 +164,17 @@ class Project:
     # --- opening and indexing ---------------------------------------------------------
 
     @classmethod
-    def open(cls, root: Path | str, reviewer: str, index: bool = True) -> Project:
-        """Open *root*; raises NotAProjectError when it is not a project folder."""
+    def open(
+        cls, root: Path | str, reviewer: str, index: bool = True, read_only: bool = False
+    ) -> Project:
+        """Open *root*; raises NotAProjectError when it is not a project folder. *read_only*
+        opens a writable folder as if it were not (a project left to upgrade later)."""
         problem = id_problem(reviewer, "reviewer name")
         if problem:
             raise ValueError(problem)
         root = Path(root).expanduser().absolute()
         manifest = read_manifest(root)
-        read_only = not probe_writable(root)
-        project = cls(root, manifest, reviewer, read_only)
+        project = cls(root, manifest, reviewer, read_only or not probe_writable(root))
         project.load_assignments()
         if index:
             project.index()

@@ -1,7 +1,8 @@
 """The Sample Specification: the default schema of the SABRE paper (Table 5, Appendix B).
 
-spec.json is an input the app never rewrites; these models reject anything that would make
-a case unreviewable or unscoreable, with a message naming the offending field.
+spec.json is an input the app never rewrites (only `sabre-desk upgrade` renames the task of
+a case made with an earlier primer: core/upgrade.py); these models reject anything that would
+make a case unreviewable or unscoreable, with a message naming the offending field.
 """
 
 from __future__ import annotations

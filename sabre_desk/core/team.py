@@ -15,7 +15,8 @@ from typing import Any
 
 from sabre_desk.core.binding import Hashes, image_hashes, is_stale
 from sabre_desk.core.final import current_decisions, edit_conflicts
-from sabre_desk.core.project import MANIFEST_NAME, PROJECT_VERSION, Case, Manifest, Project
+from sabre_desk.core.manifest import TEAM_VERSION
+from sabre_desk.core.project import MANIFEST_NAME, Case, Manifest, Project
 from sabre_desk.core.ratings import adjudicators_of, is_adjudication
 from sabre_desk.core.review import Review
 from sabre_desk.ground.errors import CaseLoadError, NotAProjectError, StorageError
@@ -123,13 +124,16 @@ def queue(project: Project, case_ids: list[str], exact: bool = False) -> dict[st
 
 def write_team_settings(root: Path, changes: dict[str, Any]) -> Manifest:
     """Change the team settings (``reviewers``, ``adjudicators``, ``blind``) of the project
-    manifest, keeping every other key; the manifest becomes version 2."""
+    manifest, keeping every other key; the manifest becomes at least version 2 (a later one
+    is kept: only `init` and `upgrade` write the primers record version 3 promises)."""
     path = root / MANIFEST_NAME
     with file_lock(path):
         data, _ = read_json(path, "manifest", NotAProjectError)
         if not isinstance(data, dict):
             raise NotAProjectError("not a JSON object", path)
-        data = {**data, **changes, "version": PROJECT_VERSION}
+        found = data.get("version")
+        version = max(found, TEAM_VERSION) if type(found) is int else TEAM_VERSION
+        data = {**data, **changes, "version": version}
         for key, value in changes.items():
             if value is None:  # back to the default: the key is left out
                 data.pop(key)

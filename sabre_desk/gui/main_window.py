@@ -61,6 +61,7 @@ from sabre_desk.gui.screening_ui import ScreeningUi
 from sabre_desk.gui.session import Session
 from sabre_desk.gui.team_ui import TeamUi
 from sabre_desk.gui.toolbar import build_toolbar
+from sabre_desk.gui.upgrade_ui import OpenAs, UpgradeOffer
 from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
 from sabre_desk.gui.widgets.status_labels import PositionLabel, SaveLabel
@@ -124,6 +125,7 @@ class MainWindow(QMainWindow):
         self.welcome.demo_requested.connect(self.sources.demo)
         self.welcome.new_requested.connect(self.sources.new)
         self.welcome.recent_requested.connect(self.open_project)
+        self.upgrades = UpgradeOffer(self, self.report_error, lambda: self.unattended)
         self.central = QStackedWidget()
         self.central.addWidget(self.welcome)
         self.central.addWidget(self.compare)
@@ -241,8 +243,12 @@ class MainWindow(QMainWindow):
     def open_project(self, path: Path, case_id: str | None = None) -> bool:
         if self.controller is not None and not self._leave_current():
             return False
+        open_as = self.upgrades.before_open(path)  # an earlier sabre-desk's project
+        if open_as is OpenAs.NOT_AT_ALL:
+            return False
         try:
-            project = Project.open(path, self.reviewer, index=False)
+            read_only = open_as is OpenAs.READ_ONLY
+            project = Project.open(path, self.reviewer, index=False, read_only=read_only)
         except (ProjectError, ValueError) as exc:
             self.report_error("Cannot open project", str(exc))
             return False
@@ -251,10 +257,8 @@ class MainWindow(QMainWindow):
         self.loader.set_store(PreviewStore.for_project(project.root, project.read_only, limit))
         self.central.setCurrentWidget(self.compare)
         self._project_status = f"{project.root} · reviewer {self.reviewer}"
-        if project.read_only:
-            self._project_status += (
-                " · read-only: this folder cannot be written, nothing will be saved"
-            )
+        if project.read_only:  # the folder cannot be written, or left to upgrade later
+            self._project_status += " · read-only: nothing will be saved"
         self.index_reader.begin(project, case_id)  # the first cases now, the rest behind
         self._attach_controller(CaseController(project, self))
         self.settings.add_recent(project.root)
