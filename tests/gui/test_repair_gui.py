@@ -115,6 +115,16 @@ def test_repair_compare_accept_undo_and_revert(
     assert events.count("repair_accepted") == 2 and events.count("repair_reverted") == 2
 
 
+def test_a_message_about_one_case_is_gone_on_the_next(qtbot, repairing: MainWindow) -> None:
+    panel = repairing.repair_ui.panel
+    assert not panel.run_repair()  # no box yet
+    assert "select or draw a box first" in panel.status.text()
+    with qtbot.waitSignal(repairing.images_shown, timeout=10000):
+        repairing.case_list.go(Go.NEXT)
+    assert "select or draw a box first" not in panel.status.text()
+    assert repairing.controller.editor is not None and repairing.controller.editor.messages == []
+
+
 def test_a_repair_lands_in_its_case_after_the_reviewer_moved_on(
     qtbot,
     repairing: MainWindow,
@@ -125,6 +135,10 @@ def test_a_repair_lands_in_its_case_after_the_reviewer_moved_on(
     window.repair_ui.panel.run_repair()
     with qtbot.waitSignal(window.images_shown, timeout=10000):
         window.case_list.go(Go.NEXT)  # away before the job lands
+    status = window.repair_ui.panel.status.text()
+    assert "running on this case" not in status  # the job is another case's
+    if window.repair_ui.jobs.jobs:
+        assert "1 on other cases" in status
     qtbot.waitUntil(lambda: not window.repair_ui.jobs.jobs, timeout=10000)
     qtbot.waitUntil(lambda: window.project.entry(CASE).pending_repair, timeout=3000)
     assert review(demo_project)["repairs"][0]["status"] == "preview"

@@ -280,6 +280,20 @@ def test_auto_advance_moves_to_the_next_unreviewed_case(
     assert on_disk(demo_project)["decision"] == "keep"
 
 
+def test_ctrl_z_after_auto_advance_goes_back_and_takes_the_decision_back(
+    qtbot, review: MainWindow, demo_project: Path
+) -> None:
+    review.actions_.auto_advance.trigger()
+    press(qtbot, review, Qt.Key.Key_1)
+    qtbot.waitUntil(lambda: review.controller.case.case_id == "ctx02_apple_tennis_ball")
+    undo = next(a for a in review.actions_.groups["Edit"] if a.text().startswith("&Undo"))
+    assert undo.isEnabled()  # nothing to undo on this case, but the last decision is
+    press(qtbot, review, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: review.controller.case.case_id == CASE, timeout=3000)
+    assert review.controller.case.review.decision is None
+    wait_saved(qtbot, demo_project, lambda d: d.get("decision") is None)
+
+
 def test_a_review_changed_on_disk_is_not_overwritten_silently(
     qtbot,
     review: MainWindow,
