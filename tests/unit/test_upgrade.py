@@ -466,8 +466,14 @@ def test_the_command_as_a_user_runs_it_and_where_it_is_listed(
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "upgrade" in capsys.readouterr().out
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    assert "sabre-desk upgrade PROJECT [--dry-run] [--json]" in readme
+    checkout = Path(__file__).parents[2]
+    readme = (checkout / "README.md").read_text()
+    assert "[upgrading](docs/guide/upgrading.md)" in readme
+    commands = (checkout / "docs" / "commands.md").read_text()
+    assert "sabre-desk upgrade PROJECT [--dry-run] [--json]" in commands
+    assert "sabre-desk upgrade my-project --dry-run" in (
+        checkout / "docs" / "guide" / "upgrading.md"
+    ).read_text()
 
 
 def test_a_case_folder_linked_from_outside_is_never_read_or_rewritten(
