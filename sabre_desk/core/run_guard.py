@@ -1,0 +1,113 @@
+"""When a model-backed run stops on its own: a deadline for the whole run and a give-up rule.
+
+Each call already has its own timeout and retries; what they cannot see is the run. Against a
+silent server a run of 13 cases would otherwise wait out every call in turn (minutes each),
+and a service that refuses every request would be asked once per case. The guard is told
+the outcome of every call; once the run's deadline has passed, or the same kind of failure
+has come back ``give_up_after`` times in a row, it sets the run's cancel event (so no new
+call starts and the ones under way end) and keeps one line saying why and how to resume.
+A rate limit that asks for a long wait is not waited for: the call is recorded as
+rate-limited and counts towards the give-up rule like any other failure of one kind.
+
+Qt-free and thread-safe: the calls of one run report from a pool of threads.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#: Consecutive failures of one kind after which a run stops (the command's --give-up-after).
+DEFAULT_GIVE_UP_AFTER = 5
+#: A rate limit asking for a longer wait than this is recorded, not waited for.
+LONGEST_RATE_LIMIT_WAIT_S = 60.0
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """What a run may cost in time and in failures (from the command line or the settings)."""
+
+    deadline_s: float | None = None
+    give_up_after: int = DEFAULT_GIVE_UP_AFTER
+
+    def __post_init__(self) -> None:
+        if self.deadline_s is not None and self.deadline_s <= 0:
+            raise ValueError("the deadline must be a positive number of seconds")
+        if self.give_up_after < 1:
+            raise ValueError("give up after must be at least 1")
+
+
+class RunGuard:
+    """Watches one run; ``stop_reason`` is None while it may go on."""
+
+    def __init__(
+        self,
+        limits: RunLimits,
+        cancel: threading.Event,
+        resume: str,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.limits = limits
+        self.cancel = cancel
+        self._resume = resume
+        self._clock = clock
+        self._end = None if limits.deadline_s is None else clock() + limits.deadline_s
+        self._lock = threading.Lock()
+        self._streak_kind: str | None = None
+        self._streak = 0
+        self.rate_limited = 0
+        self.stop_reason: str | None = None
+
+    def seconds_left(self) -> float | None:
+        """What remains of the run's deadline (None: no deadline); a call's own timeout is
+        never longer than this."""
+        if self._end is None:
+            return None
+        return max(0.0, self._end - self._clock())
+
+    def check(self) -> bool:
+        """True while the run may start another call; stops it once the deadline passed."""
+        left = self.seconds_left()
+        if left is not None and left <= 0:
+            self._stop(f"the run's deadline of {self.limits.deadline_s:g} s has passed")
+        return self.stop_reason is None and not self.cancel.is_set()
+
+    def succeeded(self) -> None:
+        with self._lock:
+            self._streak_kind, self._streak = None, 0
+
+    def failed(self, kind: str) -> None:
+        """One call failed; *kind* names the failure in a reviewer's words ("timed out",
+        "rate-limited", "refused by the service") so the stop line can say it."""
+        with self._lock:
+            if kind == self._streak_kind:
+                self._streak += 1
+            else:
+                self._streak_kind, self._streak = kind, 1
+            streak = self._streak
+        if streak >= self.limits.give_up_after:
+            self._stop(f"{streak} calls in a row failed ({kind})")
+
+    def rate_limit(self, retry_after_s: float | None) -> bool:
+        """A 429: True when the call may wait *retry_after_s* and try again; False when the
+        wait is too long (or unknown and the run has a deadline it would outlast), in
+        which case the call is recorded as rate-limited and the run moves on."""
+        left = self.seconds_left()
+        if (
+            retry_after_s is not None
+            and retry_after_s <= LONGEST_RATE_LIMIT_WAIT_S
+            and (left is None or retry_after_s < left)
+        ):
+            return True
+        with self._lock:
+            self.rate_limited += 1
+        self.failed("rate-limited")
+        return False
+
+    def _stop(self, why: str) -> None:
+        with self._lock:
+            if self.stop_reason is None:
+                self.stop_reason = f"stopped: {why}; {self._resume}"
+        self.cancel.set()
