@@ -471,9 +471,10 @@ def test_the_command_as_a_user_runs_it_and_where_it_is_listed(
     assert "[upgrading](docs/guide/upgrading.md)" in readme
     commands = (checkout / "docs" / "commands.md").read_text()
     assert "sabre-desk upgrade PROJECT [--dry-run] [--json]" in commands
-    assert "sabre-desk upgrade my-project --dry-run" in (
-        checkout / "docs" / "guide" / "upgrading.md"
-    ).read_text()
+    assert (
+        "sabre-desk upgrade my-project --dry-run"
+        in (checkout / "docs" / "guide" / "upgrading.md").read_text()
+    )
 
 
 def test_a_case_folder_linked_from_outside_is_never_read_or_rewritten(
