@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sabre_desk.core.workbench import Go
+from sabre_desk.core.desk.workbench import Go
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

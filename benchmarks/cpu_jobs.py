@@ -62,7 +62,7 @@ def main() -> None:
     from stall_meter import StallMeter
     from stall_tracer import StallTracer
 
-    from sabre_desk.core.spec import ImageRole
+    from sabre_desk.core.case.spec import ImageRole
     from sabre_desk.engines.base import RepairOp
     from sabre_desk.engines.opencv import TeleaEngine
     from sabre_desk.engines.pipeline import RepairOrder

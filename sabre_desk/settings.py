@@ -13,7 +13,7 @@ from pathlib import Path
 from platformdirs import user_config_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from sabre_desk.core.ledger import ModelPrice
+from sabre_desk.core.jobs.ledger import ModelPrice
 from sabre_desk.ground.errors import ProjectError, StorageError
 from sabre_desk.ground.ids import id_problem, reviewer_from_login
 from sabre_desk.ground.storage import atomic_write_json, read_json

@@ -105,6 +105,6 @@ def pipeline_models(
 @pytest.fixture
 def context_project(tmp_path: Path) -> Path:
     """A new project of the Context primer, as `init` or File > New Project makes it."""
-    from sabre_desk.core.new_project import init_project
+    from sabre_desk.core.making.new_project import init_project
 
     return init_project(tmp_path / "made", "made", "context")

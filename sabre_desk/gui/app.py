@@ -20,8 +20,8 @@ from PySide6.QtWidgets import QApplication
 
 from sabre_desk import __version__
 from sabre_desk.app_log import configure_logging
-from sabre_desk.core.manifest import project_folder
-from sabre_desk.core.memory import return_freed_images_to_the_os
+from sabre_desk.core.case.manifest import project_folder
+from sabre_desk.core.jobs.memory import return_freed_images_to_the_os
 from sabre_desk.ground.paths import resource_path
 from sabre_desk.gui.crash_report import install_excepthook
 from sabre_desk.gui.main_window import MainWindow

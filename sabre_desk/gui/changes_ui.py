@@ -16,10 +16,10 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QImage, QKeySequence
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from sabre_desk.core.changes import change_map_and_heat, edit_box, sweep_case
-from sabre_desk.core.project import Case, Project
-from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.workbench import ViewMode, Workbench
+from sabre_desk.core.case.project import Case, Project
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.desk.workbench import ViewMode, Workbench
+from sabre_desk.core.repair.changes import change_map_and_heat, edit_box, sweep_case
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.idle_sweep import IdleSweep

@@ -16,14 +16,14 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QUndoGroup, QUndoStack
 
-from sabre_desk.core import repairs
-from sabre_desk.core.case_editor import SAVE_DELAY_MS, Aspect, CaseEditor, SaveState
-from sabre_desk.core.case_edits import Edit
-from sabre_desk.core.project import Case, Project
-from sabre_desk.core.repairs import RepairStep
-from sabre_desk.core.review import Decision, RepairRecord
-from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.validity import ERROR, CaseReport, Validity
+from sabre_desk.core.case.project import Case, Project
+from sabre_desk.core.case.review import Decision, RepairRecord
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.case.validity import ERROR, CaseReport, Validity
+from sabre_desk.core.desk.case_editor import SAVE_DELAY_MS, Aspect, CaseEditor, SaveState
+from sabre_desk.core.desk.case_edits import Edit
+from sabre_desk.core.repair import repairs
+from sabre_desk.core.repair.repairs import RepairStep
 from sabre_desk.ground.errors import CaseLoadError, ProjectError
 from sabre_desk.gui.commands import EditCommand
 from sabre_desk.gui.landings import Landing, Landings

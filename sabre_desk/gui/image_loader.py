@@ -20,8 +20,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThreadPool, Signal, Slot
 
-from sabre_desk.core.preview_cache import PreviewStore, stamp
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.case.preview_cache import PreviewStore, stamp
+from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.qimage import DisplayImage, load_for_display
 from sabre_desk.gui.workers import Worker

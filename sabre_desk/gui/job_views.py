@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from sabre_desk.core.job_board import Job, JobBoard
+from sabre_desk.core.jobs.job_board import Job, JobBoard
 
 BAR_WIDTH = 160
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
-from sabre_desk.core.live import CaseStamp, ProjectWatch, case_stamp, compare
-from sabre_desk.core.project import Project
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.team.live import CaseStamp, ProjectWatch, case_stamp, compare
 from sabre_desk.gui.workers import Worker
 
 CASE_POLL_MS = 1000

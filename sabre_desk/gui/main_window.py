@@ -21,15 +21,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sabre_desk.core.boxes import DEFAULT_LABELS
-from sabre_desk.core.job_board import JobBoard
-from sabre_desk.core.memory import image_cache_budget
-from sabre_desk.core.preview_cache import PreviewStore
-from sabre_desk.core.primers import PrimerLibrary
-from sabre_desk.core.project import Case, Project
-from sabre_desk.core.review import Box
-from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.workbench import Go, ViewMode, Workbench
+from sabre_desk.core.case.preview_cache import PreviewStore
+from sabre_desk.core.case.primers import PrimerLibrary
+from sabre_desk.core.case.project import Case, Project
+from sabre_desk.core.case.review import Box
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.desk.boxes import DEFAULT_LABELS
+from sabre_desk.core.desk.workbench import Go, ViewMode, Workbench
+from sabre_desk.core.jobs.job_board import JobBoard
+from sabre_desk.core.jobs.memory import image_cache_budget
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.box_menu import box_menu
 from sabre_desk.gui.canvas.compare_view import CompareView

@@ -17,8 +17,8 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar, QMessageBox, QWidget
 
 from sabre_desk import __version__
-from sabre_desk.core.review import Decision
-from sabre_desk.core.workbench import Go
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.desk.workbench import Go
 from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.controller import CaseController
 from sabre_desk.gui.crash_report import open_log_folder

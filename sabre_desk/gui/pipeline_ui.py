@@ -17,24 +17,24 @@ from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDockWidget, QPushButton, QWidget
 
-from sabre_desk.core.child_job import ChildJob, passed_env
-from sabre_desk.core.funnel import Funnel, count_cases, pipeline_funnel
-from sabre_desk.core.generate_process import (
+from sabre_desk.core.case.primers import PrimerLibrary
+from sabre_desk.core.case.project import CaseEntry, Project
+from sabre_desk.core.desk.workbench import Workbench
+from sabre_desk.core.jobs.child_job import ChildJob, passed_env
+from sabre_desk.core.jobs.job_board import Job, JobBoard, JobKind
+from sabre_desk.core.jobs.ledger import ModelPrice
+from sabre_desk.core.making.funnel import Funnel, count_cases, pipeline_funnel
+from sabre_desk.core.making.generate_process import (
     GenerateProgress,
     ImagesOrder,
     SpecsOrder,
     images_job,
     specs_job,
 )
-from sabre_desk.core.image_maker import ImageRunReport
-from sabre_desk.core.incoming import arrived_cases
-from sabre_desk.core.job_board import Job, JobBoard, JobKind
-from sabre_desk.core.ledger import ModelPrice
-from sabre_desk.core.primers import PrimerLibrary
-from sabre_desk.core.project import CaseEntry, Project
-from sabre_desk.core.ratings import collect
-from sabre_desk.core.spec_writer import SpecRunReport
-from sabre_desk.core.workbench import Workbench
+from sabre_desk.core.making.image_maker import ImageRunReport
+from sabre_desk.core.making.incoming import arrived_cases
+from sabre_desk.core.making.spec_writer import SpecRunReport
+from sabre_desk.core.team.ratings import collect
 from sabre_desk.engines.gemini_make import GeminiImageMaker, GeminiWriter
 from sabre_desk.ground.ids import id_problem
 from sabre_desk.gui.child_run import ChildRun

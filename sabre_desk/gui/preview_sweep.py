@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject
 
-from sabre_desk.core.preview_cache import PreviewStore, make_case_previews
-from sabre_desk.core.project import Project
+from sabre_desk.core.case.preview_cache import PreviewStore, make_case_previews
+from sabre_desk.core.case.project import Project
 from sabre_desk.gui.idle_sweep import IdleSweep, Submit
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from sabre_desk.core.project import MANIFEST_NAME
+from sabre_desk.core.case.project import MANIFEST_NAME
 from sabre_desk.demo.writer import write_demo_project
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.dialogs.new_project_dialog import NewProjectDialog

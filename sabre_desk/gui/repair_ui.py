@@ -14,10 +14,10 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QWidget
 
-from sabre_desk.core import repairs
-from sabre_desk.core.review import Box, RepairRecord
-from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.workbench import ViewMode, Workbench
+from sabre_desk.core.case.review import Box, RepairRecord
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.desk.workbench import ViewMode, Workbench
+from sabre_desk.core.repair import repairs
 from sabre_desk.ground.errors import RepairError
 from sabre_desk.gui.canvas.compare_view import CAPTIONS, CompareView
 from sabre_desk.gui.controller import CaseController

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from sabre_desk.core.release import verify
-from sabre_desk.core.review import Decision
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.release.release import verify
 from sabre_desk.gui.dialogs.export_dialog import export_release
 from sabre_desk.gui.main_window import MainWindow
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from factories import png_bytes
 
-from sabre_desk.core.new_project import init_project
-from sabre_desk.core.project import Project
-from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.validate import validate_project
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.case.validate import validate_project
+from sabre_desk.core.making.new_project import init_project
 from sabre_desk.gui.dialogs.new_case_dialog import ANSWER, PROMPT, NewCaseDialog
 from sabre_desk.gui.main_window import MainWindow
 

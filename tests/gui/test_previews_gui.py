@@ -12,8 +12,8 @@ from factories import yes_no_spec
 from PIL import Image
 from PySide6.QtGui import QImage
 
-from sabre_desk.core.preview_cache import PreviewStore, cache_folder
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.case.preview_cache import PreviewStore, cache_folder
+from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.image_loader import image_key
 from sabre_desk.gui.main_window import MainWindow

@@ -14,9 +14,9 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QApplication
 
-from sabre_desk.core.project import Case, Project
-from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.workbench import Go
+from sabre_desk.core.case.project import Case, Project
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.desk.workbench import Go
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.models.probe_model import RESULT

@@ -13,14 +13,14 @@ from factories import rgb_array, write_review
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from sabre_desk.core import repairs
-from sabre_desk.core.final import all_reviews, settle
-from sabre_desk.core.locks import LOCK_NAME, OWNER_NAME
-from sabre_desk.core.project import Case, Project
-from sabre_desk.core.repairs import RepairStep
-from sabre_desk.core.review import Decision
-from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.team import write_team_settings
+from sabre_desk.core.case.locks import LOCK_NAME, OWNER_NAME
+from sabre_desk.core.case.project import Case, Project
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.repair import repairs
+from sabre_desk.core.repair.repairs import RepairStep
+from sabre_desk.core.team.final import all_reviews, settle
+from sabre_desk.core.team.team import write_team_settings
 from sabre_desk.gui.dialogs.shortcuts import shortcuts_html
 from sabre_desk.gui.main_window import MainWindow
 
@@ -183,7 +183,7 @@ def test_what_others_write_appears_without_taking_focus_or_local_edits(
 HOLDER = r"""
 import sys, time
 from pathlib import Path
-from sabre_desk.core.locks import case_lock
+from sabre_desk.core.case.locks import case_lock
 from sabre_desk.ground.storage import atomic_write_json
 folder = Path(sys.argv[1])
 with case_lock(folder, "bob", "accept"):
@@ -308,7 +308,7 @@ def decide(qtbot, window: MainWindow, case_id: str, key: Qt.Key) -> None:
 def test_two_reviewers_and_an_adjudicator_curate_the_demo_into_a_release(
     qtbot, make_window: Callable, open_case: Callable, demo_project: Path, tmp_path: Path
 ) -> None:
-    from sabre_desk.core.export import export
+    from sabre_desk.core.release.export import export
 
     write_team_settings(demo_project, {"adjudicators": ["carol"]})
     alice, bob = make_window("alice"), make_window("bob")

@@ -11,8 +11,8 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit
 
-from sabre_desk.core.review import Decision
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.image_loader import image_key
 from sabre_desk.gui.main_window import MainWindow

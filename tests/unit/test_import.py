@@ -7,10 +7,10 @@ from pathlib import Path
 
 from factories import png_bytes, run_cli, yes_no_spec
 
-from sabre_desk.core.importing import import_cases
-from sabre_desk.core.new_project import init_project
-from sabre_desk.core.project import Project
-from sabre_desk.core.validate import validate_project
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.validate import validate_project
+from sabre_desk.core.making.importing import import_cases
+from sabre_desk.core.making.new_project import init_project
 
 
 def single_spec(concept_id: str) -> dict:

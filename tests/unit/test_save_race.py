@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-import sabre_desk.core.project as project_module
-from sabre_desk.core.project import Project
+import sabre_desk.core.case.project as project_module
+from sabre_desk.core.case.project import Project
 from sabre_desk.ground.errors import ReviewConflictError
 from sabre_desk.ground.storage import TEMP_SUFFIX
 
@@ -81,7 +81,7 @@ def test_temp_files_left_by_a_killed_writer_are_cleaned_on_the_next_save(
 WRITER = r"""
 import json, os, sys
 from sabre_desk.ground.errors import ReviewConflictError, StorageError
-from sabre_desk.core.project import Project
+from sabre_desk.core.case.project import Project
 
 root, name, log = sys.argv[1], sys.argv[2], sys.argv[3]
 project = Project.open(root, "alice")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from sabre_desk.core.project import CaseEntry
-from sabre_desk.core.review import Decision
-from sabre_desk.core.workbench import Counts, Show, ViewMode, Workbench
+from sabre_desk.core.case.project import CaseEntry
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.desk.workbench import Counts, Show, ViewMode, Workbench
 
 CASES = Path("/p/cases")
 
@@ -135,7 +135,7 @@ def test_more_of_the_index_arrives_behind_the_first_cases() -> None:
 def test_a_case_the_filter_solved_is_out_of_the_queue_but_listed_and_filterable() -> None:
     """Paper §3.4: what the filtering model answers correctly is discarded from review; it
     stays in the list and can be shown with its own filter, as kept and stale ones can."""
-    from sabre_desk.core.gate import ScreenStatus
+    from sabre_desk.core.case.gate import ScreenStatus
 
     wb = Workbench()
     es = entries(4)

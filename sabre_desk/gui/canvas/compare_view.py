@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 
 CAPTIONS = {ImageRole.BASE: "Base", ImageRole.EDITED: "Edited", ImageRole.IMAGE: "Image"}

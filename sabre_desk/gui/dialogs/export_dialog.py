@@ -8,8 +8,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
-from sabre_desk.core.export import ExportCancelledError, ExportSummary, export
-from sabre_desk.core.review import Decision
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.release.export import ExportCancelledError, ExportSummary, export
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.session import Session
 from sabre_desk.gui.workers import Worker

@@ -31,7 +31,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sabre_desk.core.authoring import (
+from sabre_desk.core.case.primers import PrimerLibrary
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.spec import ROLES_FOR_MODE, GenerationMode, ImageRole, QuestionType
+from sabre_desk.core.desk.workbench import Workbench
+from sabre_desk.core.making.authoring import (
     MadeImage,
     QuestionDraft,
     allowed_types,
@@ -39,10 +43,6 @@ from sabre_desk.core.authoring import (
     problems,
     save_draft,
 )
-from sabre_desk.core.primers import PrimerLibrary
-from sabre_desk.core.project import Project
-from sabre_desk.core.spec import ROLES_FOR_MODE, GenerationMode, ImageRole, QuestionType
-from sabre_desk.core.workbench import Workbench
 from sabre_desk.engines.gemini_make import GeminiImageMaker
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.dialogs.make_edited import MakeEditedRow

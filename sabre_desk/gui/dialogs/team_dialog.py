@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sabre_desk.core.agreement import ALL, Estimate, ScopeAgreement, confusion
-from sabre_desk.core.project import Project
-from sabre_desk.core.stats import TeamSummary, team_summary
-from sabre_desk.core.team import blind
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.team.agreement import ALL, Estimate, ScopeAgreement, confusion
+from sabre_desk.core.team.stats import TeamSummary, team_summary
+from sabre_desk.core.team.team import blind
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.workers import Worker
 

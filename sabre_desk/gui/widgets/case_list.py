@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sabre_desk.core.review import Decision
-from sabre_desk.core.workbench import SHOW_CHOICES, Counts, Go, Workbench
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.desk.workbench import SHOW_CHOICES, Counts, Go, Workbench
 from sabre_desk.gui.models.case_list_model import (
     ENTRY_ROLE,
     INVALID_COLOR,

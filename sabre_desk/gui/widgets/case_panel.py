@@ -31,10 +31,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sabre_desk.core.primers import Primer
-from sabre_desk.core.project import Case
-from sabre_desk.core.review import Decision
-from sabre_desk.core.validity import CaseReport
+from sabre_desk.core.case.primers import Primer
+from sabre_desk.core.case.project import Case
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.case.validity import CaseReport
 from sabre_desk.gui.controller import Aspect, CaseController
 from sabre_desk.gui.models.case_list_model import STATE_COLORS
 from sabre_desk.gui.models.probe_model import (

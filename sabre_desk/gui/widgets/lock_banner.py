@@ -10,8 +10,8 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QPushButton, QWidget
 
-from sabre_desk.core.locks import LockOwner, break_lock, holder, is_stale
-from sabre_desk.core.project import Case
+from sabre_desk.core.case.locks import LockOwner, break_lock, holder, is_stale
+from sabre_desk.core.case.project import Case
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.controller import CaseController
 

@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sabre_desk.core.instructions import OP_LABELS, entities, instruction
-from sabre_desk.core.project import Case
-from sabre_desk.core.review import RepairRecord
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.case.project import Case
+from sabre_desk.core.case.review import RepairRecord
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.repair.instructions import OP_LABELS, entities, instruction
 from sabre_desk.engines.base import ParamValue, RepairEngine, RepairOp
 from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.engines.registry import (

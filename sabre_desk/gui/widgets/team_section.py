@@ -14,9 +14,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from sabre_desk.core.final import edit_text
-from sabre_desk.core.review import Review
-from sabre_desk.core.team import CaseTeam
+from sabre_desk.core.case.review import Review
+from sabre_desk.core.team.final import edit_text
+from sabre_desk.core.team.team import CaseTeam
 from sabre_desk.gui.canvas.team_boxes import TeamColors
 
 ROWS = ("Decision", "Notes", "Boxes", "Question edits")
