@@ -124,6 +124,9 @@ class RepairEngine(Protocol):
     cpu_bound: ClassVar[bool]
     #: Sends the patch over the network; an offline engine never does.
     uses_network: ClassVar[bool]
+    #: A quicker engine whose result the window shows first while this one works (its name
+    #: in the registry), or None: both previews are recorded and the reviewer compares them.
+    quick_preview: ClassVar[str | None]
 
     @classmethod
     def unavailable_reason(cls) -> str | None:

@@ -74,6 +74,7 @@ class OpenCVEngine:
     #: computes here, on this machine's cores: the window runs it in a worker process
     cpu_bound: ClassVar[bool] = True
     uses_network: ClassVar[bool] = False
+    quick_preview: ClassVar[str | None] = None
     #: whether the fill uses the radius (said in the repair's note)
     uses_radius: ClassVar[bool] = True
 
@@ -91,6 +92,11 @@ class OpenCVEngine:
     def fill(patch: np.ndarray, mask: np.ndarray, radius: int) -> np.ndarray:
         raise NotImplementedError
 
+    def fill_request(self, request: EngineRequest, mask: np.ndarray, radius: int) -> np.ndarray:
+        """The fill for one request; an engine that works in steps overrides it to watch
+        the request's cancel event between them."""
+        return self.fill(request.patch, mask, radius)
+
     def repair(self, request: EngineRequest) -> EngineReply:
         check_cancelled(request)
         if request.op not in self.ops:
@@ -105,7 +111,7 @@ class OpenCVEngine:
         mask[max(0, b.y0 - pad) : min(h, b.y1 + pad), max(0, b.x0 - pad) : min(w, b.x1 + pad)] = 255
         radius = self.radius or min(MAX_RADIUS, max(3, min(b.width, b.height) // 8))
         # OpenCV works in BGR; inpainting is channel-symmetric, so RGB in, RGB out is fine.
-        filled = self.fill(request.patch, mask, radius)
+        filled = self.fill_request(request, mask, radius)
         note = f"{self.name}, radius {radius}px" if self.uses_radius else self.name
         return EngineReply(filled, model=None, notes=[note])
 

@@ -1,0 +1,326 @@
+"""Multi-scale PatchMatch image completion: the hole filled with texture copied from around it.
+
+Wexler, Shechtman and Irani's completion ("Space-time completion of video", 2007) with
+Barnes et al.'s PatchMatch (2009) as the nearest-neighbour search: on a pyramid, coarse to
+fine, every patch that touches the hole is matched to a patch lying wholly on known pixels
+(outside the hole and a margin round it), and each hole pixel becomes the weighted vote of
+the source patches laid over it — a patch counts more the better it matches and the nearer
+it lies to the known pixels, so the fill grows inward from the hole's edge. The coarsest
+level starts from a smooth fill (OpenCV's Telea), which sets the layout; each finer level
+starts from the coarser field at twice the scale, voted with the finer level's own pixels,
+so texture is copied at full resolution rather than interpolated.
+
+A pure exemplar fill copies texture faithfully but misplaces it: against the true
+background it errs more than a smooth fill does, and its edge may not meet the known pixels
+exactly. So the result keeps the patches' fine detail and takes its broad shading from the
+smooth fill near the edge (structure from diffusion, texture from the patches), and the
+difference left along the hole's edge is spread inward as a membrane (a Poisson-style
+correction), so the fill meets its surroundings without a step.
+
+``cancel`` is checked between iterations; ``progress`` (if given) counts them, which is how
+the tests see that a cancel stops the work part-way.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from sabre_desk.ground.errors import RepairError
+
+
+class CompletionCancelledError(RepairError):
+    """The caller's cancel event was set while the completion was running."""
+
+
+@dataclass(frozen=True)
+class CompletionParams:
+    #: patch side is 2·radius + 1
+    patch_radius: int = 3
+    #: known pixels this close to the hole are not copied (an object's soft edge)
+    source_margin: int = 2
+    #: the coarsest level's hole is at most this long on its longer side
+    coarsest_hole_px: int = 24
+    #: EM iterations (PatchMatch + vote) at the coarsest and at the finest level; levels in
+    #: between go linearly from one to the other
+    coarse_iterations: int = 8
+    fine_iterations: int = 3
+    #: PatchMatch passes per EM iteration
+    passes: int = 2
+    #: a hole with more pixels is filled at a lower resolution and scaled into place, which
+    #: bounds the time of any box (about 1 s per 100,000 pixels on one core)
+    max_fill_pixels: int = 350_000
+    #: confidence of a hole pixel falls as gamma ** -(distance to the known pixels)
+    gamma: float = 1.3
+    #: share of the fine detail (the fill minus its blur) that is kept
+    detail: float = 1.0
+    #: the blur (in pixels) that separates shading from detail
+    shading_sigma: float = 3.0
+    #: width (pixels) of the ring of known pixels whose step is spread over the hole; 0: none
+    seam_ring: int = 3
+    seam_weight: float = 1.0
+    seed: int = 1
+
+
+Progress = Callable[[int], None]
+
+
+def _check(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise CompletionCancelledError("repair cancelled")
+
+
+def _dilate(mask: np.ndarray, radius: int) -> np.ndarray:
+    if radius <= 0:
+        return mask.copy()
+    kernel = np.ones((2 * radius + 1, 2 * radius + 1), np.uint8)
+    return cv2.dilate(mask.astype(np.uint8), kernel).astype(bool)
+
+
+def _halve(img: np.ndarray, hole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    h, w = hole.shape
+    size = (max(1, (w + 1) // 2), max(1, (h + 1) // 2))
+    small = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
+    # a coarse pixel is in the hole if any of the fine pixels under it is
+    small_hole = cv2.resize(hole.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0
+    return small, small_hole
+
+
+@dataclass
+class _Field:
+    """The nearest-neighbour field: for each target centre, its source centre and distance."""
+
+    ys: np.ndarray  # int32 (H, W), -1 where no target
+    xs: np.ndarray
+    dist: np.ndarray  # float32
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.ys, self.xs, self.dist
+
+    @classmethod
+    def empty(cls, shape: tuple[int, ...]) -> _Field:
+        return cls(
+            np.full(shape, -1, np.int32),
+            np.full(shape, -1, np.int32),
+            np.full(shape, np.inf, np.float32),
+        )
+
+
+@dataclass
+class _Level:
+    img: np.ndarray  # float32 (H, W, 3), known pixels true, the hole being filled
+    hole: np.ndarray  # bool (H, W)
+    src: np.ndarray  # bool: centres of patches lying wholly on known pixels
+    src_ys: np.ndarray
+    src_xs: np.ndarray
+    tys: np.ndarray  # the target centres: patches touching the hole, in raster order
+    txs: np.ndarray
+    patch_conf: np.ndarray  # float32: each target patch's mean confidence
+    r: int
+
+    @property
+    def targets(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.tys, self.txs
+
+    @property
+    def sources(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.src_ys, self.src_xs
+
+    @classmethod
+    def make(cls, img: np.ndarray, hole: np.ndarray, params: CompletionParams) -> _Level | None:
+        r = params.patch_radius
+        h, w = hole.shape
+        src = ~_dilate(hole, r + params.source_margin)
+        src[:r], src[h - r :], src[:, :r], src[:, w - r :] = False, False, False, False
+        if h <= 2 * r or w <= 2 * r or not src.any():
+            return None
+        ty, tx = np.nonzero(_dilate(hole, r))
+        sy, sx = np.nonzero(src)
+        distance = cv2.distanceTransform((hole * 255).astype(np.uint8), cv2.DIST_L2, 3)
+        conf = np.where(hole, params.gamma ** (-distance), 1.0).astype(np.float32)
+        patch_conf = cv2.blur(conf, (2 * r + 1, 2 * r + 1), borderType=cv2.BORDER_REPLICATE)
+        as_int = np.int32
+        return cls(
+            np.ascontiguousarray(img, np.float32),
+            hole,
+            src,
+            sy.astype(as_int),
+            sx.astype(as_int),
+            ty.astype(as_int),
+            tx.astype(as_int),
+            patch_conf,
+            r,
+        )
+
+    def carry(self, coarse: _Field | None) -> _Field:
+        """This level's field from the coarser one at twice the scale (random where none)."""
+        from sabre_desk.imaging import patchmatch_kernels as k
+
+        field = _Field.empty(self.hole.shape)
+        parent = coarse or _Field.empty((1, 1))
+        k.carry_field(
+            self.img, self.src, self.targets, parent.arrays, self.sources, field.arrays, self.r
+        )
+        return field
+
+    def search(self, field: _Field, passes: int) -> None:
+        from sabre_desk.imaging import patchmatch_kernels as k
+
+        for p in range(passes):
+            reverse = p % 2 == 1
+            k.patchmatch_pass(
+                self.img,
+                self.src,
+                self.targets,
+                field.arrays,
+                self.r,
+                reverse,
+                max(self.hole.shape),
+            )
+
+    def vote(self, field: _Field, write: np.ndarray | None = None) -> np.ndarray:
+        """The pixels voted by the field, written where ``write`` (else the hole) is true."""
+        from sabre_desk.imaging import patchmatch_kernels as k
+
+        area = (2 * self.r + 1) ** 2
+        sigma2 = max(float(np.percentile(field.dist[self.tys, self.txs] / area, 75)), 1.0)
+        mask = self.hole if write is None else write
+        voted: np.ndarray = k.vote(
+            self.img, mask, self.patch_conf, self.targets, field.arrays, self.r, sigma2
+        )
+        return voted
+
+    def update(self, field: _Field) -> None:
+        """Vote the hole's pixels, and measure the field's distances on them again."""
+        from sabre_desk.imaging import patchmatch_kernels as k
+
+        self.img = self.vote(field)
+        k.refresh_distances(self.img, self.targets, field.arrays, self.r)
+
+
+def patchmatch_fill(
+    image: np.ndarray,
+    hole: np.ndarray,
+    params: CompletionParams | None = None,
+    cancel: threading.Event | None = None,
+    progress: Progress | None = None,
+) -> np.ndarray:
+    """``image`` (RGB uint8) with the pixels where ``hole`` is true filled by exemplar
+    completion; every other pixel unchanged. Raises CompletionCancelledError on cancel."""
+    params = params or CompletionParams()
+    hole = hole.astype(bool)
+    if not hole.any():
+        return image.copy()
+    fill = int(np.count_nonzero(hole))
+    if fill <= params.max_fill_pixels:
+        filled = _complete(image, hole, params, cancel, progress)
+    else:
+        # a large hole is filled at a lower resolution and scaled into place
+        h, w = hole.shape
+        scale = (params.max_fill_pixels / fill) ** 0.5
+        size = (max(1, round(w * scale)), max(1, round(h * scale)))
+        small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        small_hole = cv2.resize(hole.astype(np.uint8), size, interpolation=cv2.INTER_AREA) > 0
+        small_filled = _complete(small, _dilate(small_hole, 1), params, cancel, progress)
+        filled = cv2.resize(small_filled, (w, h), interpolation=cv2.INTER_CUBIC)
+    out = image.copy()
+    out[hole] = filled[hole]
+    return out
+
+
+def _pyramid(
+    image: np.ndarray, hole: np.ndarray, params: CompletionParams
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(pixels, hole) from the full size down to where the hole is ``coarsest_hole_px``."""
+    ys, xs = np.nonzero(hole)
+    longest = max(int(ys.max() - ys.min()) + 1, int(xs.max() - xs.min()) + 1)
+    pyramid = [(image.astype(np.float32), hole)]
+    while longest / 2 ** (len(pyramid) - 1) > params.coarsest_hole_px:
+        small, small_hole = _halve(*pyramid[-1])
+        if min(small_hole.shape) <= 4 * params.patch_radius or small_hole.all():
+            break
+        pyramid.append((small, small_hole))
+    return pyramid
+
+
+def _complete(
+    image: np.ndarray,
+    hole: np.ndarray,
+    params: CompletionParams,
+    cancel: threading.Event | None,
+    progress: Progress | None,
+) -> np.ndarray:
+    from sabre_desk.imaging import patchmatch_kernels as k
+
+    pyramid = _pyramid(image, hole, params)
+    smooth = cv2.inpaint(image, hole.astype(np.uint8) * 255, 5, cv2.INPAINT_TELEA)
+    k.seed_random(params.seed)
+    field: _Field | None = None
+    n = len(pyramid)
+    result = smooth.astype(np.float32)
+    for depth in range(n - 1, -1, -1):
+        _check(cancel)
+        img, level_hole = pyramid[depth]
+        if field is None:
+            # the coarsest level starts from the smooth fill, brought down to its size
+            start = cv2.resize(smooth, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_AREA)
+            img = np.where(level_hole[..., None], start.astype(np.float32), img)
+        level = _Level.make(img, level_hole, params)
+        if level is None:
+            continue
+        coarsest = field is None
+        field = level.carry(field)
+        if not coarsest:
+            # the first estimate here: the carried field voted with this level's own pixels
+            level.update(field)
+        share = depth / max(1, n - 1)  # 1 at the coarsest level, 0 at the finest
+        iterations = round(
+            params.fine_iterations + share * (params.coarse_iterations - params.fine_iterations)
+        )
+        for _ in range(iterations):
+            _check(cancel)
+            level.search(field, params.passes)
+            level.update(field)
+            if progress is not None:
+                progress(1)
+        result = level.img
+        if depth == 0 and params.seam_ring > 0:
+            result = _meet_the_edge(level, field, params)
+    return _finish(image, hole, result, smooth, params)
+
+
+def _meet_the_edge(level: _Level, field: _Field, params: CompletionParams) -> np.ndarray:
+    """The fill plus the membrane that takes away its step at the hole's edge: the patches
+    are voted once more over a ring of known pixels round the hole too, the difference
+    between the photo and that vote on the ring is spread smoothly over the hole (a
+    Poisson-style correction), and added."""
+    ring = _dilate(level.hole, params.seam_ring) & ~level.hole
+    voted = level.vote(field, level.hole | ring)
+    hole8 = level.hole.astype(np.uint8)
+    spread = np.empty_like(voted)
+    for c in range(3):
+        # Telea's inpainting of the step over the hole, from the ring only
+        step = np.where(ring, level.img[..., c] - voted[..., c], 0).astype(np.float32)
+        spread[..., c] = cv2.inpaint(step, hole8, 3, cv2.INPAINT_TELEA)
+    return np.where(level.hole[..., None], level.img + params.seam_weight * spread, level.img)
+
+
+def _finish(
+    image: np.ndarray,
+    hole: np.ndarray,
+    patches: np.ndarray,
+    smooth: np.ndarray,
+    params: CompletionParams,
+) -> np.ndarray:
+    """Shading from the smooth fill, detail from the patches."""
+    sigma = params.shading_sigma
+    blur = cv2.GaussianBlur(patches, (0, 0), sigma)
+    detail = patches - blur
+    out = blur + params.detail * detail
+    out = np.where(hole[..., None], out, image.astype(np.float32))
+    return np.clip(out + 0.5, 0, 255).astype(np.uint8)
