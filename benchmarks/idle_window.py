@@ -122,6 +122,7 @@ def main() -> None:
         child = subprocess.Popen(
             [sys.executable, "-m", "sabre_desk", "open", str(root), "--reviewer", "bench"],
             env=env,
+            cwd=tmp,  # sabre_desk from PYTHONPATH or the installed package, not from here
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

@@ -25,10 +25,10 @@ from sabre_desk.gui.models.case_list_model import ENTRY_ROLE
 
 @pytest.fixture
 def project(make_project: Callable, add_case: Callable) -> Path:
+    """Three cases: one open, two others that can change on disk meanwhile."""
     root = make_project()
-    for case_id in ("c1", "c2", "c3"):
-        add_case(root, case_id)
-    return root
+    folders = [add_case(root, case_id) for case_id in ("c1", "c2", "c3")]
+    return folders[0].parents[1]
 
 
 def quick_repeating_timers(window: MainWindow) -> list[str]:
