@@ -323,8 +323,8 @@ class MainWindow(QMainWindow):
         if controller is None or (controller.case and controller.case.case_id == case_id):
             return
         entry = controller.project.entry(case_id)
-        if entry is not None and entry.is_valid:  # its images read while the case loads,
-            self.loader.cancel_except(set(self.loader.request_folder(entry.folder)))  # first
+        if entry is not None and entry.is_valid:  # its images first, read while it loads
+            self.loader.cancel_except(set(self.loader.request_folder(entry.folder, now=True)))
         if not controller.load(case_id) and controller.case is not None:
             # the current case could not be saved: stay on it, the reason is shown
             self.case_list.blockSignals(True)
@@ -386,7 +386,7 @@ class MainWindow(QMainWindow):
                 self.compare.expect_paint(role)
                 canvas.show_message(f"⚠ {case.image_problems[role].message}")
                 continue
-            key = self.loader.request(case.images[role])
+            key = self.loader.request(case.images[role], now=True)
             image = self.loader.cached(key)
             failure = self.loader.failure(key)
             if image is not None:

@@ -513,30 +513,10 @@ class Project:
         False: the caller updates the index entry (a save off the index's own thread).
         """
         review = review or case.review
-        path = case.review_path
-        if self.read_only:
-            raise ReadOnlyProjectError("project is open read-only; nothing was saved", path)
-        if path.parent.is_symlink():
-            raise StorageError("reviews/ is a symbolic link; nothing is written through it", path)
-        try:
-            path.parent.mkdir(exist_ok=True)
-        except OSError as exc:
-            raise StorageError(f"cannot create the folder ({exc.strerror or exc})", path) from exc
-        with file_lock(path):
-            remove_orphan_temps(path.parent, path.name)
-            if not force and file_fingerprint(path) != case.review_fingerprint:
-                raise ReviewConflictError(
-                    "changed on disk since it was opened (another window or person); "
-                    "reload it or choose to overwrite",
-                    path,
-                    case.case_id,
-                )
-            review.updated_at = utc_now()
-            payload = dumps_json(review.model_dump(mode="json", exclude_none=False))
-            _before_replace(path)
-            atomic_write_bytes(path, payload)
+        case.review_fingerprint = write_review_file(
+            case.review_path, review, case.review_fingerprint, force, self.read_only, case.case_id
+        )
         case.review = review
-        case.review_fingerprint = fingerprint(payload)
         if index:
             self.update_entry(case)
 
@@ -580,6 +560,44 @@ class Project:
             case.screening,
             self.gate,
         )
+
+
+def write_review_file(
+    path: Path,
+    review: Review,
+    expected: str | None,
+    force: bool = False,
+    read_only: bool = False,
+    case_id: str | None = None,
+) -> str | None:
+    """Write *review* to *path* atomically (and durably); returns the new file's fingerprint.
+
+    Touches nothing but the file (and ``review.updated_at``), so a save thread can run it
+    while the window goes on with the case. Refuses (ReviewConflictError) when the file's
+    fingerprint is not *expected* — another window or person wrote it — unless *force*.
+    """
+    if read_only:
+        raise ReadOnlyProjectError("project is open read-only; nothing was saved", path)
+    if path.parent.is_symlink():
+        raise StorageError("reviews/ is a symbolic link; nothing is written through it", path)
+    try:
+        path.parent.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise StorageError(f"cannot create the folder ({exc.strerror or exc})", path) from exc
+    with file_lock(path):
+        remove_orphan_temps(path.parent, path.name)
+        if not force and file_fingerprint(path) != expected:
+            raise ReviewConflictError(
+                "changed on disk since it was opened (another window or person); "
+                "reload it or choose to overwrite",
+                path,
+                case_id,
+            )
+        review.updated_at = utc_now()
+        payload = dumps_json(review.model_dump(mode="json", exclude_none=False))
+        _before_replace(path)
+        atomic_write_bytes(path, payload)
+    return fingerprint(payload)
 
 
 def _before_replace(path: Path) -> None:
