@@ -73,7 +73,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
         "predict",
     ),
     "upgrade": ("upgrade", "upgrade_plan"),
-    "desk": ("case_editor", "case_edits", "boxes", "workbench", "review_save"),
+    "desk": ("case_editor", "case_edits", "boxes", "workbench", "review_save", "view_state"),
 }
 
 ROOM_OF = {module: room for room, modules in ROOMS.items() for module in modules}

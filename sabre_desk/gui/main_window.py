@@ -253,6 +253,7 @@ class MainWindow(QMainWindow):
             self.report_error("Cannot open project", str(exc))
             return False
         self.loader.clear()
+        self.compare.state.close()  # nothing of the last project's view is kept
         limit = self.settings.preview_cache_mb * 1024**2
         self.loader.set_store(PreviewStore.for_project(project.root, project.read_only, limit))
         self.central.setCurrentWidget(self.compare)
@@ -374,6 +375,7 @@ class MainWindow(QMainWindow):
         self._waiting.clear()
         self._shown_case = case.case_id
         roles = case.spec.image_roles
+        self.compare.open_case(case.case_id)  # fitted, unless shown again
         info = case.image_info.get(roles[0])
         self.compare.set_aspect(info.width / info.height if info and info.height else None)
         self.compare.show_roles(roles)
@@ -401,6 +403,7 @@ class MainWindow(QMainWindow):
     def _on_case_failed(self, case_id: str, message: str) -> None:
         self._waiting.clear()
         self._shown_case = case_id
+        self.compare.open_case(case_id)
         self.compare.show_roles((ImageRole.BASE, ImageRole.EDITED))
         for role in (ImageRole.BASE, ImageRole.EDITED):
             self.compare.expect_paint(role)
@@ -426,6 +429,7 @@ class MainWindow(QMainWindow):
 
     def _on_all_painted(self) -> None:
         self.jobs.release()
+        self._show_zoom()
         if self._shown_case is not None:
             self.images_shown.emit(self._shown_case)
             # Only now, so that flipping quickly does not queue decodes nobody will see.
@@ -507,6 +511,13 @@ class MainWindow(QMainWindow):
             canvas.setFocus()
 
     # --- status, errors, conflicts --------------------------------------------------------
+
+    def _show_zoom(self) -> None:
+        """The status bar names an image of this case at its zoom now, never the last's."""
+        canvas = self.compare.active_canvas()
+        role = next((r for r, c in self.compare.canvases.items() if c is canvas), None)
+        if role is not None:
+            self._on_cursor(role, None)
 
     def _on_cursor(self, role: ImageRole, xy: tuple[int, int] | None) -> None:
         self.position_label.show_position(role, self.compare.canvases[role].screen_zoom, xy)

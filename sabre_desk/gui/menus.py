@@ -133,6 +133,7 @@ class WindowActions:
             view, "View", "S&wipe (Base Left of a Divider)", "W", self._toggle_swipe
         )
         self.swipe.setCheckable(True)
+        compare.swipe_changed.connect(self.swipe.setChecked)  # also when its comparison ends
         self._view_anchor = view.addSeparator()
         for dock in parts.docks:
             view.addAction(dock.toggleViewAction())
