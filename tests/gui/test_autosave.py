@@ -15,7 +15,7 @@ import pytest
 from factories import fill_disk, small_disk
 from PySide6.QtCore import Qt
 
-from sabre_desk.core.case import project as project_module
+from sabre_desk.core.case import case_files
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.gui.main_window import MainWindow
 
@@ -43,7 +43,7 @@ def project(make_project: Callable, add_case: Callable) -> Path:
 def written_on(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The threads review files are written on (the real write goes on)."""
     threads: list[str] = []
-    write = project_module.write_review_file
+    write = case_files.write_review_file
 
     def recording(*args, **kwargs):
         threads.append(threading.current_thread().name)
@@ -64,7 +64,7 @@ def test_a_decision_lands_on_disk_from_the_save_thread_and_only_then_shows_saved
     window.settings.auto_advance = False
     open_case(window, project, "c1")
     landed = threading.Event()
-    monkeypatch.setattr(project_module, "_before_replace", lambda _path: landed.wait(10))
+    monkeypatch.setattr(case_files, "_before_replace", lambda _path: landed.wait(10))
     decide(qtbot, window)
     qtbot.waitUntil(lambda: window.controller.saver.pending == 1, timeout=3000)
     qtbot.wait(100)  # the window goes on while the save thread is held at the disk
@@ -111,7 +111,7 @@ def test_closing_waits_for_a_save_on_its_way(
 ) -> None:
     window.settings.auto_advance = False
     open_case(window, project, "c1")
-    monkeypatch.setattr(project_module, "_before_replace", lambda _path: time.sleep(0.3))
+    monkeypatch.setattr(case_files, "_before_replace", lambda _path: time.sleep(0.3))
     decide(qtbot, window)
     qtbot.waitUntil(lambda: window.controller.saver.pending == 1, timeout=3000)  # on its way
     window.close()  # while the save thread is still at the disk
