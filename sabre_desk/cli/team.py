@@ -16,7 +16,12 @@ from sabre_desk.cli.common import (
     open_project,
     reviewer_name,
 )
-from sabre_desk.core.case.assignments import ASSIGNMENTS_NAME, make_assignments, write_assignments
+from sabre_desk.core.case.assignments import (
+    ASSIGNMENTS_NAME,
+    existing_assignments,
+    make_assignments,
+    write_assignments,
+)
 from sabre_desk.core.team.activity import IDLE_MINUTES, activity
 from sabre_desk.core.team.agreement import (
     ALL,
@@ -229,10 +234,10 @@ def run_assign(args: argparse.Namespace) -> int:
     if not 0.0 <= args.overlap <= 1.0:
         raise CliError(f"--overlap: {args.overlap} must lie between 0 and 1")
     project = open_project(args.project, reviewer_name(args))
-    if project.assignments is not None and not args.replace:
+    existing = existing_assignments(project.root)
+    if existing is not None and not args.replace:
         raise CliError(
-            f"{project.root / ASSIGNMENTS_NAME}: the project is already assigned; "
-            "--replace writes new assignments",
+            f"{project.root / ASSIGNMENTS_NAME}: {existing}; --replace writes new assignments",
             EXIT_PROBLEMS,
         )
     cases = [e.case_id for e in project.entries if e.problem is None]

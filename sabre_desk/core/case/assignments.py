@@ -9,6 +9,7 @@ works as before: every reviewer may review every case.
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Iterable
 from pathlib import Path
@@ -114,7 +115,7 @@ def make_assignments(
 def read_assignments(root: Path) -> Assignments | None:
     """The project's assignments; None when it has none. Raises AssignmentsError."""
     path = root / ASSIGNMENTS_NAME
-    if not path.exists() and not path.is_symlink():
+    if not os.path.lexists(path):
         return None
     data, _ = read_json(path, "assignments", AssignmentsError)
     try:
@@ -123,7 +124,27 @@ def read_assignments(root: Path) -> Assignments | None:
         raise AssignmentsError(describe_validation_error(exc), path) from exc
 
 
+def existing_assignments(root: Path) -> str | None:
+    """Why new assignments would replace something, or None when there is nothing there.
+
+    Anything at the name counts, readable or not: a file of a newer version, a hand-edited
+    file with a typo, even a FIFO or a link. Assignments are a team's shared plan, so what
+    cannot be read is still not ours to overwrite unasked. Reading is bounded (LIMITS,
+    regular files only), so this answers at once whatever lies there.
+    """
+    path = root / ASSIGNMENTS_NAME
+    if not os.path.lexists(path):
+        return None
+    try:
+        read_assignments(root)
+    except AssignmentsError as exc:
+        return f"cannot be read ({exc.reason})"
+    return "the project is already assigned"
+
+
 def write_assignments(root: Path, assignments: Assignments) -> Path:
+    """Write (or replace) assignments.json in one step: a link or a FIFO at the name is
+    replaced by the new file, never written through."""
     path = root / ASSIGNMENTS_NAME
     atomic_write_json(path, assignments.model_dump(mode="json"))
     return path
