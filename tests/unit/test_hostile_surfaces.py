@@ -10,8 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-from sabre_desk.cli import main
+from test_team_cli import run
 
 VALID_ASSIGNMENTS = {
     "format": "sabre-desk-assignments",
@@ -19,12 +18,6 @@ VALID_ASSIGNMENTS = {
     "reviewers": ["alice"],
     "cases": {"c00": ["alice"]},
 }
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main([*args, "--reviewer", "lead"])
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.fixture
