@@ -244,7 +244,8 @@ def run_assign(args: argparse.Namespace) -> int:
     assignments = make_assignments(cases, reviewers, args.overlap, args.seed)
     path = write_assignments(project.root, assignments)
     twice = sum(len(names) > 1 for names in assignments.cases.values())
-    load = ", ".join(f"{n} {len(assignments.cases_of(n))}" for n in reviewers)
+    assigned = assignments.by_reviewer()
+    load = ", ".join(f"{n} {len(assigned[n])}" for n in reviewers)
     print(
         f"assigned {len(cases)} cases to {len(reviewers)} reviewer(s): {load}; "
         f"{twice} cases twice (overlap {args.overlap:g}, seed {args.seed}) → {path}"

@@ -95,3 +95,50 @@ def test_assign_refuses_a_70_mb_assignments_file_without_reading_it_whole(
     assert path.stat().st_size == size
     code, _, _ = run(capsys, "assign", str(three_cases), "--reviewers", "alice", "--replace")
     assert code == 0 and path.stat().st_size < 10_000
+
+
+# --- item: stats costs cases + reviewers, not cases × reviewers ------------------------------
+
+
+def _crowded_assignments(root: Path, reviewers: int, per_case: int, cases: int) -> list[str]:
+    """A valid assignments.json naming many reviewers, *per_case* of them on each case
+    (taken in turn, so the first reviewers come round again once all had a case)."""
+    names = [f"r{i:06}" for i in range(reviewers)]
+    assigned = {
+        f"c{i:02}": [names[(i * per_case + k) % reviewers] for k in range(per_case)]
+        for i in range(cases)
+    }
+    data = {**VALID_ASSIGNMENTS, "reviewers": names, "cases": assigned}
+    (root / "assignments.json").write_text(json.dumps(data))
+    return names
+
+
+def _stats_of_crowd(
+    root: Path, capsys: pytest.CaptureFixture[str], reviewers: int, per_case: int, cases: int
+) -> None:
+    names = _crowded_assignments(root, reviewers, per_case, cases)
+    code, out, err = run(capsys, "stats", str(root), "--json")
+    assert code == 0, err
+    progress = {r["reviewer"]: r for r in json.loads(out)["reviewers"]}
+    assert sorted(progress) == names  # everyone assigned, each once
+    turns, rest = divmod(per_case * cases, reviewers)
+    assert progress[names[0]]["assigned"] == turns + (rest > 0)
+    assert progress[names[0]]["remaining"] == progress[names[0]]["assigned"]
+    assert progress[names[-1]]["assigned"] == turns
+
+
+@pytest.mark.timeout(60)  # a guard against the hang, not a speed figure
+def test_stats_reports_thousands_of_assigned_reviewers_each_once(
+    three_cases: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _stats_of_crowd(three_cases, capsys, reviewers=60_000, per_case=20_000, cases=4)
+
+
+@pytest.mark.stress
+@pytest.mark.timeout(120)
+def test_stats_reads_200_000_reviewers_with_50_000_on_each_case(
+    three_cases: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = three_cases / "assignments.json"
+    _stats_of_crowd(three_cases, capsys, reviewers=200_000, per_case=50_000, cases=12)
+    assert path.stat().st_size > 8 << 20

@@ -74,6 +74,16 @@ class Assignments(BaseModel):
     def cases_of(self, reviewer: str) -> set[str]:
         return {case_id for case_id, names in self.cases.items() if reviewer in names}
 
+    def by_reviewer(self) -> dict[str, set[str]]:
+        """Reviewer → their cases, every reviewer named (even those with none), built in one
+        pass: asking ``cases_of`` for each reviewer in turn costs reviewers × cases, which
+        for a large team is hours."""
+        index: dict[str, set[str]] = {name: set() for name in self.reviewers}
+        for case_id, names in self.cases.items():
+            for name in names:
+                index.setdefault(name, set()).add(case_id)
+        return index
+
     def reviewers_of(self, case_id: str) -> list[str]:
         return list(self.cases.get(case_id, []))
 
