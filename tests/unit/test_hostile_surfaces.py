@@ -6,11 +6,26 @@ from __future__ import annotations
 
 import json
 import os
+import struct
+import sys
+import threading
+import types
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from factories import png_bytes, yes_no_spec
+from fakes.gemini_server import FakeGemini, Reply
+from fakes.pipeline import PipelineModels, image_body
+from test_generate import _specs
 from test_team_cli import run
+
+from sabre_desk.cli import main
+from sabre_desk.core.making.image_maker import make_images
+from sabre_desk.core.making.incoming import StagedState, staged_cases
+from sabre_desk.core.making.new_project import init_project
+from sabre_desk.engines.gemini_make import GeminiImageMaker
 
 VALID_ASSIGNMENTS = {
     "format": "sabre-desk-assignments",
@@ -143,3 +158,154 @@ def test_stats_reads_200_000_reviewers_with_50_000_on_each_case(
 ) -> None:
     size = _stats_of_crowd(three_cases, capsys, reviewers=200_000, per_case=50_000, cases=12)
     assert size > 8 << 20
+
+
+# --- item: a hostile row, reply or study file is one line; the rest goes on ------------------
+
+
+def _bomb_png(width: int = 30_000, height: int = 30_000) -> bytes:
+    """A small PNG whose header claims *width* × *height* pixels."""
+    data = bytearray(png_bytes(8, 8))
+    ihdr = struct.pack(">II", width, height) + bytes(data[24:29])
+    data[16:29] = ihdr
+    data[29:33] = struct.pack(">I", zlib.crc32(b"IHDR" + ihdr) & 0xFFFFFFFF)
+    return bytes(data)
+
+
+def _jsonl(folder: Path, rows: list[dict[str, object]]) -> Path:
+    source = folder / "cases.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return source
+
+
+def _pair_row(concept: str, base: str = "b.png", edited: str = "e.png", **extra: object) -> dict:
+    return {**yes_no_spec(concept), "images": {"base": base, "edited": edited}, **extra}
+
+
+def run_plain(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """A command that takes no --reviewer (`import`, `study take`, `study report`).
+
+    A bad study or session must be refused before the study window opens: here one that
+    opens fails the test instead of waiting for a participant."""
+
+    def no_window(*_: object) -> int:
+        raise AssertionError("the study window opened on a study or session it cannot use")
+
+    stand_in = types.ModuleType("study_dialog")
+    stand_in.run_study = no_window  # type: ignore[attr-defined]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(sys.modules, "sabre_desk.gui.dialogs.study_dialog", stand_in)
+        code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def made(tmp_path: Path) -> Path:
+    """A folder of images a generation script left, next to where the project goes."""
+    folder = tmp_path / "made"
+    folder.mkdir()
+    (folder / "b.png").write_bytes(png_bytes(64, 48, (10, 20, 30)))
+    (folder / "e.png").write_bytes(png_bytes(64, 48, (30, 20, 10)))
+    return folder
+
+
+def test_an_import_row_with_a_number_for_case_id_or_a_nul_in_a_path_is_one_line(
+    tmp_path: Path, made: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = init_project(tmp_path / "project")
+    source = _jsonl(
+        made,
+        [
+            _pair_row("numbered", case_id=5),
+            _pair_row("nul_path", edited="e\u0000.png"),
+            _pair_row("listed", case_id=["a"]),
+            _pair_row("fine"),
+        ],
+    )
+    code, out, err = run_plain(capsys, "import", str(root), str(source))
+    assert code == 1, err
+    lines = err.splitlines()
+    assert len(lines) == 3 and "imported 1 cases" in out
+    assert lines[0].startswith("cases.jsonl line 1: case_id") and "text" in lines[0]
+    assert lines[1].startswith("cases.jsonl line 2: images") and "NUL" in lines[1]
+    assert lines[2].startswith("cases.jsonl line 3: case_id")
+    assert sorted(p.name for p in (root / "cases").iterdir()) == ["fine"]
+
+
+def test_a_decompression_bomb_as_an_image_reply_fails_that_case_and_keeps_why(
+    context_project: Path, pipeline_models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    _, answer = pipeline_models
+    _specs(context_project, 2)
+    answer.image_script = [Reply(body=image_body(_bomb_png()))]
+    with GeminiImageMaker() as maker:
+        report = make_images(context_project, maker, threading.Event(), concurrency=1)
+    [(case_id, reason)] = report.failed
+    assert "too large" in reason and "900 MP" in reason and "\n" not in reason
+    assert len(report.imaged) == 1 and report.imaged[0] != case_id  # the other went on
+    [staged] = staged_cases(context_project)
+    assert staged.case_id == case_id
+    assert staged.state is StagedState.FAILED and staged.reason == reason
+
+
+def _study(root: Path, methods: list[str], questions: int = 2) -> Path:
+    folder = root / "studies" / "pilot"
+    (folder / "sessions").mkdir(parents=True)
+    question = {
+        "case_id": "c00",
+        "image_role": "edited",
+        "box": [0.1, 0.1, 0.2, 0.2],
+        "original": "01_c00.png",
+        "candidates": {m: f"01_c00__{m}.png" for m in methods},
+    }
+    study = {
+        "format": "sabre-desk-study",
+        "version": 1,
+        "name": "pilot",
+        "created_at": "2026-01-01T00:00:00Z",
+        "engine": "telea",
+        "instruction": "remove it",
+        "methods": methods,
+        "questions": [question] * questions,
+    }
+    (folder / "study.json").write_text(json.dumps(study))
+    return folder
+
+
+def _session(folder: Path, participant: str, picks: list[tuple[object, object]]) -> None:
+    data = {
+        "participant": participant,
+        "started_at": "2026-01-01T00:00:00Z",
+        "picks": [
+            {"question": q, "shown": ["soft", "hard"], "chosen": c, "at": "2026-01-01T00:01:00Z"}
+            for q, c in picks
+        ],
+    }
+    (folder / "sessions" / f"{participant}.json").write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("action", [["report"], ["take", "--participant", "P01"]])
+def test_a_study_with_an_unknown_method_is_one_line(
+    three_cases: Path, capsys: pytest.CaptureFixture[str], action: list[str]
+) -> None:
+    _study(three_cases, ["soft", "evil"])
+    code, out, err = run_plain(capsys, "study", action[0], str(three_cases), "pilot", *action[1:])
+    assert code == 1 and err.count("\n") == 1 and out == ""
+    assert "study.json" in err and "evil" in err
+
+
+def test_a_session_with_wrong_types_is_one_line_for_take_and_skipped_by_report(
+    three_cases: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _study(three_cases, ["soft", "hard"])
+    _session(folder, "P01", [(0, "soft"), (1, "hard")])
+    _session(folder, "P02", [("first", ["soft"]), (1, 7)])
+    code, out, err = run_plain(
+        capsys, "study", "take", str(three_cases), "pilot", "--participant", "P02"
+    )
+    assert code == 1 and err.count("\n") == 1 and "P02.json" in err
+    code, out, err = run_plain(capsys, "study", "report", str(three_cases), "pilot", "--json")
+    assert code == 1 and err.count("\n") == 1 and "P02.json" in err
+    report = json.loads(out)
+    assert report["completed_sessions"] == 1 and report["selections"] == 2

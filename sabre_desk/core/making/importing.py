@@ -11,6 +11,7 @@ never overwritten (it may carry weeks of reviews).
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import uuid
@@ -87,17 +88,33 @@ def jsonl_rows(source: Path) -> Iterator[Row | tuple[str, str]]:
         if not isinstance(data, dict):
             yield where, "a row is a JSON object (a specification with 'images')"
             continue
-        images = data.get("images")
-        if not isinstance(images, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in images.items()
-        ):
-            yield where, 'images: an object like {"base": "a.png", "edited": "b.png"}'
+        problem = row_fields_problem(data)
+        if problem:
+            yield where, problem
             continue
         spec = {k: v for k, v in data.items() if k not in ROW_FIELDS}
         case_id = data.get("case_id")
-        yield Row(
-            where, spec, {k: base / v for k, v in images.items()}, case_id if case_id else None
-        )
+        images = {k: base / v for k, v in data["images"].items()}
+        yield Row(where, spec, images, case_id if case_id else None)
+
+
+def row_fields_problem(data: dict[str, Any]) -> str | None:
+    """Why a row's own fields (not the specification's) are unusable, or None: each is
+    checked for its type here, so a number for a case id or a NUL byte in a path is a
+    reason for this row, never a crash of the whole import."""
+    images = data.get("images")
+    if not isinstance(images, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in images.items()
+    ):
+        return 'images: an object like {"base": "a.png", "edited": "b.png"}'
+    for role, name in images.items():
+        if "\0" in name or not name.strip():
+            shown = json.dumps(name, ensure_ascii=True)[:80]
+            return f"images: {role}: {shown} is not a file name (empty, or with a NUL byte)"
+    case_id = data.get("case_id")
+    if case_id is not None and not isinstance(case_id, str):
+        return f"case_id: give the case id as text, not {type(case_id).__name__} {case_id!r:.40}"
+    return None
 
 
 def folder_rows(source: Path) -> Iterator[Row | tuple[str, str]]:
@@ -253,6 +270,8 @@ def import_cases(
             report.imported.append(case_id)
         except RowError as exc:
             report.problems.append((item.where, str(exc)))
+        except ProjectError as exc:  # an image gone or changed since it was checked
+            report.problems.append((item.where, exc.message))
         if progress is not None:
             progress(done, item.where)
     return report

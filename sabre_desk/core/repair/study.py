@@ -22,10 +22,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, TypeVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.review import utc_now
@@ -36,6 +36,7 @@ from sabre_desk.engines.pipeline import RepairOrder, run_repair
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.ids import id_problem
 from sabre_desk.ground.storage import atomic_write_bytes, atomic_write_json, read_json
+from sabre_desk.ground.validation_messages import describe_validation_error
 from sabre_desk.imaging.blend import BlendParams, paste
 from sabre_desk.imaging.io import load_image
 from sabre_desk.imaging.patch import box_to_pixels, draw_marker
@@ -50,6 +51,7 @@ METHOD_NAMES: dict[str, str] = {
     "inpaint": "offline inpainting (OpenCV Telea)",
 }
 Box = tuple[float, float, float, float]
+M = TypeVar("M", bound=BaseModel)
 
 
 class StudyQuestion(BaseModel):
@@ -71,8 +73,23 @@ class Study(BaseModel):
     created_at: str
     engine: str
     instruction: str
-    methods: list[str]
+    methods: list[str] = Field(min_length=1)
     questions: list[StudyQuestion] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _known_methods(self) -> Study:
+        """Only the methods this version makes, each once, and a candidate of each for
+        every question: what the window shows and the report names is all there."""
+        strangers = sorted(set(self.methods) - set(METHOD_NAMES))
+        if strangers:
+            known = ", ".join(METHOD_NAMES)
+            raise ValueError(f"methods: unknown method {strangers[0]!r:.40} (known: {known})")
+        if len(set(self.methods)) != len(self.methods):
+            raise ValueError("methods: a method is named twice")
+        for number, question in enumerate(self.questions, 1):
+            if set(question.candidates) != set(self.methods):
+                raise ValueError(f"question {number}: give one candidate for each method")
+        return self
 
 
 class Pick(BaseModel):
@@ -199,9 +216,18 @@ def make_study(
     return study
 
 
+def _read_model(path: Path, kind: str, model: type[M]) -> M:
+    """A study file as its model, or a ProjectError naming the file and the first reason:
+    study files are shared and hand-edited, so their types are checked at the door."""
+    data, _ = read_json(path, kind, ProjectError)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ProjectError(describe_validation_error(exc), path) from None
+
+
 def load_study(project: Project, name: str) -> Study:
-    data, _ = read_json(study_dir(project, name) / "study.json", "manifest", ProjectError)
-    return Study.model_validate(data)
+    return _read_model(study_dir(project, name) / "study.json", "manifest", Study)
 
 
 def shown_order(study: Study, participant: str, question: int) -> list[str]:
@@ -222,8 +248,7 @@ def load_session(project: Project, study: Study, participant: str) -> Session:
     path = session_path(project, study, participant)
     if not path.exists():
         return Session(participant=participant, started_at=utc_now())
-    data, _ = read_json(path, "review", ProjectError)
-    return Session.model_validate(data)
+    return _read_model(path, "review", Session)
 
 
 def record_pick(
@@ -267,15 +292,21 @@ class StudyReport:
     started: int
     selections: int
     methods: list[MethodResult]
+    #: session files not read, or picks not counted, each as one line naming the file
+    problems: list[str] = field(default_factory=list)
 
 
 def study_report(project: Project, study: Study) -> StudyReport:
-    """Table 8 over the completed sessions (started ones are counted, not used)."""
+    """Table 8 over the completed sessions (started ones are counted, not used); a session
+    file that cannot be read is left out and named in ``problems``."""
     folder = study_dir(project, study.name) / "sessions"
-    sessions = [
-        Session.model_validate(read_json(path, "review", ProjectError)[0])
-        for path in sorted(folder.glob("*.json"))
-    ]
+    sessions: list[Session] = []
+    problems: list[str] = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            sessions.append(_read_model(path, "review", Session))
+        except ProjectError as exc:
+            problems.append(exc.message)
     complete = [s for s in sessions if s.complete(study)]
     votes: Counter[str] = Counter(p.chosen for s in complete for p in s.picks)
     total = sum(votes.values())
@@ -287,4 +318,4 @@ def study_report(project: Project, study: Study) -> StudyReport:
         results.append(
             MethodResult(method, votes[method], votes[method] / total if total else 0.0, shares)
         )
-    return StudyReport(study.name, len(complete), len(sessions), total, results)
+    return StudyReport(study.name, len(complete), len(sessions), total, results, problems)
