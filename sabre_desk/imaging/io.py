@@ -26,6 +26,8 @@ from sabre_desk.ground.errors import ImageError
 from sabre_desk.ground.reading import open_regular
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp")
+#: The formats a case's images may be in (Pillow's names), with the extension each is given.
+FORMAT_SUFFIXES = {"PNG": ".png", "JPEG": ".jpg", "WEBP": ".webp"}
 #: Largest image accepted, in pixels (≈ 10,000 × 10,000). Larger files are refused before
 #: any pixel is decoded, so a hostile or mistaken file cannot exhaust a laptop's memory.
 MAX_PIXELS = 100_000_000
@@ -140,12 +142,16 @@ def probe_image(path: Path, max_pixels: int = MAX_PIXELS) -> ImageInfo:
     """Read only the header: displayed size, format and orientation. No pixel is decoded."""
     path = Path(path)
     with _open(path, max_pixels) as img:
-        orientation = _orientation(img)
-        width, height = img.size
-        _check_size(path, width, height, max_pixels)
-        if orientation in _SWAPS_AXES:
-            width, height = height, width
-        return ImageInfo(path, width, height, img.format or "?", img.mode, orientation)
+        return _info(img, path, max_pixels)
+
+
+def _info(img: Image.Image, path: Path, max_pixels: int) -> ImageInfo:
+    orientation = _orientation(img)
+    width, height = img.size
+    _check_size(path, width, height, max_pixels)
+    if orientation in _SWAPS_AXES:
+        width, height = height, width
+    return ImageInfo(path, width, height, img.format or "?", img.mode, orientation)
 
 
 def _to_rgb_array(img: Image.Image, path: Path | None) -> np.ndarray:
@@ -184,12 +190,26 @@ def _decode(img: Image.Image, path: Path | None, max_pixels: int) -> None:
         raise ImageError(f"cannot decode image: {reason}", path) from exc
 
 
-def check_decodes(path: Path, max_pixels: int = MAX_PIXELS) -> None:
-    """Raise ImageError unless the image at *path* decodes fully (what a model evaluated
-    on it would need); nothing is converted or kept."""
+def check_decodes(path: Path, max_pixels: int = MAX_PIXELS) -> ImageInfo:
+    """What the header says, once every pixel of the image at *path* has decoded (what a
+    model evaluated on it would need), or ImageError; nothing is converted or kept."""
     path = Path(path)
     with _open(path, max_pixels) as img:
+        info = _info(img, path, max_pixels)
         _decode(img, path, max_pixels)
+        return info
+
+
+def case_image_suffix(info: ImageInfo) -> str:
+    """The extension a case's image gets: the one of the format its bytes decoded as
+    (a PNG named ``photo.jpg`` or ``noext`` is written as ``.png``), or ImageError for a
+    format a case does not hold."""
+    suffix = FORMAT_SUFFIXES.get(info.format)
+    if suffix is None:
+        raise ImageError(
+            f"is a {info.format} image; a case's images are PNG, JPEG or WebP", info.path
+        )
+    return suffix
 
 
 def load_image(path: Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:

@@ -4,6 +4,7 @@ overwritten without being asked, and the rest of the run goes on."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import struct
@@ -14,14 +15,18 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
-from factories import png_bytes, yes_no_spec
+from factories import png_bytes, tree_snapshot, yes_no_spec
 from fakes.gemini_server import FakeGemini, Reply
 from fakes.pipeline import PipelineModels, image_body
+from PIL import Image
 from test_generate import _specs
 from test_team_cli import run
 
 from sabre_desk.cli import main
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.validate import validate_project
 from sabre_desk.core.making.image_maker import make_images
 from sabre_desk.core.making.incoming import StagedState, staged_cases
 from sabre_desk.core.making.new_project import init_project
@@ -309,3 +314,70 @@ def test_a_session_with_wrong_types_is_one_line_for_take_and_skipped_by_report(
     assert code == 1 and err.count("\n") == 1 and "P02.json" in err
     report = json.loads(out)
     assert report["completed_sessions"] == 1 and report["selections"] == 2
+
+
+# --- item: import writes only what it decoded, named by what it is ---------------------------
+
+
+def _encoded(fmt: str, width: int = 64, height: int = 48, seed: int = 3) -> bytes:
+    pixels = np.random.default_rng(seed).integers(0, 255, (height, width, 3), dtype=np.uint8)
+    buf = io.BytesIO()
+    Image.fromarray(pixels).save(buf, format=fmt)
+    return buf.getvalue()
+
+
+@pytest.mark.timeout(60)
+def test_import_names_each_image_by_its_decoded_format_refuses_what_does_not_decode_and_reruns(
+    tmp_path: Path, made: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = init_project(tmp_path / "project")
+    (made / "noext").write_bytes(_encoded("PNG"))
+    (made / "img.json").write_bytes(_encoded("JPEG"))
+    (made / "photo.png").write_bytes(_encoded("WEBP"))
+    cut = _encoded("PNG", 300, 200)
+    (made / "cut.png").write_bytes(cut[: len(cut) // 2])
+    (made / "anim.png").write_bytes(_encoded("GIF"))
+    source = _jsonl(
+        made,
+        [
+            _pair_row("named_by_bytes", base="noext", edited="img.json"),
+            _pair_row("webp_as_png", base="photo.png", edited="noext"),
+            _pair_row("truncated", edited="cut.png"),
+            _pair_row("gif", base="anim.png"),
+        ],
+    )
+    code, out, err = run_plain(capsys, "import", str(root), str(source))
+    assert code == 1 and "imported 2 cases" in out
+    lines = err.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("cases.jsonl line 3:") and "cut.png" in lines[0]
+    assert "truncated" in lines[0]
+    assert lines[1].startswith("cases.jsonl line 4:") and "anim.png" in lines[1]
+    assert "GIF" in lines[1] and "PNG, JPEG or WebP" in lines[1]
+    cases = root / "cases"
+    assert sorted(p.name for p in cases.iterdir()) == ["named_by_bytes", "webp_as_png"]
+    assert sorted(p.name for p in (cases / "named_by_bytes").iterdir()) == [
+        "base.png",
+        "edited.jpg",
+        "spec.json",
+    ]
+    assert (cases / "named_by_bytes" / "edited.jpg").read_bytes() == (
+        made / "img.json"
+    ).read_bytes()
+    assert sorted(p.name for p in (cases / "webp_as_png").iterdir()) == [
+        "base.webp",
+        "edited.png",
+        "spec.json",
+    ]
+    assert validate_project(Project.open(root, "alice")).valid
+    # what it wrote, it knows again: a rerun finds both cases already there
+    before = tree_snapshot(cases)
+    code, out, err = run_plain(capsys, "import", str(root), str(source))
+    assert "imported 0 cases, 2 already there, 2 failed" in out and "other content" not in err
+    assert tree_snapshot(cases) == before
+    # a source image swapped for a FIFO is named as such, never opened to wait on
+    (made / "noext").unlink()
+    os.mkfifo(made / "noext")
+    code, out, err = run_plain(capsys, "import", str(root), str(source))
+    assert "imported 0 cases, 0 already there, 4 failed" in out
+    assert err.count("FIFO") == 2 and tree_snapshot(cases) == before

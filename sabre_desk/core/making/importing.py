@@ -33,7 +33,7 @@ from sabre_desk.ground.ids import id_problem
 from sabre_desk.ground.reading import MB, iter_lines, loads
 from sabre_desk.ground.storage import atomic_write_json, read_json
 from sabre_desk.ground.validation_messages import describe_validation_error
-from sabre_desk.imaging.io import IMAGE_EXTENSIONS, find_image, probe_image
+from sabre_desk.imaging.io import IMAGE_EXTENSIONS, case_image_suffix, check_decodes, find_image
 
 #: Longest JSONL line accepted: a specification is a few KB.
 MAX_ROW = 1 * MB
@@ -144,6 +144,8 @@ def folder_rows(source: Path) -> Iterator[Row | tuple[str, str]]:
 
 
 def _checked(row: Row, library: PrimerLibrary, default_primer: str | None) -> SampleSpec:
+    """The row's specification, checked against the schema, its primer and its images'
+    roles (the images themselves are ``_decoded``)."""
     if not isinstance(row.spec, dict):
         raise RowError("the specification is not a JSON object")
     try:
@@ -162,10 +164,19 @@ def _checked(row: Row, library: PrimerLibrary, default_primer: str | None) -> Sa
             f"a {spec.generation_mode.value} case needs images {', '.join(sorted(wanted))}; "
             f"given: {given}"
         )
+    return spec
+
+
+def _decoded(row: Row) -> dict[str, str]:
+    """The extension of each of the row's images: every image decoded whole (a truncated
+    file is refused here, not found out later by `validate`) and named by the format it
+    decoded as, whatever its source file was called; the sizes of a pair must match."""
     sizes: set[tuple[int, int]] = set()
-    for path in row.images.values():
+    suffixes: dict[str, str] = {}
+    for role, path in row.images.items():
         try:
-            info = probe_image(path)
+            info = check_decodes(path)
+            suffixes[role] = case_image_suffix(info)
         except ProjectError as exc:
             raise RowError(exc.message) from None
         except OSError as exc:
@@ -174,7 +185,7 @@ def _checked(row: Row, library: PrimerLibrary, default_primer: str | None) -> Sa
     mismatch = pair_size_problem(sizes)
     if mismatch:
         raise RowError(mismatch)
-    return spec
+    return suffixes
 
 
 def pair_size_problem(sizes: set[tuple[int, int]]) -> str | None:
@@ -197,14 +208,28 @@ def _same_case(folder: Path, spec: dict[str, Any], images: dict[str, Path]) -> b
         return False
     for role, path in images.items():
         there = find_image(folder, role)
-        if there is None or file_sha256(there) != file_sha256(path):
+        # Only regular files are hashed: opening a FIFO would wait for a writer forever.
+        if there is None or not there.is_file() or not path.is_file():
+            return False
+        try:
+            if file_sha256(there) != file_sha256(path):
+                return False
+        except OSError:
             return False
     return True
 
 
-def write_case(cases: Path, case_id: str, spec: dict[str, Any], images: dict[str, Path]) -> None:
+def write_case(
+    cases: Path,
+    case_id: str,
+    spec: dict[str, Any],
+    images: dict[str, Path],
+    suffixes: dict[str, str] | None = None,
+) -> None:
     """Write the case into a hidden folder and rename it into place: absent or complete.
-    A hidden folder of this case left by a killed writer is removed first."""
+    Each image is named by its role and *suffixes* (the decoded format's extension; by
+    default its own). A hidden folder of this case left by a killed writer is removed
+    first."""
     leftover = re.compile(rf"^\.import-{re.escape(case_id)}-[0-9a-f]{{8}}$")
     for old in cases.iterdir():
         if leftover.match(old.name) and not old.is_symlink():
@@ -213,7 +238,8 @@ def write_case(cases: Path, case_id: str, spec: dict[str, Any], images: dict[str
     temp.mkdir()
     try:
         for role, path in images.items():
-            copy_file(path, temp / f"{role}{path.suffix.lower()}")
+            suffix = suffixes[role] if suffixes is not None else path.suffix.lower()
+            copy_file(path, temp / f"{role}{suffix}")
         atomic_write_json(temp / SPEC_NAME, spec)
         temp.rename(cases / case_id)
     except BaseException:
@@ -255,18 +281,21 @@ def import_cases(
             folder = cases / case_id
             if folder.exists():
                 if _same_case(folder, item.spec, item.images):
+                    # its images were decoded when it was written: no need again
                     report.unchanged.append(case_id)
                     continue
+                _decoded(item)  # a broken image is the reason to give, if there is one
                 raise RowError(
                     f"case {case_id!r} is already in the project with other content; "
                     "give the row another case_id (nothing was overwritten)"
                 )
+            suffixes = _decoded(item)
             if not dry_run:
                 recorded = {
                     **item.spec,
                     "provenance": {"imported_from": str(source), "row": item.where, "at": stamp},
                 }
-                write_case(cases, case_id, recorded, item.images)
+                write_case(cases, case_id, recorded, item.images, suffixes)
             report.imported.append(case_id)
         except RowError as exc:
             report.problems.append((item.where, str(exc)))
