@@ -163,5 +163,5 @@ def run_report(args: argparse.Namespace) -> int:
 def _problems(problems: list[str]) -> int:
     """Each problem of the report on a line of its own; exit 1 when there was any."""
     for problem in problems:
-        print(f"not counted: {problem}", file=sys.stderr)
+        print(problem, file=sys.stderr)
     return EXIT_PROBLEMS if problems else EXIT_OK

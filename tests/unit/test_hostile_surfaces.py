@@ -381,3 +381,24 @@ def test_import_names_each_image_by_its_decoded_format_refuses_what_does_not_dec
     code, out, err = run_plain(capsys, "import", str(root), str(source))
     assert "imported 0 cases, 0 already there, 4 failed" in out
     assert err.count("FIFO") == 2 and tree_snapshot(cases) == before
+
+
+# --- item: study report counts one pick per participant and question ----------------------
+
+
+def test_study_report_counts_one_pick_per_question_and_only_questions_that_exist(
+    three_cases: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _study(three_cases, ["soft", "hard"])
+    _session(folder, "P01", [(0, "soft"), (1, "soft")])
+    stuffed = [(0, "hard"), *[(0, "hard")] * 1000, (1, "soft"), (57, "hard"), (1, "evil")]
+    _session(folder, "P02", stuffed)
+    code, out, err = run_plain(capsys, "study", "report", str(three_cases), "pilot", "--json")
+    report = json.loads(out)
+    assert report["completed_sessions"] == 2 and report["selections"] == 4
+    by = {m["key"]: m for m in report["methods"]}
+    assert by["soft"]["votes"] == 3 and by["hard"]["votes"] == 1
+    assert by["hard"]["preference"] == 0.25 and by["hard"]["participant_max"] == 0.5
+    assert code == 1 and len(report["problems"]) == err.count("\n") == 3
+    assert all("P02.json" in line for line in err.splitlines())
+    assert "1000 more picks of question 1" in err and "question 58" in err and "evil" in err

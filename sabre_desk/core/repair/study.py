@@ -296,26 +296,71 @@ class StudyReport:
     problems: list[str] = field(default_factory=list)
 
 
+def _listed(numbers: list[str]) -> str:
+    shown = ", ".join(numbers[:5])
+    return f"{shown}, …" if len(numbers) > 5 else shown
+
+
+def counted_picks(study: Study, session: Session) -> tuple[list[Pick], list[str]]:
+    """The picks a report counts: the first for each question the study has, of a method
+    it has (a session file is a participant's, and may have been edited or stuffed); and
+    why the others are not counted, in a line per kind."""
+    counted: dict[int, Pick] = {}
+    unknown_questions: list[str] = []
+    unknown_methods: list[str] = []
+    repeats: Counter[int] = Counter()
+    for pick in session.picks:
+        if not 0 <= pick.question < len(study.questions):
+            unknown_questions.append(str(pick.question + 1))
+        elif pick.chosen not in study.methods:
+            unknown_methods.append(repr(pick.chosen[:40]))
+        elif pick.question in counted:
+            repeats[pick.question] += 1
+        else:
+            counted[pick.question] = pick
+    reasons = []
+    if unknown_questions:
+        reasons.append(
+            f"{len(unknown_questions)} pick(s) for question {_listed(unknown_questions)}, "
+            "which the study does not have, not counted"
+        )
+    if unknown_methods:
+        reasons.append(
+            f"{len(unknown_methods)} pick(s) of method {_listed(unknown_methods)}, "
+            "which the study does not have, not counted"
+        )
+    if repeats:
+        questions = _listed([str(q + 1) for q in sorted(repeats)])
+        reasons.append(
+            f"{sum(repeats.values())} more picks of question {questions} not counted "
+            "(the first pick of each question counts)"
+        )
+    return [counted[q] for q in sorted(counted)], reasons
+
+
 def study_report(project: Project, study: Study) -> StudyReport:
-    """Table 8 over the completed sessions (started ones are counted, not used); a session
-    file that cannot be read is left out and named in ``problems``."""
+    """Table 8 over the completed sessions (started ones are counted, not used): one pick
+    per participant and question. A session file that cannot be read is left out, and
+    picks not counted are named, each in ``problems``."""
     folder = study_dir(project, study.name) / "sessions"
-    sessions: list[Session] = []
+    picks: list[list[Pick]] = []
     problems: list[str] = []
     for path in sorted(folder.glob("*.json")):
         try:
-            sessions.append(_read_model(path, "review", Session))
+            session = _read_model(path, "review", Session)
         except ProjectError as exc:
-            problems.append(exc.message)
-    complete = [s for s in sessions if s.complete(study)]
-    votes: Counter[str] = Counter(p.chosen for s in complete for p in s.picks)
+            problems.append(f"{exc.message}; the session is not counted")
+            continue
+        counted, reasons = counted_picks(study, session)
+        picks.append(counted)
+        problems += [f"{path}: {reason}" for reason in reasons]
+    complete = [p for p in picks if len(p) == len(study.questions)]
+    votes: Counter[str] = Counter(p.chosen for chosen in complete for p in chosen)
     total = sum(votes.values())
     results = []
     for method in study.methods:
-        shares = [
-            sum(p.chosen == method for p in s.picks) / len(s.picks) for s in complete if s.picks
-        ]
+        shares = [sum(p.chosen == method for p in chosen) / len(chosen) for chosen in complete]
         results.append(
             MethodResult(method, votes[method], votes[method] / total if total else 0.0, shares)
         )
-    return StudyReport(study.name, len(complete), len(sessions), total, results, problems)
+    return StudyReport(study.name, len(complete), len(picks), total, results, problems)
