@@ -2,8 +2,9 @@
 a folder of images with a specification beside each.
 
 Each case is checked whole before anything is written (its spec against the schema and its
-primer, its images' headers and sizes), then written into a hidden folder inside ``cases/``
-and renamed into place, so a case is either absent or complete, whatever stops the import.
+primer, its images decoded to the last pixel and their sizes; each image is named by the
+format it decoded as), then written into a hidden folder inside ``cases/`` and renamed into
+place, so a case is either absent or complete, whatever stops the import.
 Importing the same source twice changes nothing: a case that is already there with the
 same specification and the same image bytes is "unchanged"; one that differs is reported,
 never overwritten (it may carry weeks of reviews).
