@@ -9,14 +9,13 @@ masked from anything the model said.
 
 from __future__ import annotations
 
-import io
 import math
 
 import numpy as np
-from PIL import Image, UnidentifiedImageError
 
 from sabre_desk.engines.gemini_call import scrub
-from sabre_desk.imaging.patch import as_rgb8
+from sabre_desk.ground.errors import ImageError
+from sabre_desk.imaging.io import image_from_bytes
 
 MAX_REPLY_PIXELS = 40_000_000
 
@@ -128,12 +127,11 @@ def reply_image(response: object, key: str) -> np.ndarray:
 
 
 def decode_image(data: bytes) -> np.ndarray:
-    """Decode with Pillow whatever the declared mime type says (it can be wrong)."""
+    """Decode with the rules every image of a project is read by (whatever the declared mime
+    type says, it can be wrong): a header over the pixel limit, a decompression bomb or
+    bytes that stop short are a NoImageError with the reason, never a crash."""
     try:
-        with Image.open(io.BytesIO(data)) as img:
-            if img.size[0] * img.size[1] > MAX_REPLY_PIXELS:
-                raise NoImageError(f"Gemini returned an implausibly large image {img.size}")
-            img.load()
-            return as_rgb8(np.asarray(img.convert("RGBA") if img.mode in ("P", "LA") else img))
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
-        raise NoImageError(f"Gemini returned image bytes that do not decode ({exc})") from None
+        return image_from_bytes(data, MAX_REPLY_PIXELS)
+    except ImageError as exc:
+        why = f"Gemini returned image bytes that do not decode: {exc.reason}"
+        raise NoImageError(why) from None
