@@ -58,6 +58,7 @@ from sabre_desk.ground.reading import LIMITS, quick_json, short_reason
 from sabre_desk.ground.storage import (
     append_history,
     atomic_write_bytes,
+    check_size,
     dumps_json,
     file_fingerprint,
     file_lock,
@@ -533,6 +534,7 @@ class Project:
                 )
             review.updated_at = utc_now()
             payload = dumps_json(review.model_dump(mode="json", exclude_none=False))
+            check_size(path, payload, "review")  # never a review its reader would refuse
             _before_replace(path)
             atomic_write_bytes(path, payload)
         case.review = review

@@ -259,7 +259,7 @@ def keep_image(
         "at": utc_now(),
         "notes": [*result.notes, *([note] if note else [])],
     }
-    atomic_write_json(folder / RECORD_NAME, records)
+    atomic_write_json(folder / RECORD_NAME, records, kind="image record")
 
 
 def finish_case(root: Path, job: CaseJob) -> None:

@@ -197,7 +197,7 @@ def write_case(cases: Path, case_id: str, spec: dict[str, Any], images: dict[str
     try:
         for role, path in images.items():
             copy_file(path, temp / f"{role}{path.suffix.lower()}")
-        atomic_write_json(temp / SPEC_NAME, spec)
+        atomic_write_json(temp / SPEC_NAME, spec, kind="spec")
         temp.rename(cases / case_id)
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)

@@ -47,6 +47,7 @@ from sabre_desk.engines.gemini_make import MakeFailedError, Written
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.hashing import file_sha256
 from sabre_desk.ground.ids import id_problem
+from sabre_desk.ground.reading import LIMITS
 from sabre_desk.ground.validation_messages import describe_validation_error
 
 #: Tries per specification: the first reply and this many corrections, minus one.
@@ -280,15 +281,16 @@ def write_specs(
             except MakeFailedError as exc:
                 report.calls += 1
                 ledger.add(STAGE, "gemini", writer.model, exc.usage)
-                attempts.append({"reply": None, "problems": [exc.reason]})
+                attempts.append(attempt_record(None, [exc.reason]))
                 break  # the service failed (after its retries): another try would too
             report.calls += 1
             ledger.add(STAGE, "gemini", writer.model, reply.usage)
             spec, problems = check_reply(reply.text, primer, taken)
-            attempts.append({"reply": reply.text, "problems": problems})
+            attempts.append(attempt_record(reply.text, problems))
             if spec is not None:
                 break
-            turns += [("model", reply.text), ("user", feedback_prompt(problems))]
+            echoed = reply.text[: LIMITS["kept reply"]]  # a megabyte reply is not sent back
+            turns += [("model", echoed), ("user", feedback_prompt(problems))]
         if spec is None:
             reasons = attempts[-1]["problems"] if attempts else ["cancelled"]
             record_failure(root, primer, writer.model, attempts)
@@ -313,6 +315,26 @@ def write_specs(
         if progress:
             progress(number, n, case_id)
     return report
+
+
+#: Reasons kept per attempt, and characters per reason.
+MAX_PROBLEMS, MAX_PROBLEM_CHARS = 20, 300
+
+
+def attempt_record(reply: str | None, problems: list[str]) -> dict[str, Any]:
+    """What the generation record keeps of one attempt: its reasons and the reply's length;
+    the reply itself only when it was accepted and short (``LIMITS["kept reply"]``). A
+    rejected reply is never kept: a model that answers megabytes would otherwise make the
+    accepted specification too large for its own reader."""
+    kept = [p[:MAX_PROBLEM_CHARS] for p in problems[:MAX_PROBLEMS]]
+    if len(problems) > MAX_PROBLEMS:
+        kept.append(f"and {len(problems) - MAX_PROBLEMS} more")
+    record: dict[str, Any] = {"reply": None, "problems": kept}
+    if reply is not None:
+        record["reply_chars"] = len(reply)
+        if not problems and len(reply.encode("utf-8")) <= LIMITS["kept reply"]:
+            record["reply"] = reply
+    return record
 
 
 def _balanced(

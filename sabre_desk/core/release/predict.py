@@ -20,6 +20,7 @@ from typing import Any
 
 from sabre_desk.core.jobs.ledger import Ledger
 from sabre_desk.core.release.release import BENCHMARK, MAX_ROW, unsafe_name
+from sabre_desk.core.screening.answer_limit import bounded
 from sabre_desk.core.screening.prompts import (
     RELEASE_PROMPTS,
     PromptSet,
@@ -31,7 +32,7 @@ from sabre_desk.engines.answers import Answer, AnswerEngine, AnswerRequest
 from sabre_desk.engines.gemini_batch import BatchItem, BatchState, GeminiBatchClient
 from sabre_desk.engines.gemini_qa import GeminiAnswerer
 from sabre_desk.ground.errors import ProjectError
-from sabre_desk.ground.reading import iter_lines, loads, read_limited
+from sabre_desk.ground.reading import LIMITS, iter_lines, loads, read_limited
 from sabre_desk.ground.storage import append_history, atomic_write_bytes, read_json
 
 STAGE = "predict"
@@ -91,7 +92,7 @@ def answered(out: Path) -> dict[str, dict[str, Any]]:
     done: dict[str, dict[str, Any]] = {}
     if not out.exists():
         return done
-    for _, line in iter_lines(out, 16 * 1024 * 1024, ProjectError):
+    for _, line in iter_lines(out, LIMITS["prediction line"], ProjectError):
         try:
             row = json.loads(line or b"")
         except ValueError:
@@ -109,6 +110,9 @@ def _request(question: Question, engine: AnswerEngine) -> AnswerRequest:
 
 
 def _line(question_id: str, answer: Answer, model: str) -> dict[str, Any]:
+    """The predictions line of one answer. Its response is the model's answer within the
+    length any answer may have (``answer_limit``): a longer reply is a failure whose reason
+    gives its length and an excerpt, so every line stays one that ``score`` reads."""
     row: dict[str, Any] = {"question_id": question_id, "response": answer.text, "model": model}
     if answer.failure:
         row["failure"] = answer.failure
@@ -143,7 +147,7 @@ def predict(
 
     def ask(question: Question) -> None:
         try:
-            answer = engine.answer(_request(question, engine), cancel)
+            answer = bounded(engine.answer(_request(question, engine), cancel))
         except ProjectError as exc:
             answer = Answer(None, failure=f"the image cannot be read ({exc.reason})")
         if ledger is not None and (answer.usage is not None or answer.text is not None):
@@ -201,7 +205,8 @@ def predict_batch(
         report.cancelled = True
         return report
     for question in todo:
-        answer = state.answers.get(question.question_id)
+        found = state.answers.get(question.question_id)
+        answer = bounded(found) if found is not None else None
         if answer is None:
             answer = Answer(
                 None, failure=f"the batch job ended without answering it: {state.words}"

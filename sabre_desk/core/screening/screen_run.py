@@ -28,6 +28,7 @@ from sabre_desk.core.case.review import utc_now
 from sabre_desk.core.case.scoring import is_correct
 from sabre_desk.core.case.screening import ImageSeen, ProbeResult, ScreeningRun, append_run
 from sabre_desk.core.jobs.ledger import Ledger
+from sabre_desk.core.screening.answer_limit import bounded
 from sabre_desk.core.screening.prompts import PromptSet
 from sabre_desk.core.screening.request_cache import RequestCache, request_key
 from sabre_desk.engines.answers import (
@@ -222,6 +223,7 @@ def build_run(
     config = None
     for p in task.probes:
         answer, cached = answers[p.probe_id]
+        answer = bounded(answer)  # a batch job's answers come here unchecked
         config = p.config.to_json()
         result = ProbeResult(
             question=p.question,
@@ -344,7 +346,7 @@ def run_screening(
             report.max_in_flight = max(report.max_in_flight, state["in_flight"])
             report.sent += 1
         try:
-            answer = engine.answer(task.image_request(probe), cancel)
+            answer = bounded(engine.answer(task.image_request(probe), cancel))
         except ProjectError as exc:
             answer = Answer(None, failure=f"the image cannot be read ({exc.reason})")
         finally:
@@ -360,6 +362,8 @@ def run_screening(
         for task in plan.cases:
             for probe in task.probes:
                 hit = cache.get(probe.key) if cache is not None and use_cache else None
+                if hit is not None and bounded(hit).failed:
+                    hit = None  # an entry an older version kept whole: asked again
                 if hit is None:
                     yield functools.partial(ask, task, probe)
                     continue

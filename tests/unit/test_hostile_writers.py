@@ -1,0 +1,155 @@
+"""Nothing the app writes is too large for its own reader: model replies of any length,
+screened again and again, generated into specifications or predictions, leave files the
+app still reads (the one table of limits, ``ground.reading.LIMITS``)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fakes.gemini_server import FakeGemini, serving, text_reply
+from fakes.pipeline import PipelineModels
+
+from sabre_desk.cli import main
+from sabre_desk.core.case.primers import PrimerLibrary
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.case.screening import (
+    COMPACTED_NOTE,
+    ProbeResult,
+    ScreeningRun,
+    append_run,
+    read_record,
+)
+from sabre_desk.core.making.image_maker import make_images
+from sabre_desk.core.making.incoming import staged_cases
+from sabre_desk.core.making.spec_writer import write_specs
+from sabre_desk.engines.gemini_make import GeminiImageMaker, GeminiWriter
+from sabre_desk.ground import reading
+from sabre_desk.ground.errors import StorageError
+from sabre_desk.ground.reading import LIMITS
+from sabre_desk.ground.storage import atomic_write_json
+
+KEY = "hostile-key-" + "h" * 24
+CASE = "count01_apples"
+HUGE = "It is hard to say. " * (800 * 1024 // 19)  # an 800 KB answer
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGemini]:
+    with serving(monkeypatch, KEY) as server:
+        yield server
+
+
+def test_a_writer_refuses_what_its_reader_would_call_too_large(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(LIMITS, "spec", 1024)
+    path = tmp_path / "spec.json"
+    atomic_write_json(path, {"concept_id": "small"}, kind="spec")
+    with pytest.raises(StorageError) as caught:
+        atomic_write_json(path, {"concept_id": "x" * 2000}, kind="spec")
+    assert "over the 1.0 KB limit for a spec file" in caught.value.message
+    assert json.loads(path.read_text()) == {"concept_id": "small"}  # the old one is intact
+
+
+def test_six_screenings_with_800_kb_answers_keep_the_case_valid(
+    demo_project: Path, fake: FakeGemini, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake.answer = lambda body: text_reply(HUGE)
+    for _ in range(6):
+        code = main(
+            ["--reviewer", "alice", "screen", str(demo_project), "--cases", CASE, "--no-cache"]
+        )
+        assert code == 1  # each probe failed: the answer is no answer
+    _, err = capsys.readouterr()
+    assert "the answer is too long (800.0 KB; the limit is 16.0 KB); it begins 'It is hard" in err
+    folder = demo_project / "cases" / CASE
+    assert (folder / "screening.json").stat().st_size < 64 * 1024
+    assert not any(
+        p.stat().st_size > 4096 for p in (demo_project / "cache").rglob("*.json")
+    )  # no reply in the request cache either
+    entry = Project.open(demo_project, "alice").entry(CASE)
+    assert entry is not None and entry.problem is None
+    assert main(["--reviewer", "alice", "validate", str(demo_project)]) == 0
+    record = read_record(folder)
+    assert record is not None and len(record.runs) == 7  # the demo's run and six more
+    assert all(r.failed and "too long" in r.failed for r in record.runs[-1].results.values())
+
+
+def _run(text: str) -> ScreeningRun:
+    result = ProbeResult(response=text, parsed="yes", correct=True, question="Is it?")
+    return ScreeningRun(model="m", at="2026-01-01T00:00:00Z", results={"p": result})
+
+
+def test_screening_json_stays_readable_however_often_a_case_is_screened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs written by anything (an older version kept whole replies) are compacted, the
+    oldest first: their raw answers go, their verdicts stay; the latest run stays whole."""
+    monkeypatch.setitem(reading.LIMITS, "screening", 64 * 1024)
+    for n in range(30):
+        append_run(tmp_path, _run(f"{n} " + "yes " * 2000))
+    assert (tmp_path / "screening.json").stat().st_size <= 64 * 1024
+    record = read_record(tmp_path)
+    assert record is not None
+    latest = record.runs[-1]
+    assert latest.results["p"].response.startswith("29 ") and latest.note is None
+    earlier = record.runs[:-1]
+    assert len(earlier) >= 10
+    assert earlier[0].note == COMPACTED_NOTE and earlier[0].results["p"].response == ""
+    assert all(r.results["p"].correct and r.results["p"].parsed == "yes" for r in earlier)
+
+
+def test_a_rejected_3_mb_reply_is_not_kept_in_the_accepted_spec(
+    context_project: Path, pipeline_models: tuple[FakeGemini, PipelineModels]
+) -> None:
+    """The reply that was refused leaves its reason and its length; `generate images` then
+    reads the accepted specification like any other."""
+    _, answer = pipeline_models
+    junk = "not a specification " * (3 * 1024 * 1024 // 20)
+    answer.spec_script = [junk]
+    with GeminiWriter() as writer:
+        primer = PrimerLibrary.for_project(None).primers["context"]
+        report = write_specs(context_project, primer, 1, writer, threading.Event(), tries=3)
+    assert len(report.written) == 1
+    [staged] = staged_cases(context_project)
+    spec_file = staged.folder / "spec.json"
+    assert spec_file.stat().st_size < 64 * 1024
+    first, accepted = json.loads(spec_file.read_text())["generation"]["attempts"]
+    assert first["reply"] is None and first["reply_chars"] > 3_000_000
+    assert "not JSON" in first["problems"][0]
+    assert accepted["problems"] == [] and json.loads(accepted["reply"])["concept_id"]
+    with GeminiImageMaker() as maker:
+        made = make_images(context_project, maker, threading.Event(), concurrency=1)
+    assert not made.failed, made.failed
+
+
+def _release_of(demo_project: Path, folder: Path) -> Path:
+    project = Project.open(demo_project, "alice")
+    for case_id in ("ctx01_tape_bagel", "count01_apples"):
+        case = project.load_case(case_id)
+        case.review.decision = Decision.KEEP
+        project.save_review(case)
+    assert main(["--reviewer", "alice", "export", str(demo_project), str(folder)]) == 0
+    return folder
+
+
+def test_predictions_of_a_rambling_model_are_read_by_score(
+    demo_project: Path, fake: FakeGemini, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Every line predict writes is a line score reads: a 2 MB reply is kept as a failure
+    with its length, never whole."""
+    release = _release_of(demo_project, tmp_path / "release")
+    fake.answer = lambda body: text_reply("B " * (1024 * 1024))
+    out = tmp_path / "preds.jsonl"
+    assert main(["predict", str(release), "--out", str(out)]) == 1
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert rows and all(r["response"] is None and "too long" in r["failure"] for r in rows)
+    assert out.stat().st_size < 1024 * len(rows)
+    capsys.readouterr()
+    assert main(["score", str(release), str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["missing_predictions"] == len(rows)
