@@ -53,7 +53,7 @@ LIMITS: dict[str, int] = {
     "kept reply": 64 * KB,
 }
 #: How much of an over-long reply is kept beside the reason it was refused.
-EXCERPT_CHARS = 200
+EXCERPT_CHARS = 80
 #: Deepest JSON nesting accepted: the formats nest four or five levels.
 MAX_JSON_DEPTH = 64
 

@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from factories import release_of
 from fakes.gemini_server import FakeGemini, serving, text_reply
 from fakes.pipeline import PipelineModels
 
 from sabre_desk.cli import main
 from sabre_desk.core.case.primers import PrimerLibrary
 from sabre_desk.core.case.project import Project
-from sabre_desk.core.case.review import Decision
 from sabre_desk.core.case.screening import (
     COMPACTED_NOTE,
     ProbeResult,
@@ -128,25 +128,15 @@ def test_a_rejected_3_mb_reply_is_not_kept_in_the_accepted_spec(
     assert not made.failed, made.failed
 
 
-def _release_of(demo_project: Path, folder: Path) -> Path:
-    project = Project.open(demo_project, "alice")
-    for case_id in ("ctx01_tape_bagel", "count01_apples"):
-        case = project.load_case(case_id)
-        case.review.decision = Decision.KEEP
-        project.save_review(case)
-    assert main(["--reviewer", "alice", "export", str(demo_project), str(folder)]) == 0
-    return folder
-
-
 def test_predictions_of_a_rambling_model_are_read_by_score(
     demo_project: Path, fake: FakeGemini, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """Every line predict writes is a line score reads: a 2 MB reply is kept as a failure
     with its length, never whole."""
-    release = _release_of(demo_project, tmp_path / "release")
+    release = release_of(demo_project, tmp_path / "release")
     fake.answer = lambda body: text_reply("B " * (1024 * 1024))
     out = tmp_path / "preds.jsonl"
-    assert main(["predict", str(release), "--out", str(out)]) == 1
+    assert main(["predict", str(release), "--out", str(out), "--give-up-after", "99"]) == 1
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert rows and all(r["response"] is None and "too long" in r["failure"] for r in rows)
     assert out.stat().st_size < 1024 * len(rows)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sabre_desk.core.jobs.ledger import Ledger
+from sabre_desk.core.jobs.run_guard import RunGuard
 from sabre_desk.core.release.release import BENCHMARK, MAX_ROW, unsafe_name
 from sabre_desk.core.screening.answer_limit import bounded
 from sabre_desk.core.screening.prompts import (
@@ -53,6 +54,7 @@ class PredictReport:
     failures: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     cancelled: bool = False
+    not_done: int = 0  # questions left without an answer or a failure (the run stopped)
 
 
 def release_prompts(release: Path, report: PredictReport) -> PromptSet:
@@ -139,7 +141,10 @@ def predict(
     concurrency: int = 8,
     progress: Callable[[int, int, str], None] | None = None,
     cancel: threading.Event | None = None,
+    guard: RunGuard | None = None,
 ) -> PredictReport:
+    """Ask every question without a response yet; *guard* (the run's deadline and give-up
+    rule) is told how each call ended."""
     cancel = cancel or threading.Event()
     report = PredictReport()
     todo, out = prepare(release, out, report)
@@ -150,6 +155,8 @@ def predict(
             answer = bounded(engine.answer(_request(question, engine), cancel))
         except ProjectError as exc:
             answer = Answer(None, failure=f"the image cannot be read ({exc.reason})")
+        if guard is not None:
+            guard.outcome(answer.failure)
         if ledger is not None and (answer.usage is not None or answer.text is not None):
             ledger.add(STAGE, engine.kind, engine.model, answer.usage, question.question_id)
         with lock:
@@ -163,10 +170,13 @@ def predict(
 
     def calls() -> Iterator[Callable[[], None]]:
         for question in todo:
+            if guard is not None and not guard.check():
+                return
             yield functools.partial(ask, question)
 
     run_bounded(calls(), concurrency, cancel)
     report.cancelled = cancel.is_set()
+    report.not_done = len(todo) - report.asked
     return report
 
 
