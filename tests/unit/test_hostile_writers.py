@@ -5,16 +5,20 @@ app still reads (the one table of limits, ``ground.reading.LIMITS``)."""
 from __future__ import annotations
 
 import json
+import struct
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from factories import release_of
 from fakes.gemini_server import FakeGemini, serving, text_reply
 from fakes.pipeline import PipelineModels
+from PIL import Image
 
 from sabre_desk.cli import main
+from sabre_desk.core.case.preview_cache import PreviewStore, stamp
 from sabre_desk.core.case.primers import PrimerLibrary
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.screening import (
@@ -32,6 +36,9 @@ from sabre_desk.ground import reading
 from sabre_desk.ground.errors import StorageError
 from sabre_desk.ground.reading import LIMITS
 from sabre_desk.ground.storage import atomic_write_json
+from sabre_desk.imaging.io import load_image
+from sabre_desk.imaging.preview_file import MAGIC, preview_mac
+from sabre_desk.imaging.pyramid import display_levels
 
 KEY = "hostile-key-" + "h" * 24
 CASE = "count01_apples"
@@ -143,3 +150,84 @@ def test_predictions_of_a_rambling_model_are_read_by_score(
     capsys.readouterr()
     assert main(["score", str(release), str(out), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["missing_predictions"] == len(rows)
+
+
+# --- the preview cache: a cache, never a way to show the wrong picture --------------------
+
+
+def _photo(path: Path, seed: int) -> Path:
+    rng = np.random.default_rng(seed)
+    pixels = np.zeros((900, 1200, 3), np.uint8)
+    pixels[:] = rng.integers(0, 255, 3)
+    pixels[100:400, 200:700] = rng.integers(0, 255, 3)
+    Image.fromarray(pixels).save(path)
+    return path
+
+
+def _header_of(data: bytes) -> tuple[dict[str, object], bytes]:
+    start = len(MAGIC) + 4
+    (length,) = struct.unpack(">I", data[len(MAGIC) : start])
+    return json.loads(data[start : start + length]), data[start + length :]
+
+
+def _with_header(header: dict[str, object], blobs: bytes) -> bytes:
+    raw = json.dumps(header).encode()
+    return MAGIC + struct.pack(">I", len(raw)) + raw + blobs
+
+
+def test_a_preview_nested_30000_deep_is_discarded_and_made_again(tmp_path: Path) -> None:
+    store = PreviewStore(tmp_path / "previews")
+    source = _photo(tmp_path / "base.png", 1)
+    file = store.file_for(stamp(source))  # type: ignore[arg-type]
+    file.parent.mkdir(parents=True)
+    deep = b"[" * 30_000 + b"]" * 30_000
+    file.write_bytes(MAGIC + struct.pack(">I", len(deep)) + deep)
+    assert not store.has(source)
+    assert store.read(source) is None  # a miss: the window decodes the image itself
+    assert not file.exists()  # discarded, not read again on every open
+    assert store.make(source) and store.read(source) is not None
+
+
+def test_a_shard_folder_that_is_a_link_is_never_written_through(tmp_path: Path) -> None:
+    store = PreviewStore(tmp_path / "project" / "previews")
+    source = _photo(tmp_path / "base.png", 2)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shard = store.file_for(stamp(source)).parent  # type: ignore[arg-type]
+    shard.parent.mkdir(parents=True)
+    shard.symlink_to(elsewhere, target_is_directory=True)
+    assert store.make(source)
+    assert list(elsewhere.iterdir()) == []  # nothing written outside
+    assert not shard.is_symlink() and store.read(source) is not None
+    # A link put there later is not read through either.
+    moved = tmp_path / "moved"
+    shard.rename(moved)
+    shard.symlink_to(moved, target_is_directory=True)
+    assert store.read(source) is None and not store.has(source)
+
+
+def test_a_preview_with_one_cases_identity_and_anothers_pixels_is_never_shown(
+    tmp_path: Path,
+) -> None:
+    """Someone with write access to the shared project copies B's preview to A's place,
+    rewriting its header to name A's image (stat and SHA-256): it is a miss, and A's own
+    preview is made again."""
+    store = PreviewStore(tmp_path / "previews")
+    a, b = _photo(tmp_path / "a.png", 3), _photo(tmp_path / "b.png", 4)
+    assert store.make(a) and store.make(b)
+    a_file = store.file_for(stamp(a))  # type: ignore[arg-type]
+    b_file = store.file_for(stamp(b))  # type: ignore[arg-type]
+    a_header, _ = _header_of(a_file.read_bytes())
+    b_header, b_blobs = _header_of(b_file.read_bytes())
+    crafted = {**b_header, "source": a_header["source"], "sha256": a_header["sha256"]}
+    a_file.write_bytes(_with_header(crafted, b_blobs))
+    assert store.read(a) is None and not a_file.exists()
+    # Nor when signed with another key than this user's (the writer's own).
+    crafted["mac"] = preview_mac(b"k" * 32, crafted, b_blobs)
+    a_file.write_bytes(_with_header(crafted, b_blobs))
+    assert store.read(a) is None
+    assert store.make(a)
+    shown = store.read(a)
+    assert shown is not None
+    want = display_levels(load_image(a))[1][1]
+    assert np.abs(shown.levels[0][1][..., :3].astype(int) - want[..., :3]).mean() < 2
