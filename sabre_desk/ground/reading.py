@@ -275,16 +275,26 @@ class QuickReadError(ValueError):
     """A file the index cannot read (not regular, too large); the message is the reason."""
 
 
-def quick_json(path: str, limit: int) -> Any:
+class LinkFoundError(QuickReadError):
+    """``quick_json(..., follow_links=False)`` met a symbolic link (the caller decides)."""
+
+
+def quick_json(path: str, limit: int, follow_links: bool = True) -> Any:
     """Parse a small JSON file (the index's hot loop); None when absent, ValueError if bad.
 
     The hot loop of indexing, so plain ``os`` calls; still only regular files of at most
-    *limit* bytes are read (a FIFO or a link to a device would block or never end).
+    *limit* bytes are read (a FIFO or a link to a device would block or never end). Without
+    *follow_links* a symbolic link is not opened: LinkFoundError.
     """
+    flags = _QUICK_FLAGS if follow_links else _QUICK_FLAGS | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, _QUICK_FLAGS)
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        if not follow_links and Path(path).is_symlink():
+            raise LinkFoundError("is a symbolic link") from exc
+        raise
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

@@ -5,14 +5,15 @@ app still reads (the one table of limits, ``ground.reading.LIMITS``)."""
 from __future__ import annotations
 
 import json
+import shutil
 import struct
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-from factories import release_of
+from factories import release_of, yes_no_spec
 from fakes.gemini_server import FakeGemini, serving, text_reply
 from fakes.pipeline import PipelineModels
 from PIL import Image
@@ -28,12 +29,14 @@ from sabre_desk.core.case.screening import (
     append_run,
     read_record,
 )
+from sabre_desk.core.case.validate import validate_project
 from sabre_desk.core.making.image_maker import make_images
+from sabre_desk.core.making.importing import import_cases
 from sabre_desk.core.making.incoming import staged_cases
 from sabre_desk.core.making.spec_writer import write_specs
 from sabre_desk.engines.gemini_make import GeminiImageMaker, GeminiWriter
 from sabre_desk.ground import reading
-from sabre_desk.ground.errors import StorageError
+from sabre_desk.ground.errors import ProjectError, StorageError
 from sabre_desk.ground.reading import LIMITS
 from sabre_desk.ground.storage import atomic_write_json
 from sabre_desk.imaging.io import load_image
@@ -231,3 +234,79 @@ def test_a_preview_with_one_cases_identity_and_anothers_pixels_is_never_shown(
     assert shown is not None
     want = display_levels(load_image(a))[1][1]
     assert np.abs(shown.levels[0][1][..., :3].astype(int) - want[..., :3]).mean() < 2
+
+
+# --- nothing follows a link out of the project ------------------------------------------
+
+
+def test_import_into_a_project_whose_cases_folder_is_a_link_writes_nothing(
+    make_project: Callable[..., Path], add_case: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = make_project("mine")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.rmtree(root / "cases")
+    (root / "cases").symlink_to(outside, target_is_directory=True)
+    source = add_case(make_project("theirs"), "c1")
+    rows = tmp_path / "rows.jsonl"
+    spec = json.loads((source / "spec.json").read_text())
+    images = {"base": str(source / "base.png"), "edited": str(source / "edited.png")}
+    rows.write_text(json.dumps({**spec, "images": images}) + "\n")
+    with pytest.raises(ProjectError) as caught:
+        import_cases(root, rows)
+    assert caught.value.message.endswith(
+        "cases: is a symbolic link; nothing is imported through it"
+    )
+    assert list(outside.iterdir()) == []
+
+
+def test_a_spec_linked_from_another_project_does_not_count_here(
+    make_project: Callable[..., Path], add_case: Callable[..., Path]
+) -> None:
+    """Another project's spec.json reached through a link makes that case invalid, with
+    the reason, and does not make a real case a duplicate of it."""
+    root, other = make_project("mine"), make_project("other")
+    add_case(root, "real", yes_no_spec(concept_id="shared"))
+    theirs = add_case(other, "theirs", yes_no_spec(concept_id="shared"))
+    linked = add_case(root, "linked")
+    (linked / "spec.json").unlink()
+    (linked / "spec.json").symlink_to(theirs / "spec.json")
+    project = Project.open(root, "alice")
+    bad = project.entry("linked")
+    assert bad is not None and bad.problem == (
+        "unreadable (is a link leading outside the project; not read)"
+    )
+    verdicts = {c.case_id: c for c in validate_project(project).cases}
+    assert verdicts["real"].valid, verdicts["real"].problems  # no duplicate of another's
+    assert not verdicts["linked"].valid
+
+
+def test_study_take_refuses_a_study_naming_files_outside_it(
+    demo_project: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(b"not for the study")
+    folder = demo_project / "studies" / "s1"
+    (folder / "original").mkdir(parents=True)
+    for name in (str(secret), "../../../../secret.png"):
+        question = {
+            "case_id": "ctx01_tape_bagel",
+            "image_role": "edited",
+            "box": [0.1, 0.1, 0.2, 0.2],
+            "original": name,
+            "candidates": {"soft": "a.png"},
+        }
+        study = {
+            "name": "s1",
+            "created_at": "2026-12-01T00:00:00Z",
+            "engine": "opencv",
+            "instruction": "remove it",
+            "methods": ["soft"],
+            "questions": [question],
+        }
+        (folder / "study.json").write_text(json.dumps(study))
+        code = main(["study", "take", str(demo_project), "s1", "--participant", "P01"])
+        err = capsys.readouterr().err
+        assert code == 1
+        assert "question 1 names" in err and "outside the study's original/ folder" in err
+        assert len(err.strip().splitlines()) == 1

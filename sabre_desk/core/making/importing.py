@@ -29,6 +29,7 @@ from sabre_desk.core.release.export import copy_file
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.hashing import file_sha256
 from sabre_desk.ground.ids import id_problem
+from sabre_desk.ground.paths import inside_project
 from sabre_desk.ground.reading import MB, iter_lines, loads
 from sabre_desk.ground.storage import atomic_write_json, read_json
 from sabre_desk.ground.validation_messages import describe_validation_error
@@ -215,6 +216,8 @@ def import_cases(
     manifest_data, _ = read_json(project_root / MANIFEST_NAME, "manifest", ProjectError)
     manifest = Manifest.model_validate(manifest_data)
     cases = project_root / CASES_DIR
+    if cases.is_symlink() or not inside_project(project_root, cases):
+        raise ProjectError("is a symbolic link; nothing is imported through it", cases)
     if not source.exists():
         raise ProjectError("no such file or folder", source)
     rows = folder_rows(source) if source.is_dir() else jsonl_rows(source)
