@@ -281,7 +281,7 @@ def _screen_batch(
     def notify(line: str) -> None:
         print(line, file=sys.stderr)
 
-    def work(cancel: threading.Event) -> screen_batch.BatchReport:
+    def work(cancel: threading.Event, guard: RunGuard) -> screen_batch.BatchReport:
         earlier = screen_batch.wait_and_collect(
             project, client, cache, ledger, notify, cancel, args.poll
         )
@@ -308,18 +308,19 @@ def _screen_batch(
         earlier.cancelled = later.cancelled
         return earlier
 
-    report, interrupted = in_background(work)
+    resume = "the batch job keeps running at the service; run the same command again to collect it"
+    report, interrupted, stopped = guarded(args, resume, work)
     if report is None:
         return EXIT_INTERRUPTED
     for line in report.jobs:
         print(f"job {line}")
-    if interrupted or report.cancelled:
+    if interrupted or (report.cancelled and stopped is None):
         print(
             "the batch job keeps running at the service; run the same command again to "
             "collect its results",
             file=sys.stderr,
         )
-    return _screen_summary(report, interrupted)
+    return _screen_summary(report, interrupted, stopped)
 
 
 def run_predict(args: argparse.Namespace) -> int:

@@ -28,6 +28,7 @@ from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.screening import read_record
 from sabre_desk.core.jobs.run_guard import RATE_LIMITED, failure_kind
 from sabre_desk.core.making.incoming import staged_cases
+from sabre_desk.core.screening import screen_batch
 
 KEY = "limits-key-" + "l" * 25
 pytestmark = pytest.mark.timeout(90)
@@ -187,3 +188,18 @@ def test_bad_limits_are_a_usage_error(
     code, _, err = run(capsys, "screen", str(demo_project), "--deadline", "0")
     assert code == 2 and "the deadline must be a positive number of seconds" in err
     assert not fake.requests
+
+
+def test_screen_batch_stops_waiting_at_its_deadline_and_keeps_the_job(
+    demo_project: Path, fake: FakeGemini, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake.batches.polls_until_done = 10**6  # a job the service never finishes
+    code, _, err = run(
+        capsys,
+        *("screen", str(demo_project), "--batch", "--cases", "count01_apples"),
+        *("--poll", "0.05", "--deadline", "2"),
+    )
+    assert code == 1
+    [line] = stop_lines(err)
+    assert "deadline of 2 s has passed" in line and "run the same command again to collect" in line
+    assert len(screen_batch.pending_jobs(Project.open(demo_project, "alice"))) == 1
