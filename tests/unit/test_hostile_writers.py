@@ -22,6 +22,7 @@ from sabre_desk.cli import main
 from sabre_desk.core.case.preview_cache import PreviewStore, stamp
 from sabre_desk.core.case.primers import PrimerLibrary
 from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.review import Decision
 from sabre_desk.core.case.screening import (
     COMPACTED_NOTE,
     ProbeResult,
@@ -138,13 +139,21 @@ def test_a_rejected_3_mb_reply_is_not_kept_in_the_accepted_spec(
     assert not made.failed, made.failed
 
 
+@pytest.mark.parametrize(
+    "megabytes", [2, pytest.param(20, marks=[pytest.mark.stress, pytest.mark.timeout(600)])]
+)
 def test_predictions_of_a_rambling_model_are_read_by_score(
-    demo_project: Path, fake: FakeGemini, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    demo_project: Path,
+    fake: FakeGemini,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    megabytes: int,
 ) -> None:
-    """Every line predict writes is a line score reads: a 2 MB reply is kept as a failure
-    with its length, never whole."""
+    """Every line predict writes is a line score reads: a reply of megabytes is kept as a
+    failure with its length, never whole (20 MB replies once made a 126 MB file)."""
     release = release_of(demo_project, tmp_path / "release")
-    fake.answer = lambda body: text_reply("B " * (1024 * 1024))
+    reply = text_reply("B " * (megabytes * 512 * 1024))
+    fake.answer = lambda body: reply
     out = tmp_path / "preds.jsonl"
     assert main(["predict", str(release), "--out", str(out), "--give-up-after", "99"]) == 1
     rows = [json.loads(line) for line in out.read_text().splitlines()]
@@ -153,6 +162,22 @@ def test_predictions_of_a_rambling_model_are_read_by_score(
     capsys.readouterr()
     assert main(["score", str(release), str(out), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["missing_predictions"] == len(rows)
+
+
+def test_a_review_too_large_for_its_reader_is_not_written(
+    demo_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = Project.open(demo_project, "alice")
+    case = project.load_case("count01_apples")
+    case.review.decision = Decision.KEEP
+    project.save_review(case)
+    before = case.review_path.read_bytes()
+    monkeypatch.setitem(LIMITS, "review", len(before) + 1024)
+    case.review.notes = "n" * 4096
+    with pytest.raises(StorageError) as caught:
+        project.save_review(case)
+    assert "over the" in caught.value.reason and "limit for a review file" in caught.value.reason
+    assert case.review_path.read_bytes() == before
 
 
 # --- the preview cache: a cache, never a way to show the wrong picture --------------------
