@@ -176,6 +176,10 @@ def test_generate_specs_gives_up_after_the_same_refusal_n_times(
         ),
         ("could not reach Gemini (ConnectError: refused)", "the service could not be reached"),
         ("Gemini answered 403: forbidden", "the service answered 403"),
+        (
+            "the answer is too long (2.0 MB; the limit is 16.0 KB); it begins '429 timed out'",
+            "the reply was too long",
+        ),
     ],
 )
 def test_failures_of_one_kind_are_told_apart_from_others(reason: str, kind: str) -> None:

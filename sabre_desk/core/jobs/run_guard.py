@@ -161,15 +161,16 @@ def failure_kind(reason: str) -> str:
     """The kind of a failed call, from its reason, in the words of the stop line; two
     failures of one kind are the same trouble (a silent service, a refused key)."""
     text = reason.lower()
-    if "429" in text or "asked to wait" in text or "rate limit" in text:
+    if text.startswith("the answer is too long"):  # before its excerpt is looked at
+        return "the reply was too long"
+    status = _STATUS.search(text)
+    if status:
+        code = status.group(1)
+        return RATE_LIMITED if code == "429" else f"the service answered {code}"
+    if "asked to wait" in text or "rate limit" in text:
         return RATE_LIMITED
     if "did not finish answering" in text or "timed out" in text or "timeout" in text:
         return "the service did not answer in time"
     if "could not reach" in text:
         return "the service could not be reached"
-    status = _STATUS.search(text)
-    if status:
-        return f"the service answered {status.group(1)}"
-    if "too long" in text:
-        return "the reply was too long"
     return "the call failed"
