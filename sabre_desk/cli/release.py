@@ -20,7 +20,7 @@ from sabre_desk.core.release.release import BENCHMARK, MAX_ROW, RELEASE, verify
 from sabre_desk.core.release.score_table import render
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.reading import (
-    MB,
+    LIMITS,
     human_size,
     iter_lines,
     loads,
@@ -29,7 +29,7 @@ from sabre_desk.ground.reading import (
 )
 
 #: Longest prediction line accepted: a model's response can be long, not unbounded.
-MAX_PREDICTION = 16 * MB
+MAX_PREDICTION = LIMITS["prediction line"]
 
 
 def _progress_bar(done: int, total: int, case_id: str) -> None:

@@ -29,8 +29,10 @@ from sabre_desk.ground.errors import (
     StorageError,
 )
 from sabre_desk.ground.ids import id_problem
+from sabre_desk.ground.paths import inside_project
 from sabre_desk.ground.storage import (
     atomic_write_bytes,
+    check_size,
     dumps_json,
     file_fingerprint,
     file_lock,
@@ -72,18 +74,10 @@ class Case:
         return self.folder / HISTORY_NAME
 
 
-def inside(root: Path, path: Path) -> bool:
-    """Whether *path*, links followed, lies inside the project at *root*."""
-    try:
-        return path.resolve().is_relative_to(root.resolve())
-    except OSError:
-        return False
-
-
 def load_spec(root: Path, case_id: str, folder: Path) -> SampleSpec:
     """The case's spec.json, validated; a link leading outside the project is refused."""
     path = folder / SPEC_NAME
-    if path.is_symlink() and not inside(root, path):
+    if path.is_symlink() and not inside_project(root, path):
         raise SpecError("is a link leading outside the project", path, case_id)
     data, _ = read_json(path, "spec", SpecError)
     try:
@@ -170,7 +164,7 @@ def locate_image(root: Path, case: Case, role: ImageRole) -> None:
             f"image is missing ({expected})", case.folder / f"{role.value}.png", case.case_id
         )
         return
-    if not inside(root, path):
+    if not inside_project(root, path):
         case.image_problems[role] = ImageError(
             "is a link leading outside the project; not followed", path, case.case_id
         )
@@ -215,6 +209,7 @@ def write_review_file(
             )
         review.updated_at = utc_now()
         payload = dumps_json(review.model_dump(mode="json", exclude_none=False))
+        check_size(path, payload, "review")  # never a review its reader would refuse
         _before_replace(path)
         atomic_write_bytes(path, payload)
     return fingerprint(payload)

@@ -23,7 +23,6 @@ from sabre_desk.core.case.case_files import (
     REVIEWS_DIR,
     SPEC_NAME,
     Case,
-    inside,
     load_other_reviews,
     load_own_review,
     load_screening,
@@ -57,7 +56,14 @@ from sabre_desk.ground.errors import (
     ReviewError,
 )
 from sabre_desk.ground.ids import id_problem
-from sabre_desk.ground.reading import LIMITS, quick_json, short_reason
+from sabre_desk.ground.paths import inside_project
+from sabre_desk.ground.reading import (
+    LIMITS,
+    LinkFoundError,
+    QuickReadError,
+    quick_json,
+    short_reason,
+)
 from sabre_desk.ground.storage import (
     append_history,
     probe_writable,
@@ -252,7 +258,7 @@ class Project:
         assigned = None if self._mine is None else case_id in self._mine
         spec_path = os.path.join(folder, SPEC_NAME)  # noqa: PTH118 - hot loop, see CaseEntry
         try:
-            spec = quick_json(spec_path, LIMITS["spec"])
+            spec = self._quick_spec(spec_path)
         except (ValueError, OSError) as exc:
             reason = f"unreadable ({short_reason(exc)})"
             return CaseEntry(case_id, cases_dir, problem=reason, problem_file=Path(spec_path))
@@ -295,6 +301,16 @@ class Project:
             assigned_to_me=assigned,
             screening=screening,
         )
+
+    def _quick_spec(self, path: str) -> Any:
+        """A case's spec.json for the index; a link is followed only when it stays in the
+        project (another project's spec must not make a case here what it is not)."""
+        try:
+            return quick_json(path, LIMITS["spec"], follow_links=False)
+        except LinkFoundError:  # rare, so the check costs nothing in the hot loop
+            if not inside_project(self.root, path):
+                raise QuickReadError("is a link leading outside the project; not read") from None
+            return quick_json(path, LIMITS["spec"])
 
     def fresh_entry(self, case_id: str) -> CaseEntry | None:
         """The case's entry read again from disk (another reviewer or window changed it),
@@ -350,7 +366,7 @@ class Project:
         return folder
 
     def _inside(self, path: Path) -> bool:
-        return inside(self.root, path)
+        return inside_project(self.root, path)
 
     def load_case(self, case_id: str) -> Case:
         """Load and validate one case. Raises CaseLoadError (with file and reason).

@@ -31,6 +31,7 @@ from sabre_desk.core.release.export import copy_file
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.hashing import file_sha256
 from sabre_desk.ground.ids import id_problem
+from sabre_desk.ground.paths import inside_project
 from sabre_desk.ground.reading import MB, iter_lines, loads
 from sabre_desk.ground.storage import atomic_write_json, read_json
 from sabre_desk.ground.validation_messages import describe_validation_error
@@ -241,7 +242,7 @@ def write_case(
         for role, path in images.items():
             suffix = suffixes[role] if suffixes is not None else path.suffix.lower()
             copy_file(path, temp / f"{role}{suffix}")
-        atomic_write_json(temp / SPEC_NAME, spec)
+        atomic_write_json(temp / SPEC_NAME, spec, kind="spec")
         temp.rename(cases / case_id)
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
@@ -259,6 +260,8 @@ def import_cases(
     manifest_data, _ = read_json(project_root / MANIFEST_NAME, "manifest", ProjectError)
     manifest = Manifest.model_validate(manifest_data)
     cases = project_root / CASES_DIR
+    if cases.is_symlink() or not inside_project(project_root, cases):
+        raise ProjectError("is a symbolic link; nothing is imported through it", cases)
     if not source.exists():
         raise ProjectError("no such file or folder", source)
     rows = folder_rows(source) if source.is_dir() else jsonl_rows(source)

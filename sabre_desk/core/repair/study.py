@@ -35,6 +35,7 @@ from sabre_desk.engines.opencv import TeleaEngine
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.ids import id_problem
+from sabre_desk.ground.paths import inside_project, plain_file_name
 from sabre_desk.ground.storage import atomic_write_bytes, atomic_write_json, read_json
 from sabre_desk.ground.validation_messages import describe_validation_error
 from sabre_desk.imaging.blend import BlendParams, paste
@@ -227,7 +228,27 @@ def _read_model(path: Path, kind: str, model: type[M]) -> M:
 
 
 def load_study(project: Project, name: str) -> Study:
-    return _read_model(study_dir(project, name) / "study.json", "manifest", Study)
+    folder = study_dir(project, name)
+    study = _read_model(folder / "study.json", "manifest", Study)
+    problem = outside_file(project, folder, study)
+    if problem:
+        raise ProjectError(problem, folder / "study.json")
+    return study
+
+
+def outside_file(project: Project, folder: Path, study: Study) -> str | None:
+    """Why *study* cannot be opened because it names a file outside its own folders (an
+    absolute path, ``../``, a link leading out of the project), or None: a study copied
+    from elsewhere must not make the window open any file it names."""
+    for number, q in enumerate(study.questions, 1):
+        named = [("original", q.original), *(("candidates", n) for n in q.candidates.values())]
+        for sub, name in named:
+            if not plain_file_name(name) or not inside_project(project.root, folder / sub / name):
+                return (
+                    f"question {number} names {name[:80]!r}, a file outside the study's "
+                    f"{sub}/ folder; the study is not opened"
+                )
+    return None
 
 
 def shown_order(study: Study, participant: str, question: int) -> list[str]:
