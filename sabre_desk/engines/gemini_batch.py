@@ -34,6 +34,7 @@ from sabre_desk.engines.gemini_call import (
     scrub,
 )
 from sabre_desk.engines.gemini_qa import read_answer
+from sabre_desk.engines.reply_limits import batch_limit
 
 if TYPE_CHECKING:
     from google import genai
@@ -156,7 +157,7 @@ class GeminiBatchClient:
         key = api_key()
         if key is None:
             raise CallFailedError(NO_KEY)
-        budget = Budget(self.policy.deadline_s, self.policy.timeout_s, cancel)
+        budget = Budget(self.policy.deadline_s, self.policy.timeout_s, cancel, batch_limit())
         try:
             with open_client(key, self.base_url, budget, self.policy.timeout_s) as client:
                 return call_with_retries(lambda: action(client), budget, self.policy, cancel)

@@ -20,7 +20,7 @@ import numpy as np
 from PIL import Image
 
 from sabre_desk.engines.answers import Usage
-from sabre_desk.engines.deadline_http import Budget
+from sabre_desk.engines.deadline_http import Budget, ReplyLimit
 from sabre_desk.engines.gemini_call import (
     NO_KEY,
     CallCancelledError,
@@ -33,8 +33,9 @@ from sabre_desk.engines.gemini_call import (
     scrub,
     usage_of,
 )
-from sabre_desk.engines.gemini_image import NoImageError, reply_image, reply_text
-from sabre_desk.engines.gemini_qa import NO_TEXT_REASONS
+from sabre_desk.engines.gemini_image import NoImageError, reply_image
+from sabre_desk.engines.gemini_reply import read_text, reply_text
+from sabre_desk.engines.reply_limits import image_limit, spec_limit
 
 if TYPE_CHECKING:
     from google.genai import types as genai_types
@@ -91,6 +92,8 @@ class _Maker:
     """What both makers share: the policy, the cooldown and the one client."""
 
     what = "call"
+    #: the most a reply may weigh (a specification, an image)
+    reply_limit: ReplyLimit = spec_limit()
 
     def __init__(self, model: str, base_url: str | None, timeout_s: float, attempts: int) -> None:
         self.model = model
@@ -120,7 +123,7 @@ class _Maker:
         key = api_key()
         if key is None:
             raise MakeFailedError(NO_KEY)
-        budget = Budget(self.policy.deadline_s, self.policy.timeout_s, cancel)
+        budget = Budget(self.policy.deadline_s, self.policy.timeout_s, cancel, self.reply_limit)
         client = self.shared.client(key)
         try:
             with self.shared.budgets.applying(budget):
@@ -176,28 +179,19 @@ class GeminiWriter(_Maker):
         )
         response, key = self._call(contents, config, cancel)
         usage = usage_of(response)
-        feedback = getattr(response, "prompt_feedback", None)
-        block = getattr(feedback, "block_reason", None) if feedback is not None else None
-        if block:
-            name = getattr(block, "name", str(block))
-            raise MakeFailedError(f"Gemini blocked the request ({name})", usage)
-        candidates = getattr(response, "candidates", None) or []
-        finish = getattr(candidates[0], "finish_reason", None) if candidates else None
-        finish_name = getattr(finish, "name", str(finish)) if finish else None
-        text = " ".join(reply_text(response, key)).strip()
-        if finish_name == "MAX_TOKENS" and text:
+        reply = read_text(response, key, "specification")
+        if reply.text is None:
+            raise MakeFailedError(reply.failure or "no specification came back", usage)
+        if reply.finish == "MAX_TOKENS":
             raise MakeFailedError("the reply was cut off by the output-token limit", usage)
-        if not text:
-            why = NO_TEXT_REASONS.get(finish_name or "", "the reply had no text")
-            name = f" ({finish_name})" if finish_name and finish_name != "STOP" else ""
-            raise MakeFailedError(f"no specification came back: {why}{name}", usage)
-        return Written(text, usage, self.model)
+        return Written(reply.text, usage, self.model)
 
 
 class GeminiImageMaker(_Maker):
     """Makes an image from a prompt, or edits an image by a prompt."""
 
     what = "image"
+    reply_limit = image_limit()
 
     def __init__(
         self,

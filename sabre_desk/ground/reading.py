@@ -38,6 +38,17 @@ LIMITS: dict[str, int] = {
     "status": 64 * KB,  # a staged case's last failure
     "image record": 1 * MB,  # what made each image of a staged case
     "manifest.sha256": 256 * MB,
+    # What a model's reply may weigh on the wire, read with the limit before it is parsed
+    # (engines/reply_limits.py): a text answer's envelope (ids, usage, safety ratings) plus
+    # ``model reply per token`` bytes for each output token it may use, …
+    "model answer": 64 * KB,
+    "model reply per token": 32,
+    # … a specification (the spec's own limit above, JSON-escaped, plus the envelope), …
+    "model spec reply": 3 * MB,
+    # … an image (the largest image file accepted, base64 in JSON), …
+    "model image reply": 96 * MB,
+    # … and a batch job's results (every answer of one job, as one file or one listing).
+    "model batch results": 256 * MB,
 }
 #: Deepest JSON nesting accepted: the formats nest four or five levels.
 MAX_JSON_DEPTH = 64
