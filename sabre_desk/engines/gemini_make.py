@@ -92,6 +92,7 @@ class _Maker:
     """What both makers share: the policy, the cooldown and the one client."""
 
     what = "call"
+    kind = "gemini"
     #: the most a reply may weigh (a specification, an image)
     reply_limit: ReplyLimit = spec_limit()
 

@@ -57,8 +57,10 @@ STAGE = "specs"
 
 
 class SpecWriter(Protocol):
-    """What writes one reply (``GeminiWriter``)."""
+    """What writes one reply (``engines.providers.writer_for``: Gemini, OpenAI, Anthropic,
+    a local server); ``kind`` is its provider, ``model`` what is recorded."""
 
+    kind: str
     model: str
 
     def write(
@@ -279,11 +281,11 @@ def write_specs(
                 reply = writer.write(turns, schema, cancel)
             except MakeFailedError as exc:
                 report.calls += 1
-                ledger.add(STAGE, "gemini", writer.model, exc.usage)
+                ledger.add(STAGE, writer.kind, writer.model, exc.usage)
                 attempts.append({"reply": None, "problems": [exc.reason]})
                 break  # the service failed (after its retries): another try would too
             report.calls += 1
-            ledger.add(STAGE, "gemini", writer.model, reply.usage)
+            ledger.add(STAGE, writer.kind, writer.model, reply.usage)
             spec, problems = check_reply(reply.text, primer, taken)
             attempts.append({"reply": reply.text, "problems": problems})
             if spec is not None:
