@@ -7,17 +7,27 @@ import csv
 import io
 import json
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sabre_desk.cli.common import open_project, release_folder, require_current, reviewer_name
+from sabre_desk.cli.common import (
+    EXIT_INTERRUPTED,
+    CliError,
+    exit_code,
+    in_background,
+    open_project,
+    release_folder,
+    require_current,
+    reviewer_name,
+)
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.review import Decision
-from sabre_desk.core.case.scoring import Sample, score
+from sabre_desk.core.case.scoring import Report, Sample, score
 from sabre_desk.core.release.export import export
 from sabre_desk.core.release.release import BENCHMARK, MAX_ROW, RELEASE, verify
-from sabre_desk.core.release.score_table import render
+from sabre_desk.core.release.score_table import FORMATS, render
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.reading import (
     MB,
@@ -27,6 +37,7 @@ from sabre_desk.ground.reading import (
     open_regular,
     read_json_file,
 )
+from sabre_desk.ground.storage import atomic_write_bytes, atomic_write_json
 
 #: Longest prediction line accepted: a model's response can be long, not unbounded.
 MAX_PREDICTION = 16 * MB
@@ -191,15 +202,18 @@ def _jsonl_predictions(
             by_index[_index(row["index"], f"line {number}", path)] = response
 
 
+def _report_of(release: Path, path: Path) -> Report:
+    """One predictions file scored on *release*."""
+    by_id, by_index = _predictions([path])
+    samples = []
+    for index, sample in _benchmark_samples(release / BENCHMARK):
+        sample.response = by_id.get(sample.question_id, by_index.get(index))
+        samples.append(sample)
+    return score(samples)
+
+
 def _score_table(args: argparse.Namespace) -> int:
-    reports = {}
-    for path in args.predictions:
-        by_id, by_index = _predictions([path])
-        samples = []
-        for index, sample in _benchmark_samples(args.out / BENCHMARK):
-            sample.response = by_id.get(sample.question_id, by_index.get(index))
-            samples.append(sample)
-        reports[path.stem] = score(samples)
+    reports = {path.stem: _report_of(args.out, path) for path in args.predictions}
     name, root = _release_identity(args.out)
     sys.stdout.write(render(reports, args.table))
     print(f"release {name or '(unnamed)'}, root sha256 {root or '(unknown)'}", file=sys.stderr)
@@ -347,6 +361,105 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "the paper's Table 7",
     )
     p.set_defaults(run=run_score)
+
+    p = sub.add_parser(
+        "evaluate",
+        help="ask several models every question of a release and write Table 7",
+        description="Predict with every model named (PROVIDER:MODEL, e.g. gemini:gemini-3.5-"
+        "flash,openai:gpt-5.4,anthropic:claude-opus-4-6), models of different providers at "
+        "the same time, then score them: table7.md, table7.csv, table7.tex and figures.json "
+        "(every figure with its 95% bootstrap interval) in --out, with one predictions file "
+        "per model and the costs in ledger.jsonl there. A rerun asks only what is missing.",
+    )
+    p.add_argument("release", type=Path, help="the release folder")
+    p.add_argument("--models", required=True, metavar="A,B,C", help="the models, comma-separated")
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="through each provider's batch service (half price, within a day); a local: "
+        "model is asked directly",
+    )
+    p.add_argument(
+        "--out", type=Path, help="the evaluation's folder (default: evaluation-RELEASE here)"
+    )
+    p.add_argument(
+        "--concurrency", type=int, help="requests in flight at once per model (default 8)"
+    )
+    p.add_argument(
+        "--poll", type=float, default=30.0, metavar="S", help="--batch: seconds between polls"
+    )
+    p.set_defaults(run=run_evaluate)
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    from sabre_desk.core.release.evaluate import FIGURES_NAME, TABLE_STEM, ModelRun, evaluate
+    from sabre_desk.engines.models import ModelNameError, base_url, parse_model
+    from sabre_desk.engines.providers import answerer_for
+    from sabre_desk.engines.sdk_batch import batch_client_for
+    from sabre_desk.settings import load_settings
+
+    release = release_folder(args.release)
+    if not (release / BENCHMARK).is_file():
+        raise CliError(f"{release}: not a release (no {BENCHMARK}); `sabre-desk export` makes one")
+    settings, warning = load_settings()
+    if warning:
+        print(f"sabre-desk: {warning}", file=sys.stderr)
+    try:
+        names = list(dict.fromkeys(parse_model(m) for m in args.models.split(",") if m.strip()))
+    except ModelNameError as exc:
+        raise CliError(f"--models: {exc}") from None
+    if not names:
+        raise CliError("--models: name at least one model")
+    runs: list[ModelRun] = []
+    problems = []
+    for name in names:
+        engine = answerer_for(name, settings.provider_base_urls, settings.local_base_url)
+        url = base_url(name.provider, settings.provider_base_urls)
+        batch = batch_client_for(name.provider, name.model, url) if args.batch else None
+        reason = engine.unavailable_reason()
+        if reason:
+            problems.append(f"{name.qualified}: {reason}")
+        runs.append(ModelRun(engine, batch))
+    if problems:
+        raise CliError("; ".join(problems))
+    out: Path = args.out or Path(f"evaluation-{release.absolute().name}")
+    concurrency = args.concurrency or settings.screening_concurrency
+
+    def work(cancel: threading.Event):  # type: ignore[no-untyped-def]
+        def say(line: str) -> None:
+            print(line, file=sys.stderr)
+
+        return evaluate(release, out, runs, concurrency, say, cancel, args.poll)
+
+    report, interrupted = in_background(work)
+    if report is None:
+        return EXIT_INTERRUPTED
+    reports = {
+        model: _report_of(release, path)
+        for model, path in report.predictions.items()
+        if path.is_file()
+    }
+    release_name, root = _release_identity(release)
+    for fmt in FORMATS:
+        atomic_write_bytes(out / f"{TABLE_STEM}.{fmt}", render(reports, fmt).encode("utf-8"))
+    figures = {
+        "release": release_name,
+        "root_sha256": root,
+        "models": {model: r.to_json() for model, r in reports.items()},
+        "failed_calls": {m: len(r.failures) for m, r in report.reports.items()},
+        "errors": report.errors,
+    }
+    atomic_write_json(out / FIGURES_NAME, figures)
+    sys.stdout.write(render(reports, "md"))
+    print(
+        f"release {release_name or '(unnamed)'}; Table 7 in {out}/{TABLE_STEM}.md, .csv, "
+        f".tex; every figure in {out}/{FIGURES_NAME}; costs in {out}/ledger.jsonl",
+        file=sys.stderr,
+    )
+    for model, why in report.errors.items():
+        print(f"sabre-desk: error: {model}: {why}", file=sys.stderr)
+    stopped = interrupted or report.cancelled
+    return exit_code(stopped, bool(report.failures or report.errors))
 
 
 def _at_least_one(text: str) -> int:

@@ -40,15 +40,16 @@ from sabre_desk.core.screening.screen_run import (
     run_screening,
 )
 from sabre_desk.engines.answers import AnswerEngine
-from sabre_desk.engines.gemini_batch import GeminiBatchClient
+from sabre_desk.engines.batches import BatchClient
 from sabre_desk.engines.gemini_call import CallFailedError
-from sabre_desk.engines.models import ModelName, ModelNameError, Provider, parse_model
+from sabre_desk.engines.models import ModelName, ModelNameError, Provider, base_url, parse_model
 from sabre_desk.engines.providers import answerer_for
+from sabre_desk.engines.sdk_batch import batch_client_for
 from sabre_desk.settings import Settings, load_settings
 
 T = TypeVar("T")
 #: the providers whose batch service --batch uses
-BATCH_PROVIDERS = frozenset({Provider.GEMINI})
+BATCH_PROVIDERS = frozenset({Provider.GEMINI, Provider.OPENAI, Provider.ANTHROPIC})
 
 
 def register(
@@ -143,6 +144,16 @@ def model_name(args: argparse.Namespace, settings: Settings) -> ModelName:
     if args.local is not None and name.provider is not Provider.LOCAL:
         raise CliError(f"--local is the server of a local: model, not of {name.qualified}")
     return name
+
+
+def _batch_client(args: argparse.Namespace, settings: Settings) -> BatchClient:
+    name = model_name(args, settings)
+    client: BatchClient | None = batch_client_for(
+        name.provider, name.model, base_url(name.provider, settings.provider_base_urls)
+    )
+    if client is None:
+        raise CliError(f"--batch: {name.label} has no batch service here; leave out --batch")
+    return client
 
 
 def _settings() -> Settings:
@@ -284,7 +295,7 @@ def _screen_batch(
 
         _, interrupted = in_background(plan_only)
         return EXIT_INTERRUPTED if interrupted else EXIT_OK
-    client = GeminiBatchClient(engine.model)
+    client = _batch_client(args, _settings())
 
     def notify(line: str) -> None:
         print(line, file=sys.stderr)
@@ -360,7 +371,7 @@ def run_predict(args: argparse.Namespace) -> int:
 
     def work(cancel: threading.Event):  # type: ignore[no-untyped-def]
         if args.batch:
-            client = GeminiBatchClient(engine.model)
+            client = _batch_client(args, settings)
             return predict_batch(
                 release, out, client, ledger, lambda s: print(s, file=sys.stderr), cancel, args.poll
             )

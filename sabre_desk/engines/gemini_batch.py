@@ -33,7 +33,7 @@ from sabre_desk.engines.gemini_call import (
     open_client,
     scrub,
 )
-from sabre_desk.engines.gemini_qa import read_answer
+from sabre_desk.engines.gemini_qa import GeminiAnswerer, read_answer
 from sabre_desk.engines.reply_limits import batch_limit
 
 if TYPE_CHECKING:
@@ -153,6 +153,9 @@ class GeminiBatchClient:
     def unavailable_reason(self) -> str | None:
         return NO_KEY if api_key() is None else None
 
+    def answerer(self) -> GeminiAnswerer:
+        return GeminiAnswerer(self.model, self.base_url)
+
     def _call(self, action: Callable[[genai.Client], T], cancel: threading.Event) -> T:
         key = api_key()
         if key is None:
@@ -257,8 +260,9 @@ class GeminiBatchClient:
                 state.replies[row["key"]] = (response, None)
         return state
 
-    def poll(self, name: str, cancel: threading.Event) -> BatchState:
-        """The job's state; when it is done, its answers by key."""
+    def poll(self, name: str, cancel: threading.Event, keys: list[str] | None = None) -> BatchState:
+        """The job's state; when it is done, its answers by key (every key fits Gemini's
+        metadata, so *keys* is not needed)."""
         raw = self.poll_raw(name, cancel)
         state = BatchState(raw.name, raw.state)
         key = api_key()
