@@ -157,3 +157,39 @@ def test_a_provider_without_its_key_says_which_variable(monkeypatch: pytest.Monk
     assert "OPENAI_API_KEY" in (answerer_for("openai:gpt-5.4").unavailable_reason() or "")
     assert "ANTHROPIC_API_KEY" in (answerer_for("anthropic:c").unavailable_reason() or "")
     assert answerer_for("local:qwen").unavailable_reason() is None  # local servers need none
+
+
+def test_a_gemini_reply_over_its_limit_is_a_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fakes.gemini_server import Reply, serving
+
+    from sabre_desk.engines.gemini_qa import GeminiAnswerer
+
+    with serving(monkeypatch, "gemini-key-" + "g" * 30) as fake:
+        fake.script = [Reply(raw=b'{"candidates": "' + b"a" * (2 * 1024 * 1024))]
+        engine = GeminiAnswerer(attempts=1)
+        answer = engine.answer(replace(REQUEST, config=engine.config_for(16)), threading.Event())
+        engine.close()
+    assert answer.text is None and "\n" not in (answer.failure or "")
+    assert "Gemini's reply was refused: the reply is larger than" in (answer.failure or "")
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that claims *width* × *height* pixels and holds none."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IEND", b"")
+
+
+def test_an_image_reply_of_30000_by_30000_is_a_reason_not_a_crash() -> None:
+    from sabre_desk.engines.gemini_image import NoImageError, decode_image
+
+    with pytest.raises(NoImageError) as refused:
+        decode_image(_png_header(30000, 30000))
+    assert "possible decompression bomb" in refused.value.reason
+    assert "900 MP" in refused.value.reason

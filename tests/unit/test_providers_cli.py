@@ -80,9 +80,7 @@ def test_predict_with_openai_and_anthropic_writes_one_prediction_per_row(
     images = {str(row["image"]) for row in rows}
     for model, fake in ((GPT, openai_fake), (CLAUDE, anthropic_fake)):
         out = tmp_path / f"{model.split(':')[0]}.jsonl"
-        code, _, err = run(
-            capsys, "predict", str(release), "--model", model, "--out", str(out)
-        )
+        code, _, err = run(capsys, "predict", str(release), "--model", model, "--out", str(out))
         assert code == 0, err
         lines = [json.loads(line) for line in out.read_text().splitlines()]
         assert sorted(line["question_id"] for line in lines) == sorted(
@@ -184,6 +182,7 @@ def test_evaluate_two_providers_prints_table_7_naming_both(
     release: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    _isolated_settings: Path,
 ) -> None:
     openai_fake, anthropic_fake = fakes
     anthropic_fake.rule = lambda body: (200, _claude("No"))
@@ -199,8 +198,15 @@ def test_evaluate_two_providers_prints_table_7_naming_both(
     figures = json.loads((folder / "figures.json").read_text())
     assert set(figures["models"]) == {GPT, CLAUDE}
     assert "macro_all_ci" in json.dumps(figures) or "ci" in json.dumps(figures)
+    prices = {"prices": {GPT: {"input": 2.0, "output": 10.0}}}  # Claude's left out: unknown
+    (_isolated_settings / "settings.json").write_text(json.dumps(prices))
     code, out, _ = run(capsys, "cost", str(folder / "ledger.jsonl"), "--json")
-    assert {row["model"] for row in json.loads(out)["rows"]} == {GPT, CLAUDE}
+    data = json.loads(out)
+    by_model = {row["model"]: row for row in data["rows"]}
+    assert set(by_model) == {GPT, CLAUDE}
+    assert by_model[GPT]["provider"] == "openai" and by_model[GPT]["usd"] > 0
+    assert by_model[CLAUDE]["usd"] is None and by_model[CLAUDE]["price"] == "unknown"
+    assert data["total_usd"] is None  # unknown, never zero
     # a rerun asks nothing
     asked = len(openai_fake.requests) + len(anthropic_fake.requests)
     code, out, _ = run(
