@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,23 +21,17 @@ from sabre_desk.cli.common import (
 )
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.review import Decision
-from sabre_desk.core.case.scoring import Report, Sample, score
+from sabre_desk.core.case.scoring import score
 from sabre_desk.core.release.export import export
-from sabre_desk.core.release.release import BENCHMARK, MAX_ROW, RELEASE, verify
-from sabre_desk.core.release.score_table import FORMATS, render
-from sabre_desk.ground.errors import ProjectError
-from sabre_desk.ground.reading import (
-    MB,
-    human_size,
-    iter_lines,
-    loads,
-    open_regular,
-    read_json_file,
+from sabre_desk.core.release.release import BENCHMARK, verify
+from sabre_desk.core.release.score_files import (
+    benchmark_samples,
+    read_predictions,
+    release_identity,
+    report_of,
 )
-from sabre_desk.ground.storage import atomic_write_bytes, atomic_write_json
-
-#: Longest prediction line accepted: a model's response can be long, not unbounded.
-MAX_PREDICTION = 16 * MB
+from sabre_desk.core.release.score_table import render
+from sabre_desk.ground.errors import ProjectError
 
 
 def _progress_bar(done: int, total: int, case_id: str) -> None:
@@ -120,117 +111,12 @@ def run_verify(args: argparse.Namespace) -> int:
     return 1
 
 
-def _jsonl_objects(path: Path, max_line: int) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each line, streamed; a bad line is one error naming it."""
-    for number, line in iter_lines(path, max_line):
-        if line is None:
-            raise ProjectError(f"line {number} is longer than {human_size(max_line)}", path)
-        try:
-            row = loads(line)
-        except ValueError as exc:
-            raise ProjectError(f"line {number} is not JSON ({exc})", path) from exc
-        if not isinstance(row, dict):
-            raise ProjectError(f"line {number} is not a JSON object", path)
-        yield number, row
-
-
-def _benchmark_samples(path: Path) -> list[tuple[int, Sample]]:
-    samples = []
-    for number, row in _jsonl_objects(path, MAX_ROW):
-        try:
-            sample = Sample(
-                str(row["question_id"]),
-                str(row["group_id"]),
-                str(row["subset"]),
-                str(row["probe_id"]),
-                str(row["eval_type"]),
-                str(row["answer"]),
-            )
-            index = int(row["index"])
-        except KeyError as exc:
-            raise ProjectError(f"line {number} has no {exc.args[0]!r}", path) from exc
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise ProjectError(f"line {number}: 'index' is not a number", path) from exc
-        samples.append((index, sample))
-    return samples
-
-
-def _index(value: object, where: str, path: Path) -> int:
-    try:
-        return int(str(value))
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise ProjectError(f"{where}: 'index' is not a number", path) from exc
-
-
-def _tsv_predictions(path: Path, by_index: dict[int, str | None]) -> None:
-    """VLMEvalKit's prediction table (``PRED_FORMAT=tsv``): its ``index`` is the release's
-    row index and ``prediction`` the model's answer, every other column is ignored."""
-    csv.field_size_limit(MAX_PREDICTION)
-    try:
-        with open_regular(path) as (handle, _):
-            reader = csv.DictReader(io.TextIOWrapper(handle, "utf-8", newline=""), delimiter="\t")
-            if not {"index", "prediction"} <= set(reader.fieldnames or ()):
-                raise ProjectError("has no 'index' and 'prediction' columns", path)
-            for row in reader:
-                where = f"line {reader.line_num}"
-                by_index[_index(row["index"], where, path)] = row["prediction"]
-    except (csv.Error, UnicodeDecodeError) as exc:
-        raise ProjectError(f"is not a readable TSV ({exc})", path) from exc
-
-
-def _predictions(paths: list[Path]) -> tuple[dict[str, str | None], dict[int, str | None]]:
-    """Responses by question_id and, for lines without one, by index (null: no response)."""
-    by_id: dict[str, str | None] = {}
-    by_index: dict[int, str | None] = {}
-    for path in paths:
-        if path.suffix.lower() == ".tsv":
-            _tsv_predictions(path, by_index)
-        else:
-            _jsonl_predictions(path, by_id, by_index)
-    return by_id, by_index
-
-
-def _jsonl_predictions(
-    path: Path, by_id: dict[str, str | None], by_index: dict[int, str | None]
-) -> None:
-    for number, row in _jsonl_objects(path, MAX_PREDICTION):
-        raw = row.get("response", "")
-        response = None if raw is None else str(raw)
-        if "question_id" in row:
-            by_id[str(row["question_id"])] = response
-        elif "index" in row:
-            by_index[_index(row["index"], f"line {number}", path)] = response
-
-
-def _report_of(release: Path, path: Path) -> Report:
-    """One predictions file scored on *release*."""
-    by_id, by_index = _predictions([path])
-    samples = []
-    for index, sample in _benchmark_samples(release / BENCHMARK):
-        sample.response = by_id.get(sample.question_id, by_index.get(index))
-        samples.append(sample)
-    return score(samples)
-
-
 def _score_table(args: argparse.Namespace) -> int:
-    reports = {path.stem: _report_of(args.out, path) for path in args.predictions}
-    name, root = _release_identity(args.out)
+    reports = {path.stem: report_of(args.out, path) for path in args.predictions}
+    name, root = release_identity(args.out)
     sys.stdout.write(render(reports, args.table))
     print(f"release {name or '(unnamed)'}, root sha256 {root or '(unknown)'}", file=sys.stderr)
     return 0
-
-
-def _release_identity(out: Path) -> tuple[str | None, str | None]:
-    """The release's name and root hash as release.json states them: a score names what it
-    scored, so two people comparing figures can tell whether they scored the same release."""
-    try:
-        data, _ = read_json_file(out / RELEASE, "manifest", ProjectError, follow_links=False)
-    except ProjectError:
-        return None, None
-    if not isinstance(data, dict):
-        return None, None
-    name, root = data.get("name"), data.get("root_sha256")
-    return (name if isinstance(name, str) else None, root if isinstance(root, str) else None)
 
 
 def run_score(args: argparse.Namespace) -> int:
@@ -238,8 +124,8 @@ def run_score(args: argparse.Namespace) -> int:
     release_folder(args.out)
     if getattr(args, "table", None):
         return _score_table(args)
-    benchmark = _benchmark_samples(args.out / BENCHMARK)
-    by_id, by_index = _predictions(args.predictions)
+    benchmark = benchmark_samples(args.out / BENCHMARK)
+    by_id, by_index = read_predictions(args.predictions)
     known = {sample.question_id for _, sample in benchmark}
     unknown = [q for q in by_id if q not in known]
     samples = []
@@ -247,7 +133,7 @@ def run_score(args: argparse.Namespace) -> int:
         sample.response = by_id.get(sample.question_id, by_index.get(index))
         samples.append(sample)
     report = score(samples)
-    name, root = _release_identity(args.out)
+    name, root = release_identity(args.out)
     if args.json:
         identity = {"release": name, "root_sha256": root}
         print(
@@ -392,10 +278,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
-    from sabre_desk.core.release.evaluate import FIGURES_NAME, TABLE_STEM, ModelRun, evaluate
-    from sabre_desk.engines.models import ModelNameError, base_url, parse_model
-    from sabre_desk.engines.providers import answerer_for
-    from sabre_desk.engines.sdk_batch import batch_client_for
+    from sabre_desk.core.release.evaluate import (
+        FIGURES_NAME,
+        TABLE_STEM,
+        evaluate,
+        model_runs,
+        write_results,
+    )
+    from sabre_desk.engines.models import ModelNameError
     from sabre_desk.settings import load_settings
 
     release = release_folder(args.release)
@@ -405,21 +295,16 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if warning:
         print(f"sabre-desk: {warning}", file=sys.stderr)
     try:
-        names = list(dict.fromkeys(parse_model(m) for m in args.models.split(",") if m.strip()))
+        runs, problems = model_runs(
+            args.models.split(","),
+            settings.provider_base_urls,
+            settings.local_base_url,
+            args.batch,
+        )
     except ModelNameError as exc:
         raise CliError(f"--models: {exc}") from None
-    if not names:
+    if not runs:
         raise CliError("--models: name at least one model")
-    runs: list[ModelRun] = []
-    problems = []
-    for name in names:
-        engine = answerer_for(name, settings.provider_base_urls, settings.local_base_url)
-        url = base_url(name.provider, settings.provider_base_urls)
-        batch = batch_client_for(name.provider, name.model, url) if args.batch else None
-        reason = engine.unavailable_reason()
-        if reason:
-            problems.append(f"{name.qualified}: {reason}")
-        runs.append(ModelRun(engine, batch))
     if problems:
         raise CliError("; ".join(problems))
     out: Path = args.out or Path(f"evaluation-{release.absolute().name}")
@@ -434,23 +319,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
     report, interrupted = in_background(work)
     if report is None:
         return EXIT_INTERRUPTED
-    reports = {
-        model: _report_of(release, path)
-        for model, path in report.predictions.items()
-        if path.is_file()
-    }
-    release_name, root = _release_identity(release)
-    for fmt in FORMATS:
-        atomic_write_bytes(out / f"{TABLE_STEM}.{fmt}", render(reports, fmt).encode("utf-8"))
-    figures = {
-        "release": release_name,
-        "root_sha256": root,
-        "models": {model: r.to_json() for model, r in reports.items()},
-        "failed_calls": {m: len(r.failures) for m, r in report.reports.items()},
-        "errors": report.errors,
-    }
-    atomic_write_json(out / FIGURES_NAME, figures)
-    sys.stdout.write(render(reports, "md"))
+    table = write_results(release, out, report)
+    sys.stdout.write(table)
+    release_name, _ = release_identity(release)
     print(
         f"release {release_name or '(unnamed)'}; Table 7 in {out}/{TABLE_STEM}.md, .csv, "
         f".tex; every figure in {out}/{FIGURES_NAME}; costs in {out}/ledger.jsonl",

@@ -11,14 +11,20 @@ every answer that came back. Costs go to the folder's ``ledger.jsonl``.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sabre_desk.core.jobs.ledger import LEDGER_NAME, Ledger
 from sabre_desk.core.release.predict import PredictReport, predict, predict_batch
+from sabre_desk.core.release.score_files import release_identity, report_of
+from sabre_desk.core.release.score_table import FORMATS, render
 from sabre_desk.engines.answers import AnswerEngine
 from sabre_desk.engines.batches import BatchClient
+from sabre_desk.engines.models import base_url, parse_model
+from sabre_desk.engines.providers import answerer_for
+from sabre_desk.engines.sdk_batch import batch_client_for
+from sabre_desk.ground.storage import atomic_write_bytes, atomic_write_json
 
 TABLE_STEM = "table7"
 FIGURES_NAME = "figures.json"
@@ -40,6 +46,27 @@ class ModelRun:
     @property
     def provider(self) -> str:
         return self.engine.kind
+
+
+def model_runs(
+    models: list[str],
+    urls: Mapping[str, str] | None = None,
+    local_url: str | None = None,
+    batch: bool = False,
+) -> tuple[list[ModelRun], list[str]]:
+    """The runs for *models* (``PROVIDER:MODEL`` names, duplicates dropped) and why any of
+    them cannot run here (no key, the client missing). Raises ModelNameError."""
+    names = list(dict.fromkeys(parse_model(m) for m in models if m.strip()))
+    runs, problems = [], []
+    for name in names:
+        engine = answerer_for(name, urls, local_url)
+        url = base_url(name.provider, urls)
+        client = batch_client_for(name.provider, name.model, url) if batch else None
+        reason = engine.unavailable_reason()
+        if reason:
+            problems.append(f"{name.qualified}: {reason}")
+        runs.append(ModelRun(engine, client))
+    return runs, problems
 
 
 @dataclass
@@ -116,3 +143,25 @@ def evaluate(
         thread.join()
     report.cancelled = cancel.is_set()
     return report
+
+
+def write_results(release: Path, out_dir: Path, report: EvaluateReport) -> str:
+    """Score every model's predictions and write Table 7 (md, csv, tex) and figures.json
+    into *out_dir*; returns the table in Markdown."""
+    reports = {
+        model: report_of(release, path)
+        for model, path in report.predictions.items()
+        if path.is_file()
+    }
+    name, root = release_identity(release)
+    for fmt in FORMATS:
+        atomic_write_bytes(out_dir / f"{TABLE_STEM}.{fmt}", render(reports, fmt).encode("utf-8"))
+    figures = {
+        "release": name,
+        "root_sha256": root,
+        "models": {model: r.to_json() for model, r in reports.items()},
+        "failed_calls": {m: len(r.failures) for m, r in report.reports.items()},
+        "errors": report.errors,
+    }
+    atomic_write_json(out_dir / FIGURES_NAME, figures)
+    return render(reports, "md")
