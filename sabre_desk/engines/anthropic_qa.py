@@ -160,6 +160,8 @@ class AnthropicWriter(SdkWriter):
         for block in message.get("content") or []:
             made = block.get("input") if isinstance(block, dict) else None
             if isinstance(made, dict) and block.get("type") == "tool_use":
-                return Written(json.dumps(made, ensure_ascii=False), usage, self.model)
+                return Written.specification(
+                    json.dumps(made, ensure_ascii=False), usage, self.model
+                )
         why = STOP_REASONS.get(stop, "the model did not call the specification tool")
         raise MakeFailedError(f"no specification came back ({why})", usage)

@@ -36,6 +36,7 @@ from sabre_desk.engines.gemini_call import (
 from sabre_desk.engines.gemini_image import NoImageError, reply_image
 from sabre_desk.engines.gemini_reply import read_text, reply_text
 from sabre_desk.engines.reply_limits import image_limit, spec_limit
+from sabre_desk.ground.reading import LIMITS, human_size
 
 if TYPE_CHECKING:
     from google.genai import types as genai_types
@@ -70,6 +71,19 @@ class Written:
     text: str
     usage: Usage | None
     model: str
+
+    @classmethod
+    def specification(cls, text: str, usage: Usage | None, model: str) -> Written:
+        """A specification's reply, or MakeFailedError when its text is larger than a
+        ``spec.json`` may be (``LIMITS["spec"]``): nothing of it is kept."""
+        size = len(text.encode("utf-8"))
+        if size > LIMITS["spec"]:
+            raise MakeFailedError(
+                f"the specification is {human_size(size)}, larger than the "
+                f"{human_size(LIMITS['spec'])} a spec.json may be; not kept",
+                usage,
+            )
+        return cls(text, usage, model)
 
 
 @dataclass(frozen=True)
@@ -185,7 +199,7 @@ class GeminiWriter(_Maker):
             raise MakeFailedError(reply.failure or "no specification came back", usage)
         if reply.finish == "MAX_TOKENS":
             raise MakeFailedError("the reply was cut off by the output-token limit", usage)
-        return Written(reply.text, usage, self.model)
+        return Written.specification(reply.text, usage, self.model)
 
 
 class GeminiImageMaker(_Maker):

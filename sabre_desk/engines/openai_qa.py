@@ -187,4 +187,4 @@ class OpenAIWriter(SdkWriter):
             raise MakeFailedError(reason, answer.usage)
         if answer.finish == "length":
             raise MakeFailedError("the reply was cut off by the output-token limit", answer.usage)
-        return Written(answer.text, answer.usage, self.model)
+        return Written.specification(answer.text, answer.usage, self.model)

@@ -193,3 +193,14 @@ def test_an_image_reply_of_30000_by_30000_is_a_reason_not_a_crash() -> None:
         decode_image(_png_header(30000, 30000))
     assert "possible decompression bomb" in refused.value.reason
     assert "900 MP" in refused.value.reason
+
+
+def test_a_specification_larger_than_spec_json_may_be_is_not_kept(
+    openai_fake: FakeOpenAI,
+) -> None:
+    huge = json.dumps({"concept_id": "mug", "notes": "x" * (1536 * 1024)})
+    openai_fake.script = [completion(huge)]
+    with writer_for("openai:gpt-5.4") as writer, pytest.raises(MakeFailedError) as refused:
+        writer.write([("user", "write one")], SCHEMA, threading.Event())
+    assert "larger than the 1.0 MB a spec.json may be" in refused.value.reason
+    assert refused.value.usage is not None  # what the call cost is still charged

@@ -227,3 +227,17 @@ def test_a_model_name_with_an_unknown_provider_is_a_one_line_error(
 ) -> None:
     code, _, err = run(capsys, "predict", str(release), "--model", "mistral:large")
     assert code == 2 and "unknown provider 'mistral'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_screen_through_anthropic_message_batches(
+    fakes: tuple[FakeOpenAI, FakeAnthropic], demo_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, anthropic_fake = fakes
+    argv = ["screen", str(demo_project), "--model", CLAUDE, "--cases", "ctx01_tape_bagel"]
+    code, out, err = run(capsys, *argv, "--batch", "--poll", "0.01")
+    assert code == 0, err
+    assert "screened 1 case" in out and len(anthropic_fake.batches) == 1
+    sent = next(iter(anthropic_fake.batches.values()))["requests"]
+    assert all(r["params"]["messages"][0]["content"][0]["type"] == "image" for r in sent)
+    runs = json.loads((demo_project / "cases/ctx01_tape_bagel/screening.json").read_text())
+    assert runs["runs"][-1]["model"] == CLAUDE
