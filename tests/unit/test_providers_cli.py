@@ -148,7 +148,15 @@ def test_screen_a_project_with_openai(
     assert "screened 1 case" in out
     runs = json.loads((demo_project / "cases/ctx01_tape_bagel/screening.json").read_text())
     assert runs["runs"][-1]["engine"] == "openai" and runs["runs"][-1]["model"] == GPT
-    _no_key_in_files(demo_project)
+    project = Project.open(demo_project, "alice")
+    case = project.load_case("ctx01_tape_bagel")
+    case.review.decision = Decision.KEEP
+    project.save_review(case)
+    release = demo_project.parent / "screened-release"
+    assert run(capsys, "export", str(demo_project), str(release))[0] == 0
+    (row, *_) = _rows(release)
+    assert row["provenance"]["screening"]["model"] == GPT  # type: ignore[index]
+    _no_key_in_files(demo_project, release)
 
 
 def test_generate_specs_with_openai_structured_output(
