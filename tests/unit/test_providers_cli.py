@@ -249,3 +249,33 @@ def test_screen_through_anthropic_message_batches(
     assert all(r["params"]["messages"][0]["content"][0]["type"] == "image" for r in sent)
     runs = json.loads((demo_project / "cases/ctx01_tape_bagel/screening.json").read_text())
     assert runs["runs"][-1]["model"] == CLAUDE
+
+
+def test_a_300_mb_reply_is_kept_only_as_its_one_line_reason(
+    fakes: tuple[FakeOpenAI, FakeAnthropic],
+    demo_project: Path,
+    release: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    _isolated_settings: Path,
+) -> None:
+    from fakes.http_fake import Flood
+
+    openai_fake, _ = fakes
+    openai_fake.rule = lambda body: (200, Flood(300 * 1024 * 1024, announce=False))
+    argv = ["screen", str(demo_project), "--model", GPT, "--cases", "ctx01_tape_bagel"]
+    code, _, err = run(capsys, *argv)
+    assert code == 1
+    reason = "OpenAI's reply was refused: the reply is larger than"
+    assert reason in err
+    screening = demo_project / "cases/ctx01_tape_bagel/screening.json"
+    assert reason in screening.read_text() and screening.stat().st_size < 64 * 1024
+    out = tmp_path / "flooded.jsonl"
+    code, _, err = run(capsys, "predict", str(release), "--model", GPT, "--out", str(out))
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert code == 1 and all(line["response"] is None for line in lines)
+    assert all(reason in line["failure"] and "\n" not in line["failure"] for line in lines)
+    assert out.stat().st_size < 64 * 1024
+    # each refused reply was cut off after a few megabytes at most
+    assert openai_fake.flooded and max(openai_fake.flooded) < 32 * 1024 * 1024
+    _no_key_in_files(demo_project, tmp_path, _isolated_settings)
