@@ -43,6 +43,7 @@ from sabre_desk.engines.answers import AnswerEngine
 from sabre_desk.engines.batches import BatchClient
 from sabre_desk.engines.gemini_call import CallFailedError
 from sabre_desk.engines.models import ModelName, ModelNameError, Provider, base_url, parse_model
+from sabre_desk.engines.openai_qa import OpenAIAnswerer
 from sabre_desk.engines.providers import answerer_for
 from sabre_desk.engines.sdk_batch import batch_client_for
 from sabre_desk.settings import Settings, load_settings
@@ -169,8 +170,11 @@ def _engine(args: argparse.Namespace, settings: Settings, asks: bool = True) -> 
     name = model_name(args, settings)
     if args.batch and name.provider not in BATCH_PROVIDERS:
         raise CliError(f"--batch: {name.label} has no batch service here; leave out --batch")
-    local_url = args.local or settings.local_base_url
-    engine = answerer_for(name, settings.provider_base_urls, local_url)
+    engine: AnswerEngine
+    if args.local:  # a server named on the command line wins over every setting
+        engine = OpenAIAnswerer(name.model, Provider.LOCAL, args.local)
+    else:
+        engine = answerer_for(name, settings.provider_base_urls, settings.local_base_url)
     reason = engine.unavailable_reason() if asks else None
     if reason:
         raise CliError(reason)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sabre_desk.engines.answers import Answer, AnswerRequest
+from sabre_desk.engines.answers import Answer, AnswerRequest, within_limit
 from sabre_desk.engines.deadline_http import Budget
 from sabre_desk.engines.gemini_call import (
     NO_KEY,
@@ -271,7 +271,7 @@ class GeminiBatchClient:
                 failure = error or "the batch returned no reply for this request"
                 state.answers[request_key] = Answer(None, failure=scrub(failure, key))
             else:
-                state.answers[request_key] = read_answer(response, key)
+                state.answers[request_key] = within_limit(read_answer(response, key), None)
         return state
 
     def cancel(self, name: str, cancel: threading.Event) -> None:

@@ -17,6 +17,7 @@ from sabre_desk.engines.answers import (
     AnswerCancelledError,
     AnswerConfig,
     AnswerRequest,
+    within_limit,
 )
 from sabre_desk.engines.deadline_http import Budget
 from sabre_desk.engines.gemini_call import (
@@ -110,7 +111,7 @@ class GeminiAnswerer:
                 cancel,
                 self.cooldown,
             )
-        return read_answer(response, key)
+        return within_limit(read_answer(response, key), request.config.max_output_tokens)
 
 
 def generation_config(config: AnswerConfig) -> genai_types.GenerateContentConfig:

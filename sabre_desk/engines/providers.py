@@ -43,7 +43,8 @@ def answerer_for(
     local_url: str | None = None,
 ) -> AnswerEngine:
     """The engine that answers questions about an image for *name*. *urls*: the settings'
-    endpoint per provider; *local_url*: the server for ``local:`` models."""
+    endpoint per provider; *local_url*: the server for ``local:`` models when neither
+    SABRE_DESK_LOCAL_BASE_URL nor the settings' ``provider_base_urls`` names one."""
     from sabre_desk.engines.anthropic_qa import AnthropicAnswerer
     from sabre_desk.engines.gemini_qa import GeminiAnswerer
     from sabre_desk.engines.openai_qa import OpenAIAnswerer
@@ -55,7 +56,7 @@ def answerer_for(
     if name.provider is Provider.ANTHROPIC:
         return AnthropicAnswerer(name.model, url)
     if name.provider is Provider.LOCAL:
-        url = local_url or url
+        url = url or local_url
     return OpenAIAnswerer(name.model, name.provider, url)
 
 

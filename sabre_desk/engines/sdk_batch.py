@@ -14,7 +14,7 @@ import json
 import threading
 from typing import Any
 
-from sabre_desk.engines.answers import Answer, AnswerEngine
+from sabre_desk.engines.answers import Answer, AnswerEngine, within_limit
 from sabre_desk.engines.anthropic_qa import AnthropicAnswerer, message_request
 from sabre_desk.engines.anthropic_qa import read_reply as read_message
 from sabre_desk.engines.batches import request_id
@@ -76,7 +76,9 @@ class _SdkBatch:
         state: BatchState, replies: dict[str, Answer], keys: list[str] | None
     ) -> BatchState:
         back = {request_id(k): k for k in keys or []}
-        state.answers = {back.get(rid, rid): answer for rid, answer in replies.items()}
+        state.answers = {
+            back.get(rid, rid): within_limit(answer, None) for rid, answer in replies.items()
+        }
         return state
 
 

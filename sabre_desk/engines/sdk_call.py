@@ -13,7 +13,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, TypeVar
 
-from sabre_desk.engines.answers import Answer, AnswerCancelledError, AnswerRequest
+from sabre_desk.engines.answers import Answer, AnswerCancelledError, AnswerRequest, within_limit
 from sabre_desk.engines.deadline_http import (
     Budget,
     OutOfTimeError,
@@ -168,7 +168,7 @@ class SdkClient:
             return Answer(None, failure=exc.reason)
         if cancel.is_set():
             raise AnswerCancelledError()
-        return read(reply)
+        return within_limit(read(reply), request.config.max_output_tokens)
 
     def _failure(self, exc: Exception, deadline_s: float) -> tuple[str, float | None]:
         """Why *exc* ended the attempt, and the pause before the next one (None: no retry)."""

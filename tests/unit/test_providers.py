@@ -204,3 +204,14 @@ def test_a_specification_larger_than_spec_json_may_be_is_not_kept(
         writer.write([("user", "write one")], SCHEMA, threading.Event())
     assert "larger than the 1.0 MB a spec.json may be" in refused.value.reason
     assert refused.value.usage is not None  # what the call cost is still charged
+
+
+def test_an_answer_longer_than_its_tokens_can_make_is_a_reason(
+    openai_fake: FakeOpenAI, anthropic_fake: FakeAnthropic
+) -> None:
+    openai_fake.script = [completion("Yes " * 500)]
+    anthropic_fake.script = [message("No " * 500)]
+    for name in ("openai:gpt-5.4", "anthropic:claude-opus-4-6"):
+        answer = answerer_for(name).answer(REQUEST, threading.Event())
+        assert answer.text is None
+        assert "longer than 16 output tokens can be (512 bytes); not kept" in (answer.failure or "")

@@ -279,3 +279,24 @@ def test_a_300_mb_reply_is_kept_only_as_its_one_line_reason(
     # each refused reply was cut off after a few megabytes at most
     assert openai_fake.flooded and max(openai_fake.flooded) < 32 * 1024 * 1024
     _no_key_in_files(demo_project, tmp_path, _isolated_settings)
+
+
+def test_evaluate_three_providers_through_the_batch_services(
+    fakes: tuple[FakeOpenAI, FakeAnthropic],
+    release: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    openai_fake, anthropic_fake = fakes
+    monkeypatch.setenv("SABRE_DESK_LOCAL_BASE_URL", openai_fake.url)  # a local server
+    folder = tmp_path / "eval-batch"
+    argv = ["evaluate", str(release), "--models", f"{GPT},{CLAUDE},local:qwen"]
+    code, out, err = run(capsys, *argv, "--out", str(folder), "--batch", "--poll", "0.01")
+    assert code == 0, err
+    assert len(openai_fake.batches) == len(anthropic_fake.batches) == 1
+    # the local model has no batch service: each of its questions asked directly
+    direct = [r for r in openai_fake.requests if r["path"].endswith("/chat/completions")]
+    assert len(direct) == len(_rows(release)) and {r["body"]["model"] for r in direct} == {"qwen"}
+    header = out.splitlines()[0]
+    assert GPT in header and CLAUDE in header and "local:qwen" in header
