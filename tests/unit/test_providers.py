@@ -215,3 +215,14 @@ def test_an_answer_longer_than_its_tokens_can_make_is_a_reason(
         answer = answerer_for(name).answer(REQUEST, threading.Event())
         assert answer.text is None
         assert "longer than 16 output tokens can be (512 bytes); not kept" in (answer.failure or "")
+
+
+def test_an_endpoint_from_the_settings_and_the_variable_winning(
+    openai_fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    urls = {"openai": openai_fake.url}
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    assert answerer_for("openai:gpt-5.4", urls).answer(REQUEST, threading.Event()).text == "Yes"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    failed = answerer_for("openai:gpt-5.4", urls).answer(REQUEST, threading.Event())
+    assert "could not reach OpenAI at http://127.0.0.1:9/v1" in (failed.failure or "")
