@@ -1,9 +1,10 @@
 """One call through the official ``openai`` or ``anthropic`` client, the way every sabre-desk
-engine makes it: the key from the provider's own variable and scrubbed from every text, the
-retries on 408/429/5xx, timeouts and lost connections (honouring ``Retry-After``), and an httpx2
-client whose transport (``deadline_http``) holds the whole call to a deadline, a cancel
-button and a reply limit. Both clients are made by the same company's generator and share
-the error classes used here (``APIStatusError``, ``APITimeoutError``, ``APIConnectionError``).
+engine makes it: the key from the provider's own variable and scrubbed from every text;
+retries on 408/429/5xx, timeouts and lost connections with backoff (honouring
+``Retry-After``); and an httpx2 client whose transport (``deadline_http``) holds the whole
+call to a deadline, a cancel button and a reply limit. Both clients come from the same
+generator and share the error classes used here (``APIStatusError``, ``APITimeoutError``,
+``APIConnectionError``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from sabre_desk.engines.models import LABELS, ModelName, Provider, api_key, no_k
 T = TypeVar("T")
 #: What local servers are sent as a key when none is set (they ignore it; the client needs one).
 NO_KEY_NEEDED = "not-needed"
-#: The pause before another attempt when the server named none.
+#: The first pause before another attempt when the server named none; it doubles each time.
 BACKOFF_S = 1.0
 
 
@@ -138,10 +139,11 @@ class SdkClient:
                 with self.budgets.applying(budget):
                     return action(client)
             except Exception as exc:  # every way out, so that no message carries the key
-                reason, pause = self._failure(exc, deadline_s)
-            if pause is None or attempt >= self.attempts:
+                reason, retry, asked = self._failure(exc, deadline_s)
+            if not retry or attempt >= self.attempts:
                 tally = f" ({attempt} attempts)" if attempt > 1 else ""
                 raise CallFailedError(scrub(reason[:500] + tally, key))
+            pause = asked if asked is not None else BACKOFF_S * 2 ** (attempt - 1)
             if pause >= budget.overall_left():
                 raise CallFailedError(scrub(f"{reason[:500]}; no time left to try again", key))
             if cancel.wait(pause):
@@ -170,29 +172,29 @@ class SdkClient:
             raise AnswerCancelledError()
         return within_limit(read(reply), request.config.max_output_tokens)
 
-    def _failure(self, exc: Exception, deadline_s: float) -> tuple[str, float | None]:
-        """Why *exc* ended the attempt, and the pause before the next one (None: no retry)."""
+    def _failure(self, exc: Exception, deadline_s: float) -> tuple[str, bool, float | None]:
+        """Why *exc* ended the attempt, whether to try again, and the pause the server asked
+        for (None: it named none)."""
         sdk = self.sdk()
         label = self.label
         stop = _stop_in(exc)
         if isinstance(stop, RequestCancelledError):
             raise CallCancelledError() from None
         if isinstance(stop, ReplyTooLargeError):
-            return f"{label}'s reply was refused: {stop.reason}", None
+            return f"{label}'s reply was refused: {stop.reason}", False, None
         if isinstance(stop, OutOfTimeError):
-            return f"{label} did not finish answering within {deadline_s:g} s", None
+            return f"{label} did not finish answering within {deadline_s:g} s", False, None
         if isinstance(exc, sdk.APIStatusError):
             message = _message(exc)
             reason = f"{label} answered {exc.status_code}" + (f": {message}" if message else "")
-            if exc.status_code not in RETRY_CODES:
-                return reason, None
-            return reason, _retry_after(exc) or BACKOFF_S
+            retry = exc.status_code in RETRY_CODES
+            return reason, retry, _retry_after(exc) if retry else None
         if isinstance(exc, sdk.APITimeoutError):
-            return f"{label} did not answer within {self.timeout_s:g} s", BACKOFF_S
+            return f"{label} did not answer within {self.timeout_s:g} s", True, None
         if isinstance(exc, sdk.APIConnectionError):
             where = f" at {self.base_url}" if self.base_url else ""
-            return f"could not reach {label}{where} ({exc.__cause__ or exc})", BACKOFF_S
-        return f"{label}'s reply could not be read ({type(exc).__name__}: {exc})", None
+            return f"could not reach {label}{where} ({exc.__cause__ or exc})", True, None
+        return f"{label}'s reply could not be read ({type(exc).__name__}: {exc})", False, None
 
 
 class SdkWriter:

@@ -223,6 +223,5 @@ def test_an_endpoint_from_the_settings_and_the_variable_winning(
     urls = {"openai": openai_fake.url}
     monkeypatch.delenv("OPENAI_BASE_URL")
     assert answerer_for("openai:gpt-5.4", urls).answer(REQUEST, threading.Event()).text == "Yes"
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
-    failed = answerer_for("openai:gpt-5.4", urls).answer(REQUEST, threading.Event())
-    assert "could not reach OpenAI at http://127.0.0.1:9/v1" in (failed.failure or "")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    assert answerer_for("openai:gpt-5.4", urls).base_url == "http://127.0.0.1:9/v1"  # type: ignore[attr-defined]
