@@ -300,3 +300,45 @@ def test_evaluate_three_providers_through_the_batch_services(
     assert len(direct) == len(_rows(release)) and {r["body"]["model"] for r in direct} == {"qwen"}
     header = out.splitlines()[0]
     assert GPT in header and CLAUDE in header and "local:qwen" in header
+
+
+@pytest.mark.parametrize("model", [GPT, CLAUDE])
+def test_a_batch_left_by_ctrl_c_is_collected_by_the_next_run_not_sent_again(
+    fakes: tuple[FakeOpenAI, FakeAnthropic], release: Path, tmp_path: Path, model: str
+) -> None:
+    import threading
+
+    from sabre_desk.core.jobs.ledger import Ledger
+    from sabre_desk.core.release.predict import predict_batch
+    from sabre_desk.engines.models import parse_model
+    from sabre_desk.engines.sdk_batch import batch_client_for
+
+    openai_fake, anthropic_fake = fakes
+    fake = openai_fake if model == GPT else anthropic_fake
+    fake.batch_polls = 10**6  # the job never finishes while the first run waits
+    name = parse_model(model)
+    out, ledger = tmp_path / "p.jsonl", Ledger(tmp_path / "ledger.jsonl")
+    cancel = threading.Event()
+    first = predict_batch(
+        release,
+        out,
+        batch_client_for(name.provider, name.model, None),
+        ledger,
+        lambda line: cancel.set(),  # Ctrl+C after the first poll
+        cancel,
+        0.01,
+    )
+    assert first.cancelled and not out.read_text()
+    fake.batch_polls = 0
+    second = predict_batch(
+        release,
+        out,
+        batch_client_for(name.provider, name.model, None),
+        ledger,
+        lambda line: None,
+        threading.Event(),
+        0.01,
+    )
+    assert not second.cancelled and second.asked == len(_rows(release))
+    assert len(fake.batches) == 1  # the same job, collected
+    assert all(json.loads(line)["response"] == "Yes" for line in out.read_text().splitlines())
