@@ -30,6 +30,7 @@ from sabre_desk.engines.gemini_call import (
     RETRY_CODES,
     CallCancelledError,
     CallFailedError,
+    Cooldown,
     scrub,
 )
 from sabre_desk.engines.models import LABELS, ModelName, Provider, api_key, no_key_reason
@@ -53,6 +54,8 @@ class SdkClient:
         self.timeout_s = timeout_s
         self.attempts = attempts
         self.budgets = ThreadBudget()
+        #: shared by every call of this client: a 429 with a delay pauses them all
+        self.cooldown = Cooldown()
         self._lock = threading.Lock()
         self._key: str | None = None
         self._http: Any = None
@@ -134,6 +137,12 @@ class SdkClient:
         budget.begin_attempt()
         attempt = 0
         while True:
+            if (wait := self.cooldown.left()) > 0:
+                if wait >= budget.overall_left():
+                    reason = f"{self.label} asked to wait {wait:.0f} s; no time left for it"
+                    raise CallFailedError(reason)
+                if cancel.wait(wait):
+                    raise CallCancelledError()
             attempt += 1
             try:
                 with self.budgets.applying(budget):
@@ -188,7 +197,10 @@ class SdkClient:
             message = _message(exc)
             reason = f"{label} answered {exc.status_code}" + (f": {message}" if message else "")
             retry = exc.status_code in RETRY_CODES
-            return reason, retry, _retry_after(exc) if retry else None
+            asked = _retry_after(exc) if retry else None
+            if asked and exc.status_code == 429:
+                self.cooldown.hold(asked)
+            return reason, retry, asked
         if isinstance(exc, sdk.APITimeoutError):
             return f"{label} did not answer within {self.timeout_s:g} s", True, None
         if isinstance(exc, sdk.APIConnectionError):
