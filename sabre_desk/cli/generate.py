@@ -23,7 +23,9 @@ from sabre_desk.core.making.image_batch import batch_images
 from sabre_desk.core.making.image_maker import ImageRunReport, make_images
 from sabre_desk.core.making.spec_writer import DEFAULT_TRIES, SpecRunReport, write_specs
 from sabre_desk.engines.gemini_batch import GeminiBatchClient
-from sabre_desk.engines.gemini_make import GeminiImageMaker, GeminiWriter
+from sabre_desk.engines.gemini_make import GeminiImageMaker
+from sabre_desk.engines.models import ModelNameError
+from sabre_desk.engines.providers import writer_for
 from sabre_desk.settings import load_settings
 
 RATIOS = AspectRatio.__args__  # type: ignore[attr-defined]
@@ -52,7 +54,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("project", type=Path)
     p.add_argument("--primer", required=True, metavar="P", help="the Test Primer (its name)")
     p.add_argument("--n", type=int, required=True, metavar="N", help="how many to write")
-    p.add_argument("--model", help="the design model (default: settings spec_model)")
+    p.add_argument(
+        "--model",
+        metavar="PROVIDER:MODEL",
+        help="the design model: gemini:…, openai:…, anthropic:… or local:…; a bare name is "
+        "Gemini's (default: settings spec_model)",
+    )
     p.add_argument(
         "--tries", type=int, default=DEFAULT_TRIES, help="replies per specification (default 3)"
     )
@@ -112,7 +119,10 @@ def run_specs(args: argparse.Namespace) -> int:
     if args.n < 1 or args.tries < 1:
         raise CliError("--n and --tries: at least 1")
     settings, _ = load_settings()
-    writer = GeminiWriter(args.model or settings.spec_model)
+    try:
+        writer = writer_for(args.model or settings.spec_model, settings.provider_base_urls)
+    except ModelNameError as exc:
+        raise CliError(f"--model: {exc}") from None
     reason = writer.unavailable_reason()
     if reason:
         raise CliError(reason)

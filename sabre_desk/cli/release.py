@@ -3,33 +3,35 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import sys
-from collections.abc import Iterator
+import threading
 from pathlib import Path
 from typing import Any
 
-from sabre_desk.cli.common import open_project, release_folder, require_current, reviewer_name
+from sabre_desk.cli.common import (
+    EXIT_INTERRUPTED,
+    CliError,
+    exit_code,
+    in_background,
+    open_project,
+    release_folder,
+    require_current,
+    reviewer_name,
+)
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.review import Decision
-from sabre_desk.core.case.scoring import Sample, score
+from sabre_desk.core.case.scoring import score
 from sabre_desk.core.release.export import export
-from sabre_desk.core.release.release import BENCHMARK, MAX_ROW, RELEASE, verify
+from sabre_desk.core.release.release import BENCHMARK, verify
+from sabre_desk.core.release.score_files import (
+    benchmark_samples,
+    read_predictions,
+    release_identity,
+    report_of,
+)
 from sabre_desk.core.release.score_table import render
 from sabre_desk.ground.errors import ProjectError
-from sabre_desk.ground.reading import (
-    LIMITS,
-    human_size,
-    iter_lines,
-    loads,
-    open_regular,
-    read_json_file,
-)
-
-#: Longest prediction line accepted: a model's response can be long, not unbounded.
-MAX_PREDICTION = LIMITS["prediction line"]
 
 
 def _progress_bar(done: int, total: int, case_id: str) -> None:
@@ -109,114 +111,12 @@ def run_verify(args: argparse.Namespace) -> int:
     return 1
 
 
-def _jsonl_objects(path: Path, max_line: int) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each line, streamed; a bad line is one error naming it."""
-    for number, line in iter_lines(path, max_line):
-        if line is None:
-            raise ProjectError(f"line {number} is longer than {human_size(max_line)}", path)
-        try:
-            row = loads(line)
-        except ValueError as exc:
-            raise ProjectError(f"line {number} is not JSON ({exc})", path) from exc
-        if not isinstance(row, dict):
-            raise ProjectError(f"line {number} is not a JSON object", path)
-        yield number, row
-
-
-def _benchmark_samples(path: Path) -> list[tuple[int, Sample]]:
-    samples = []
-    for number, row in _jsonl_objects(path, MAX_ROW):
-        try:
-            sample = Sample(
-                str(row["question_id"]),
-                str(row["group_id"]),
-                str(row["subset"]),
-                str(row["probe_id"]),
-                str(row["eval_type"]),
-                str(row["answer"]),
-            )
-            index = int(row["index"])
-        except KeyError as exc:
-            raise ProjectError(f"line {number} has no {exc.args[0]!r}", path) from exc
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise ProjectError(f"line {number}: 'index' is not a number", path) from exc
-        samples.append((index, sample))
-    return samples
-
-
-def _index(value: object, where: str, path: Path) -> int:
-    try:
-        return int(str(value))
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise ProjectError(f"{where}: 'index' is not a number", path) from exc
-
-
-def _tsv_predictions(path: Path, by_index: dict[int, str | None]) -> None:
-    """VLMEvalKit's prediction table (``PRED_FORMAT=tsv``): its ``index`` is the release's
-    row index and ``prediction`` the model's answer, every other column is ignored."""
-    csv.field_size_limit(MAX_PREDICTION)
-    try:
-        with open_regular(path) as (handle, _):
-            reader = csv.DictReader(io.TextIOWrapper(handle, "utf-8", newline=""), delimiter="\t")
-            if not {"index", "prediction"} <= set(reader.fieldnames or ()):
-                raise ProjectError("has no 'index' and 'prediction' columns", path)
-            for row in reader:
-                where = f"line {reader.line_num}"
-                by_index[_index(row["index"], where, path)] = row["prediction"]
-    except (csv.Error, UnicodeDecodeError) as exc:
-        raise ProjectError(f"is not a readable TSV ({exc})", path) from exc
-
-
-def _predictions(paths: list[Path]) -> tuple[dict[str, str | None], dict[int, str | None]]:
-    """Responses by question_id and, for lines without one, by index (null: no response)."""
-    by_id: dict[str, str | None] = {}
-    by_index: dict[int, str | None] = {}
-    for path in paths:
-        if path.suffix.lower() == ".tsv":
-            _tsv_predictions(path, by_index)
-        else:
-            _jsonl_predictions(path, by_id, by_index)
-    return by_id, by_index
-
-
-def _jsonl_predictions(
-    path: Path, by_id: dict[str, str | None], by_index: dict[int, str | None]
-) -> None:
-    for number, row in _jsonl_objects(path, MAX_PREDICTION):
-        raw = row.get("response", "")
-        response = None if raw is None else str(raw)
-        if "question_id" in row:
-            by_id[str(row["question_id"])] = response
-        elif "index" in row:
-            by_index[_index(row["index"], f"line {number}", path)] = response
-
-
 def _score_table(args: argparse.Namespace) -> int:
-    reports = {}
-    for path in args.predictions:
-        by_id, by_index = _predictions([path])
-        samples = []
-        for index, sample in _benchmark_samples(args.out / BENCHMARK):
-            sample.response = by_id.get(sample.question_id, by_index.get(index))
-            samples.append(sample)
-        reports[path.stem] = score(samples)
-    name, root = _release_identity(args.out)
+    reports = {path.stem: report_of(args.out, path) for path in args.predictions}
+    name, root = release_identity(args.out)
     sys.stdout.write(render(reports, args.table))
     print(f"release {name or '(unnamed)'}, root sha256 {root or '(unknown)'}", file=sys.stderr)
     return 0
-
-
-def _release_identity(out: Path) -> tuple[str | None, str | None]:
-    """The release's name and root hash as release.json states them: a score names what it
-    scored, so two people comparing figures can tell whether they scored the same release."""
-    try:
-        data, _ = read_json_file(out / RELEASE, "manifest", ProjectError, follow_links=False)
-    except ProjectError:
-        return None, None
-    if not isinstance(data, dict):
-        return None, None
-    name, root = data.get("name"), data.get("root_sha256")
-    return (name if isinstance(name, str) else None, root if isinstance(root, str) else None)
 
 
 def run_score(args: argparse.Namespace) -> int:
@@ -224,8 +124,8 @@ def run_score(args: argparse.Namespace) -> int:
     release_folder(args.out)
     if getattr(args, "table", None):
         return _score_table(args)
-    benchmark = _benchmark_samples(args.out / BENCHMARK)
-    by_id, by_index = _predictions(args.predictions)
+    benchmark = benchmark_samples(args.out / BENCHMARK)
+    by_id, by_index = read_predictions(args.predictions)
     known = {sample.question_id for _, sample in benchmark}
     unknown = [q for q in by_id if q not in known]
     samples = []
@@ -233,7 +133,7 @@ def run_score(args: argparse.Namespace) -> int:
         sample.response = by_id.get(sample.question_id, by_index.get(index))
         samples.append(sample)
     report = score(samples)
-    name, root = _release_identity(args.out)
+    name, root = release_identity(args.out)
     if args.json:
         identity = {"release": name, "root_sha256": root}
         print(
@@ -347,6 +247,90 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "the paper's Table 7",
     )
     p.set_defaults(run=run_score)
+
+    p = sub.add_parser(
+        "evaluate",
+        help="ask several models every question of a release and write Table 7",
+        description="Predict with every model named (PROVIDER:MODEL, e.g. gemini:gemini-3.5-"
+        "flash,openai:gpt-5.4,anthropic:claude-opus-4-6), models of different providers at "
+        "the same time, then score them: table7.md, table7.csv, table7.tex and figures.json "
+        "(every figure with its 95% bootstrap interval) in --out, with one predictions file "
+        "per model and the costs in ledger.jsonl there. A rerun asks only what is missing.",
+    )
+    p.add_argument("release", type=Path, help="the release folder")
+    p.add_argument("--models", required=True, metavar="A,B,C", help="the models, comma-separated")
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="through each provider's batch service (half price, within a day); a local: "
+        "model is asked directly",
+    )
+    p.add_argument(
+        "--out", type=Path, help="the evaluation's folder (default: evaluation-RELEASE here)"
+    )
+    p.add_argument(
+        "--concurrency", type=int, help="requests in flight at once per model (default 8)"
+    )
+    p.add_argument(
+        "--poll", type=float, default=30.0, metavar="S", help="--batch: seconds between polls"
+    )
+    p.set_defaults(run=run_evaluate)
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    from sabre_desk.core.release.evaluate import (
+        FIGURES_NAME,
+        TABLE_STEM,
+        evaluate,
+        model_runs,
+        write_results,
+    )
+    from sabre_desk.engines.models import ModelNameError
+    from sabre_desk.settings import load_settings
+
+    release = release_folder(args.release)
+    if not (release / BENCHMARK).is_file():
+        raise CliError(f"{release}: not a release (no {BENCHMARK}); `sabre-desk export` makes one")
+    settings, warning = load_settings()
+    if warning:
+        print(f"sabre-desk: {warning}", file=sys.stderr)
+    try:
+        runs, problems = model_runs(
+            args.models.split(","),
+            settings.provider_base_urls,
+            settings.local_base_url,
+            args.batch,
+        )
+    except ModelNameError as exc:
+        raise CliError(f"--models: {exc}") from None
+    if not runs:
+        raise CliError("--models: name at least one model")
+    if problems:
+        raise CliError("; ".join(problems))
+    out: Path = args.out or Path(f"evaluation-{release.absolute().name}")
+    concurrency = args.concurrency or settings.screening_concurrency
+
+    def work(cancel: threading.Event):  # type: ignore[no-untyped-def]
+        def say(line: str) -> None:
+            print(line, file=sys.stderr)
+
+        return evaluate(release, out, runs, concurrency, say, cancel, args.poll)
+
+    report, interrupted = in_background(work)
+    if report is None:
+        return EXIT_INTERRUPTED
+    table = write_results(release, out, report)
+    sys.stdout.write(table)
+    release_name, _ = release_identity(release)
+    print(
+        f"release {release_name or '(unnamed)'}; Table 7 in {out}/{TABLE_STEM}.md, .csv, "
+        f".tex; every figure in {out}/{FIGURES_NAME}; costs in {out}/ledger.jsonl",
+        file=sys.stderr,
+    )
+    for model, why in report.errors.items():
+        print(f"sabre-desk: error: {model}: {why}", file=sys.stderr)
+    stopped = interrupted or report.cancelled
+    return exit_code(stopped, bool(report.failures or report.errors))
 
 
 def _at_least_one(text: str) -> int:

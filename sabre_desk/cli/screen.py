@@ -41,13 +41,17 @@ from sabre_desk.core.screening.screen_run import (
     run_screening,
 )
 from sabre_desk.engines.answers import AnswerEngine
-from sabre_desk.engines.gemini_batch import GeminiBatchClient
+from sabre_desk.engines.batches import BatchClient
 from sabre_desk.engines.gemini_call import CallFailedError
-from sabre_desk.engines.gemini_qa import GeminiAnswerer
-from sabre_desk.engines.local_qa import LocalAnswerer
+from sabre_desk.engines.models import ModelName, ModelNameError, Provider, base_url, parse_model
+from sabre_desk.engines.openai_qa import OpenAIAnswerer
+from sabre_desk.engines.providers import answerer_for
+from sabre_desk.engines.sdk_batch import batch_client_for
 from sabre_desk.settings import Settings, load_settings
 
 T = TypeVar("T")
+#: the providers whose batch service --batch uses
+BATCH_PROVIDERS = frozenset({Provider.GEMINI, Provider.OPENAI, Provider.ANTHROPIC})
 
 
 def register(
@@ -107,20 +111,53 @@ def register(
 
 
 def _model_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", help="model id (default: settings screening_model)")
-    p.add_argument("--batch", action="store_true", help="through the Gemini Batch API")
+    p.add_argument(
+        "--model",
+        metavar="PROVIDER:MODEL",
+        help="the model: gemini:…, openai:…, anthropic:… or local:… (any OpenAI-compatible "
+        "server); a bare name is Gemini's (default: settings screening_model)",
+    )
+    p.add_argument(
+        "--batch", action="store_true", help="through the provider's Batch API (half price)"
+    )
     p.add_argument(
         "--local",
         nargs="?",
         const="",
         metavar="URL",
-        help="an OpenAI-compatible server on this machine (default URL: settings "
-        "local_base_url); needs the [local] extra",
+        help="the server of a local: model (default: settings local_base_url); with a bare "
+        "--model, that model on this server; needs the [local] extra",
     )
     p.add_argument("--concurrency", type=int, help="requests in flight at once (default 8)")
     p.add_argument(
         "--poll", type=float, default=30.0, metavar="S", help="--batch: seconds between polls"
     )
+
+
+def model_name(args: argparse.Namespace, settings: Settings) -> ModelName:
+    """--model as PROVIDER:MODEL (--local with a bare name: that model on the local server)."""
+    if args.local is not None and not args.model:
+        raise CliError("--local needs --model (the name the local server serves)")
+    text = args.model or settings.screening_model
+    try:
+        if args.local is not None and ":" not in text:
+            return ModelName(Provider.LOCAL, text)
+        name = parse_model(text)
+    except ModelNameError as exc:
+        raise CliError(f"--model: {exc}") from None
+    if args.local is not None and name.provider is not Provider.LOCAL:
+        raise CliError(f"--local is the server of a local: model, not of {name.qualified}")
+    return name
+
+
+def _batch_client(args: argparse.Namespace, settings: Settings) -> BatchClient:
+    name = model_name(args, settings)
+    client: BatchClient | None = batch_client_for(
+        name.provider, name.model, base_url(name.provider, settings.provider_base_urls)
+    )
+    if client is None:
+        raise CliError(f"--batch: {name.label} has no batch service here; leave out --batch")
+    return client
 
 
 def _settings() -> Settings:
@@ -133,15 +170,14 @@ def _settings() -> Settings:
 def _engine(args: argparse.Namespace, settings: Settings, asks: bool = True) -> AnswerEngine:
     """The model the command asks; unless it *asks* nothing (a dry run), one that can be
     asked (a key for Gemini, the client library for a local server)."""
-    model = args.model or settings.screening_model
-    if args.local is not None:
-        if args.batch:
-            raise CliError("--batch is a Gemini service; it cannot go with --local")
-        if not args.model:
-            raise CliError("--local needs --model (the name the local server serves)")
-        engine: AnswerEngine = LocalAnswerer(model, args.local or settings.local_base_url)
+    name = model_name(args, settings)
+    if args.batch and name.provider not in BATCH_PROVIDERS:
+        raise CliError(f"--batch: {name.label} has no batch service here; leave out --batch")
+    engine: AnswerEngine
+    if args.local:  # a server named on the command line wins over every setting
+        engine = OpenAIAnswerer(name.model, Provider.LOCAL, args.local)
     else:
-        engine = GeminiAnswerer(model)
+        engine = answerer_for(name, settings.provider_base_urls, settings.local_base_url)
     reason = engine.unavailable_reason() if asks else None
     if reason:
         raise CliError(reason)
@@ -276,7 +312,7 @@ def _screen_batch(
 
         _, interrupted = in_background(plan_only)
         return EXIT_INTERRUPTED if interrupted else EXIT_OK
-    client = GeminiBatchClient(engine.model)
+    client = _batch_client(args, _settings())
 
     def notify(line: str) -> None:
         print(line, file=sys.stderr)
@@ -353,7 +389,7 @@ def run_predict(args: argparse.Namespace) -> int:
 
     def work(cancel: threading.Event, guard: RunGuard):  # type: ignore[no-untyped-def]
         if args.batch:
-            client = GeminiBatchClient(engine.model)
+            client = _batch_client(args, settings)
             return predict_batch(
                 release, out, client, ledger, lambda s: print(s, file=sys.stderr), cancel, args.poll
             )

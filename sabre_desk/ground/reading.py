@@ -47,10 +47,21 @@ LIMITS: dict[str, int] = {
     # Not a file: the longest model answer (text) kept anywhere. The prompts ask for a
     # word or a letter in a few tokens; a reply longer than this is a failed call, and only
     # an excerpt of it is kept with the reason.
-    "model answer": 16 * KB,
+    "kept answer": 16 * KB,
     # Not a file: the longest accepted specification reply kept in its generation record
     # (a rejected reply is never kept, only its length and the reasons).
     "kept reply": 64 * KB,
+    # What a model's reply may weigh on the wire, read with the limit before it is parsed
+    # (engines/reply_limits.py): a text answer's envelope (ids, usage, safety ratings) plus
+    # ``model reply per token`` bytes for each output token it may use, …
+    "model answer": 64 * KB,
+    "model reply per token": 32,
+    # … a specification (the spec's own limit above, JSON-escaped, plus the envelope), …
+    "model spec reply": 3 * MB,
+    # … an image (the largest image file accepted, base64 in JSON), …
+    "model image reply": 96 * MB,
+    # … and a batch job's results (every answer of one job, as one file or one listing).
+    "model batch results": 256 * MB,
 }
 #: How much of an over-long reply is kept beside the reason it was refused.
 EXCERPT_CHARS = 80

@@ -40,6 +40,7 @@ from sabre_desk.gui.dialogs.conflict import ask_conflict
 from sabre_desk.gui.dialogs.export_dialog import export_release
 from sabre_desk.gui.dialogs.new_case_dialog import author_new_case
 from sabre_desk.gui.escape import EscapeToImage
+from sabre_desk.gui.evaluate_ui import EvaluateUi
 from sabre_desk.gui.full_resolution import FullResolution
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.index_reader import IndexReader
@@ -208,6 +209,8 @@ class MainWindow(QMainWindow):
             self.session, self.workbench, settings, self.job_board, self
         )
         self.screening_ui.add_actions(self.actions_)
+        self.evaluate_ui = EvaluateUi(self.session, settings, self.job_board, self)
+        self.evaluate_ui.add_actions(self.actions_)
         self.job_strip = JobStrip(self.job_board, parent=self)
         self.statusBar().addPermanentWidget(self.job_strip)
         self.actions_.add_to_view(self.changes_ui.action)
@@ -591,6 +594,7 @@ class MainWindow(QMainWindow):
         self.changes_ui.shutdown()
         self.team_ui.shutdown()
         self.screening_ui.shutdown()
+        self.evaluate_ui.shutdown()
         self.pipeline_ui.shutdown()
         self.previews.sweep.stop()
         self.jobs.shutdown()

@@ -76,7 +76,8 @@ class WindowActions:
         self.export_action = self._add(
             file, "File", "&Export Release…", "Ctrl+Shift+E", parts.export_release
         )
-        file.addSeparator()
+        self.file = file
+        self._file_anchor = file.addSeparator()
         self._add(file, "File", "&Quit", QKeySequence.StandardKey.Quit, parts.quit)
 
         self.edit = bar.addMenu("&Edit")
@@ -190,6 +191,11 @@ class WindowActions:
         """Another part's action, in a menu and under *group* in the shortcuts sheet."""
         menu.addAction(action)
         self.groups.setdefault(group, []).append(action)
+
+    def add_to_file(self, action: QAction) -> None:
+        """Another part's action in the File menu, above Quit."""
+        self.file.insertAction(self._file_anchor, action)
+        self.groups.setdefault("File", []).append(action)
 
     def add_to_view(self, action: QAction) -> None:
         self.view.insertAction(self._view_anchor, action)

@@ -270,7 +270,7 @@ def test_no_text_back_is_a_reason_not_a_crash(
     server, _ = models
     server.script = [blocked_reply("SAFETY")]
     report = _specs(project, 1)
-    assert report.failed == ["Gemini blocked the request (SAFETY)"]  # type: ignore[attr-defined]
+    assert report.failed == ["Gemini blocked the request by the safety filter (SAFETY)"]  # type: ignore[attr-defined]
     server.script = [text_reply("")]
     assert "no specification came back" in _specs(project, 1).failed[0]  # type: ignore[attr-defined]
 

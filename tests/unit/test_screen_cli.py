@@ -195,7 +195,8 @@ def test_a_local_openai_compatible_server(
         )
         assert code == 0, err
         run_ = json.loads((demo_project / "cases/ctx01_tape_bagel/screening.json").read_text())
-        assert run_["runs"][-1]["engine"] == "local" and run_["runs"][-1]["model"] == "local-vlm"
+        last = run_["runs"][-1]
+        assert last["engine"] == "local" and last["model"] == "local:local-vlm"
     finally:
         server.close()
 

@@ -178,7 +178,7 @@ def test_a_question_edit_makes_the_result_stale_and_an_answer_edit_regrades_it(
     [
         (error_reply(500, "boom"), "500"),
         (finish_reply("SAFETY"), "safety filter"),
-        (blocked_reply("PROHIBITED_CONTENT"), "blocked the request (PROHIBITED_CONTENT)"),
+        (blocked_reply("PROHIBITED_CONTENT"), "as prohibited content (PROHIBITED_CONTENT)"),
         (
             Reply(body={"candidates": [{"content": {"parts": []}, "finishReason": "STOP"}]}),
             "no text",

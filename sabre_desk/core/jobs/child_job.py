@@ -22,8 +22,14 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any, Generic, TypeVar
 
+from sabre_desk.engines.models import BASE_URL_VARIABLES, KEY_VARIABLES
+
 #: What a child needs from this environment to reach the same model server.
-PASSED_ENV = ("GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+#: every provider's endpoint and key variables (engines/models.py), for a child's calls
+PASSED_ENV = (
+    *BASE_URL_VARIABLES.values(),
+    *(name for names in KEY_VARIABLES.values() for name in names),
+)
 
 Order = TypeVar("Order")
 Progress = TypeVar("Progress")

@@ -22,6 +22,7 @@ class JobKind(StrEnum):
     SCREENING = "screening"
     IMAGES = "images"
     SPECS = "specs"
+    EVALUATION = "evaluation"
 
 
 class Job:

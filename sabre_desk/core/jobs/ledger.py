@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sabre_desk.core.case.review import utc_now
 from sabre_desk.engines.answers import Usage
+from sabre_desk.engines.models import qualified_name
 from sabre_desk.ground.storage import append_history, file_lock, read_history
 
 LEDGER_NAME = "ledger.jsonl"
@@ -37,7 +38,8 @@ class ModelPrice(BaseModel):
 
     input: float = Field(ge=0)  # every prompt token, images included
     output: float = Field(ge=0)  # answer and thinking tokens
-    #: the share of the price a Batch API request costs (Gemini's batch is half price)
+    #: the share of the price a Batch API request costs (Gemini's, OpenAI's and Anthropic's
+    #: batch services are half price)
     batch_factor: float = Field(default=0.5, ge=0, le=1)
 
 
@@ -77,7 +79,8 @@ class Ledger:
 @dataclass
 class StageCost:
     stage: str
-    model: str
+    model: str  # as recorded: ``provider:model``, or a bare name for Gemini
+    provider: str = "gemini"
     calls: int = 0
     input: int = 0
     output: int = 0
@@ -96,6 +99,7 @@ class StageCost:
     def to_json(self) -> dict[str, Any]:
         return {
             "stage": self.stage,
+            "provider": self.provider,
             "model": self.model,
             "calls": self.calls,
             "input_tokens": self.input,
@@ -134,8 +138,14 @@ class CostSummary:
         }
 
 
-def _price(prices: Mapping[str, ModelPrice], model: str) -> ModelPrice | None:
-    return prices.get(model) or prices.get(model.removeprefix("models/"))
+def _price(prices: Mapping[str, ModelPrice], model: str, provider: str) -> ModelPrice | None:
+    """The price of *model*, keyed in the settings as ``provider:model`` or (for Gemini,
+    whose name may be bare) by the bare name."""
+    bare = model.removeprefix(f"{provider}:").removeprefix("models/")
+    found = prices.get(model) or prices.get(f"{provider}:{bare}")
+    if found is None and provider == "gemini":
+        found = prices.get(bare)
+    return found
 
 
 def summarize(path: Path, prices: Mapping[str, ModelPrice]) -> CostSummary:
@@ -144,7 +154,8 @@ def summarize(path: Path, prices: Mapping[str, ModelPrice]) -> CostSummary:
     rows: dict[tuple[str, str], StageCost] = {}
     for line in history.entries:
         stage, model = str(line.get("stage", "?")), str(line.get("model", "?"))
-        row = rows.setdefault((stage, model), StageCost(stage, model))
+        provider = qualified_name(str(line.get("engine") or "gemini"), model).partition(":")[0]
+        row = rows.setdefault((stage, model), StageCost(stage, model, provider))
         row.calls += 1
         if isinstance(line.get("case_id"), str):
             row.cases.add(line["case_id"])
@@ -157,7 +168,7 @@ def summarize(path: Path, prices: Mapping[str, ModelPrice]) -> CostSummary:
         row.output += usage.output or 0
         row.image += usage.image or 0
         row.thoughts += usage.thoughts or 0
-        price = _price(prices, model)
+        price = _price(prices, model, provider)
         if price is None or row.usd is None:
             row.usd = None
             continue

@@ -17,7 +17,9 @@ from sabre_desk.core.case.primers import PrimerLibrary
 from sabre_desk.core.jobs.child_job import ChildFailedError, ChildJob, require
 from sabre_desk.core.making.image_maker import ImageRunReport, make_images
 from sabre_desk.core.making.spec_writer import DEFAULT_TRIES, SpecRunReport, write_specs
-from sabre_desk.engines.gemini_make import GeminiImageMaker, GeminiWriter
+from sabre_desk.engines.gemini_make import GeminiImageMaker
+from sabre_desk.engines.models import ModelNameError
+from sabre_desk.engines.providers import writer_for
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,10 @@ def specs_in_child(order: SpecsOrder, progress: Report, stop: threading.Event) -
     primer = PrimerLibrary.for_project(order.root).primers.get(order.primer)
     if primer is None:
         raise ChildFailedError(f"no primer {order.primer!r} in this project or sabre-desk")
-    writer = GeminiWriter(order.model)
+    try:
+        writer = writer_for(order.model)
+    except ModelNameError as exc:
+        raise ChildFailedError(str(exc)) from None
     require(writer.unavailable_reason())
     with writer:
         return write_specs(

@@ -60,8 +60,10 @@ STAGE = "specs"
 
 
 class SpecWriter(Protocol):
-    """What writes one reply (``GeminiWriter``)."""
+    """What writes one reply (``engines.providers.writer_for``: Gemini, OpenAI, Anthropic,
+    a local server); ``kind`` is its provider, ``model`` what is recorded."""
 
+    kind: str
     model: str
 
     def write(
@@ -286,7 +288,7 @@ def write_specs(
                 break
             except MakeFailedError as exc:
                 report.calls += 1
-                ledger.add(STAGE, "gemini", writer.model, exc.usage)
+                ledger.add(STAGE, writer.kind, writer.model, exc.usage)
                 attempts.append(attempt_record(None, [exc.reason]))
                 if guard is not None:
                     guard.outcome(exc.reason)
@@ -294,7 +296,7 @@ def write_specs(
             if guard is not None:
                 guard.succeeded()
             report.calls += 1
-            ledger.add(STAGE, "gemini", writer.model, reply.usage)
+            ledger.add(STAGE, writer.kind, writer.model, reply.usage)
             spec, problems = check_reply(reply.text, primer, taken)
             attempts.append(attempt_record(reply.text, problems))
             if spec is not None:

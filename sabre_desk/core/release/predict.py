@@ -30,8 +30,7 @@ from sabre_desk.core.screening.prompts import (
 )
 from sabre_desk.core.screening.screen_run import MAX_IMAGE_BYTES, MIME_TYPES, run_bounded
 from sabre_desk.engines.answers import Answer, AnswerEngine, AnswerRequest
-from sabre_desk.engines.gemini_batch import BatchItem, BatchState, GeminiBatchClient
-from sabre_desk.engines.gemini_qa import GeminiAnswerer
+from sabre_desk.engines.batches import BatchClient, BatchItem, BatchState
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.reading import LIMITS, iter_lines, loads, read_limited
 from sabre_desk.ground.storage import append_history, atomic_write_bytes, read_json
@@ -183,7 +182,7 @@ def predict(
 def predict_batch(
     release: Path,
     out: Path,
-    client: GeminiBatchClient,
+    client: BatchClient,
     ledger: Ledger | None,
     notify: Callable[[str], None],
     cancel: threading.Event,
@@ -201,13 +200,14 @@ def predict_batch(
     if job is None:
         if not todo:
             return report
-        items = [BatchItem(q.question_id, _request(q, client_engine(client))) for q in todo]
+        engine = client.answerer()
+        items = [BatchItem(q.question_id, _request(q, engine)) for q in todo]
         name, mode = client.submit(items, f"sabre-desk predict {release.name}", cancel)
         job = {"name": name, "mode": mode, "model": client.model, "requests": len(items)}
         atomic_write_bytes(job_path, (json.dumps(job, indent=2) + "\n").encode())
     state: BatchState | None = None
     while not cancel.is_set():
-        state = client.poll(str(job["name"]), cancel)
+        state = client.poll(str(job["name"]), cancel, [q.question_id for q in todo])
         notify(f"batch {job['name']}: {state.words} ({job['requests']} requests)")
         if state.done or cancel.wait(interval_s):
             break
@@ -223,7 +223,7 @@ def predict_batch(
             )
         elif ledger is not None:
             ledger.add(
-                STAGE, "gemini", client.model, answer.usage, question.question_id, None, True
+                STAGE, client.kind, client.model, answer.usage, question.question_id, None, True
             )
         append_history(out, _line(question.question_id, answer, client.model))
         report.asked += 1
@@ -232,8 +232,3 @@ def predict_batch(
     job["collected_at"] = state.state
     atomic_write_bytes(job_path, (json.dumps(job, indent=2) + "\n").encode())
     return report
-
-
-def client_engine(client: GeminiBatchClient) -> AnswerEngine:
-    """The batch client's model as an engine, for building request configurations."""
-    return GeminiAnswerer(client.model, client.base_url)

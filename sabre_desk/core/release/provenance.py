@@ -13,6 +13,7 @@ from typing import Any
 from sabre_desk.core.case.primers import PrimerLibrary
 from sabre_desk.core.case.project import Case
 from sabre_desk.core.case.review import Review
+from sabre_desk.engines.models import qualified_name
 from sabre_desk.ground.hashing import file_sha256
 
 
@@ -31,7 +32,7 @@ def case_provenance(
         "generation": case.spec.generation,
         "screening": (
             {
-                "model": latest.model,
+                "model": qualified_name(latest.engine or "gemini", latest.model),
                 "at": latest.at,
                 "prompt_version": latest.prompt_version,
                 "gate": latest.gate,

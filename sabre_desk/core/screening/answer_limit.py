@@ -17,7 +17,7 @@ from sabre_desk.ground.reading import EXCERPT_CHARS, LIMITS, human_size
 
 def answer_size_problem(text: str) -> str | None:
     """Why *text* is too long to be kept as a model answer, or None."""
-    limit = LIMITS["model answer"]
+    limit = LIMITS["kept answer"]
     if len(text) * 4 <= limit:  # UTF-8 takes at most 4 bytes a character
         return None
     exact = len(text) <= 1024 * limit  # a larger one is not copied just to be measured

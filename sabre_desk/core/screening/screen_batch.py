@@ -33,7 +33,7 @@ from sabre_desk.core.screening.screen_run import (
     write_case_run,
 )
 from sabre_desk.engines.answers import Answer, AnswerConfig
-from sabre_desk.engines.gemini_batch import BatchItem, BatchState, GeminiBatchClient
+from sabre_desk.engines.batches import BatchClient, BatchItem, BatchState
 from sabre_desk.engines.gemini_call import CallCancelledError, CallFailedError
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.storage import atomic_write_json, read_json
@@ -132,7 +132,7 @@ def _task_from_json(project: Project, case_id: str, data: dict[str, Any]) -> Cas
 def submit(
     project: Project,
     plan: ScreenPlan,
-    client: GeminiBatchClient,
+    client: BatchClient,
     cache: RequestCache | None,
     cancel: threading.Event,
 ) -> JobFile | None:
@@ -186,7 +186,7 @@ Notify = Callable[[str], None]
 
 def wait_and_collect(
     project: Project,
-    client: GeminiBatchClient,
+    client: BatchClient,
     cache: RequestCache | None,
     ledger: Ledger | None,
     notify: Notify,
@@ -196,6 +196,8 @@ def wait_and_collect(
     """Poll every pending job until it is done (or *cancel*), then collect it."""
     report = BatchReport()
     for job in pending_jobs(project):
+        if job.data.get("engine", "gemini") != client.kind:
+            continue  # another provider's job: collected by a run with that provider
         try:
             state = _poll_until_done(job, client, notify, cancel, interval_s)
         except CallCancelledError:
@@ -214,7 +216,7 @@ def wait_and_collect(
 
 def _poll_until_done(
     job: JobFile,
-    client: GeminiBatchClient,
+    client: BatchClient,
     notify: Notify,
     cancel: threading.Event,
     interval_s: float,

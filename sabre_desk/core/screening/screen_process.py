@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sabre_desk.core.case.project import Project
-from sabre_desk.core.jobs.child_job import ChildJob, require
+from sabre_desk.core.jobs.child_job import ChildFailedError, ChildJob, require
 from sabre_desk.core.jobs.ledger import Ledger
 from sabre_desk.core.screening.prompts import shipped_prompts
 from sabre_desk.core.screening.request_cache import RequestCache
@@ -30,8 +30,9 @@ from sabre_desk.core.screening.screen_run import (
     run_screening,
 )
 from sabre_desk.engines.answers import AnswerEngine
-from sabre_desk.engines.gemini_qa import GeminiAnswerer
 from sabre_desk.engines.local_qa import LocalAnswerer
+from sabre_desk.engines.models import ModelNameError
+from sabre_desk.engines.providers import answerer_for
 
 
 @dataclass(frozen=True)
@@ -53,11 +54,14 @@ def screen_in_child(
     order: ScreenOrder, progress: Callable[[ScreenProgress], None], stop: threading.Event
 ) -> ScreenReport:
     """The child's run: plan, calls, writes."""
-    engine: AnswerEngine = (
-        LocalAnswerer(order.model, order.local_url)
-        if order.local_url
-        else GeminiAnswerer(order.model)
-    )
+    try:
+        engine: AnswerEngine = (
+            LocalAnswerer(order.model, order.local_url)
+            if order.local_url
+            else answerer_for(order.model)
+        )
+    except ModelNameError as exc:
+        raise ChildFailedError(str(exc)) from None
     require(engine.unavailable_reason())
     project = Project.open(order.root, order.reviewer)
     plan = plan_screening(
