@@ -3,12 +3,13 @@
 Fills the box from its surroundings, which suits removing a leftover fragment, cleaning an
 artifact or restoring background; it cannot draw a new object, so swap is refused.
 
-The default is the frequency-selective reconstruction of ``cv2.xphoto`` (FSR, from the
-contrib build): measured on real photographs with a known background under the box
-(`benchmarks/offline_inpaint.py`) it leaves less error than Telea and keeps about 2.5× the
-texture, where Telea and Navier-Stokes fill the box with a smooth smear (the kind of result
-that got no votes in the paper's repair study). Telea and Navier-Stokes stay, being ~6×
-faster.
+The frequency-selective reconstruction of ``cv2.xphoto`` (FSR, from the contrib build) is
+the quick preview of the patch-based default (``engines/patchmatch.py``), and the default
+where numba is missing: measured on real photographs with a known background under the box
+(`benchmarks/offline_inpaint.py`) it leaves a little less error than Telea and keeps more of
+the texture, where Telea and Navier-Stokes fill the box with a smooth smear (the kind of
+result that got no votes in the paper's repair study). Telea and Navier-Stokes stay, being
+much faster.
 """
 
 from __future__ import annotations
@@ -117,7 +118,7 @@ class OpenCVEngine:
 
 
 class FsrEngine(OpenCVEngine):
-    """Frequency-selective reconstruction: the offline default (keeps texture)."""
+    """Frequency-selective reconstruction: the quick preview of the patch-based default."""
 
     name: ClassVar[str] = "opencv-fsr"
     label: ClassVar[str] = "OpenCV frequency-selective inpainting, offline (keeps texture)"

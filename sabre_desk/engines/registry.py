@@ -26,11 +26,12 @@ from sabre_desk.engines.patchmatch import PatchMatchEngine
 from sabre_desk.ground.errors import EngineUnavailableError
 
 #: Engines by name, in the order they are offered; the first offline one that runs here
-#: is the default (FSR: offline, and the best of them measured).
+#: is the default (patch-based completion: offline, and the best of them measured; where
+#: numba is missing, FSR).
 ENGINES: dict[str, type[RepairEngine]] = {
+    PatchMatchEngine.name: PatchMatchEngine,
     FsrEngine.name: FsrEngine,
     TeleaEngine.name: TeleaEngine,
-    PatchMatchEngine.name: PatchMatchEngine,
     NavierStokesEngine.name: NavierStokesEngine,
     GeminiEngine.name: GeminiEngine,
     FileEngine.name: FileEngine,

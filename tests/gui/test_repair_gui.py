@@ -57,6 +57,13 @@ def shown(canvas: ImageCanvas) -> tuple[float, float, float]:
     return (zoom.width, zoom.cx, zoom.cy)
 
 
+def quick_engine(window: MainWindow) -> None:
+    """Choose the quick frequency-selective engine: one preview per repair, in a moment
+    (the default also lands a second, better one later; test_progressive_repair_gui)."""
+    panel = window.repair_ui.panel
+    panel.engine.setCurrentIndex(panel.engine.findData("opencv-fsr"))
+
+
 def press(qtbot, key: Qt.Key, modifier=Qt.KeyboardModifier.NoModifier) -> None:
     qtbot.keyClick(QApplication.focusWidget(), key, modifier)
 
@@ -76,7 +83,8 @@ def test_repair_compare_accept_undo_and_revert(
     original = sha(folder / "edited.png")
     box_the_fragment(qtbot, window)
     panel = window.repair_ui.panel
-    assert panel.engine.currentData() == "opencv-fsr"  # the offline default
+    assert panel.engine.currentData() == "patchmatch"  # the offline default
+    quick_engine(window)
     press(qtbot, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: panel.previews.count() == 1, timeout=10000)
     record = review(demo_project)["repairs"][0]
@@ -139,6 +147,7 @@ def test_a_repair_lands_in_its_case_after_the_reviewer_moved_on(
 ) -> None:
     window = repairing
     box_the_fragment(qtbot, window)
+    quick_engine(window)
     window.repair_ui.panel.run_repair()
     with qtbot.waitSignal(window.images_shown, timeout=10000):
         window.case_list.go(Go.NEXT)  # away before the job lands
@@ -177,6 +186,7 @@ def test_a_repair_for_a_case_left_is_recorded_off_the_window_thread_and_there_on
 
     monkeypatch.setattr(Project, "save_review", slow_save)
     box_the_fragment(qtbot, window)
+    quick_engine(window)
     window.repair_ui.panel.run_repair()
     with qtbot.waitSignal(window.images_shown, timeout=10000):
         window.case_list.go(Go.NEXT)
@@ -259,6 +269,7 @@ def test_boxes_cannot_be_edited_on_a_repair_comparison(
     window = repairing
     box_the_fragment(qtbot, window)
     panel = window.repair_ui.panel
+    quick_engine(window)
     panel.run_repair()
     qtbot.waitUntil(lambda: panel.previews.count() == 1, timeout=10000)
     qtbot.waitUntil(lambda: window.repair_ui.previewing is not None, timeout=5000)
@@ -289,6 +300,7 @@ def test_undo_of_accept_puts_back_the_zoom_the_reviewer_had(
     box_the_fragment(qtbot, window)
     base, edited = window.compare.canvases[ImageRole.BASE], window.compare.canvases[EDITED]
     panel = window.repair_ui.panel
+    quick_engine(window)
     press(qtbot, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: panel.previews.count() == 1, timeout=10000)
     qtbot.waitUntil(
