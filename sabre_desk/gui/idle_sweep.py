@@ -68,6 +68,16 @@ class IdleSweep(QObject):
         self._queue = list(items)
         self._timer.start(self._idle_ms)
 
+    def put_first(self, rank: Callable[[tuple[Any, ...]], int | None]) -> int:
+        """Move the jobs *rank* ranks (not None) to the front, lowest rank first: what the
+        reviewer is about to reach is done before the rest. Returns how many moved."""
+        ranked = [(r, args) for args in self._queue if (r := rank(args)) is not None]
+        if ranked:
+            ranked.sort(key=lambda pair: pair[0])
+            rest = [args for args in self._queue if rank(args) is None]
+            self._queue = [args for _r, args in ranked] + rest
+        return len(ranked)
+
     def note_activity(self) -> None:
         """The reviewer did something: hold the sweep back for a moment."""
         if self._queue:

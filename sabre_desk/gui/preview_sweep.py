@@ -1,7 +1,10 @@
-"""The preview sweep: when the reviewer pauses, the previews still missing are made, one
-case at a time (in a worker process), so that later a jump to any case shows it at once."""
+"""The preview sweep: when the reviewer pauses, the previews still missing are made (in a
+worker process), so that later a jump to any case shows it at once. The cases just ahead
+of the one on screen go first: the reviewer reaches those next."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from PySide6.QtCore import QObject
 
@@ -19,6 +22,12 @@ class PreviewSweep(QObject):
     def start(self, project: Project, store: PreviewStore) -> None:
         self.made = 0
         self.sweep.start((store, e.folder) for e in project.entries if e.is_valid)
+
+    def ahead(self, folders: list[Path]) -> int:
+        """Make the previews of *folders* (the cases ahead of the reviewer, nearest first)
+        before the others."""
+        rank = {folder: i for i, folder in enumerate(folders)}
+        return self.sweep.put_first(lambda args: rank.get(args[1]))
 
     def _on_result(self, _args: tuple, made: int | None) -> None:
         self.made += made or 0

@@ -16,7 +16,6 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-import cv2
 import numpy as np
 
 from sabre_desk.imaging.pyramid import Level
@@ -42,6 +41,8 @@ def encode_preview(
     width: int, height: int, levels: list[Level], source: dict[str, int], sha256: str
 ) -> bytes:
     """The bytes of a preview file holding *levels* (reduced levels only, largest first)."""
+    import cv2  # loaded with the first image, not with the window
+
     params = [
         cv2.IMWRITE_JPEG_QUALITY,
         JPEG_QUALITY,
@@ -112,6 +113,8 @@ def decode_preview(
     view is decoded: a 1366×768 laptop shows a 2048-pixel pair at about 0.2, where the
     512-pixel level is enough and the 1024 one (three quarters of the decoding) is waste;
     every level's checksum is still checked."""
+    import cv2  # loaded with the first image, not with the window
+
     found = read_header(data)
     if found is None:
         return None
