@@ -438,7 +438,7 @@ class MainWindow(QMainWindow):
             if entry.is_valid:
                 self.loader.request_folder(entry.folder)
         ahead = self.workbench.neighbours(case_id, PREVIEWS_AHEAD)[2 * PREFETCH_NEIGHBOURS :]
-        self.previews.ahead([entry.folder for entry in ahead])  # the next jumps find them
+        self.previews.ahead([e.folder for e in ahead if e.is_valid])  # found by later jumps
 
     # --- review changes -------------------------------------------------------------------
 

@@ -67,7 +67,7 @@ def test_the_previews_of_the_cases_ahead_are_made_first(
     window.previews.start(window.project, window.loader.store)  # all 30 still to make
     with qtbot.waitSignal(window.images_shown, timeout=10000):
         window.case_list.select("c15")
-    queued = [args[1].name for args in window.previews.sweep._queue[:6]]
+    queued = [args[1].name for args in window.previews.sweep.upcoming(6)]
     near = {f"c{15 + d:02d}" for d in range(-PREFETCH_NEIGHBOURS, PREFETCH_NEIGHBOURS + 1)}
     assert queued[:2] == [f"c{15 + PREFETCH_NEIGHBOURS + 1:02d}", f"c{15 - 3:02d}"]
     assert not near & set(queued)  # those are decoded, their previews written behind
