@@ -89,6 +89,7 @@ def main() -> None:
             both[side_by_side].append((wait_shown(case_id) - t0) * 1e3)
             base[side_by_side].append((landed["base"] - t0) * 1e3)
             if side_by_side:  # the floor, on other files of the same kind, between jumps
+                window.wait_for_background(30000)  # the neighbours read ahead, first
                 other = root / "cases" / rng.choice(case_ids)
                 t0 = time.perf_counter()
                 load_image(other / "base.png")

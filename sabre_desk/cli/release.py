@@ -24,7 +24,7 @@ from sabre_desk.core.case.review import Decision
 from sabre_desk.core.case.scoring import score
 from sabre_desk.core.release.export import export
 from sabre_desk.core.release.release import BENCHMARK, verify
-from sabre_desk.core.release.release.score_files import (
+from sabre_desk.core.release.score_files import (
     benchmark_samples,
     read_predictions,
     release_identity,
@@ -278,7 +278,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
-    from sabre_desk.core.release.release.evaluate import (
+    from sabre_desk.core.release.evaluate import (
         FIGURES_NAME,
         TABLE_STEM,
         evaluate,

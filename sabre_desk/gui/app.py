@@ -42,7 +42,16 @@ def _qt_message(kind: QtMsgType, context: QMessageLogContext, message: str) -> N
         print(message, file=sys.stderr)
 
 
+#: How long a thread running Python may keep the interpreter lock while another waits for
+#: it (Python's default: 5 ms). The GUI thread lets go of the lock at every file-system call
+#: and every hand-over to a pool; each time a pool thread is busy in Python meanwhile (the
+#: index read behind, the live poll, hashing), the GUI thread waited up to 5 ms to go on,
+#: and a case switch makes dozens of such calls. At 1 ms the window gets it back at once.
+SWITCH_INTERVAL_S = 0.001
+
+
 def make_app(argv: list[str] | None = None) -> QApplication:
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(argv or sys.argv[:1])
     qInstallMessageHandler(_qt_message)

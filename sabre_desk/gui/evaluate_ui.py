@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QDialog, QWidget
 
 from sabre_desk.core.jobs.child_job import passed_env
 from sabre_desk.core.jobs.job_board import Job, JobBoard, JobKind
-from sabre_desk.core.release.release.evaluate_process import (
+from sabre_desk.core.release.evaluate_process import (
     EvaluateOrder,
     EvaluateProgress,
     EvaluateResult,

@@ -71,6 +71,7 @@ from sabre_desk.imaging.geometry import Rect
 from sabre_desk.settings import Settings, save_settings
 
 PREFETCH_NEIGHBOURS = 2  # cases decoded ahead on each side of the current one
+PREVIEWS_AHEAD = 12  # cases each side whose previews the sweep makes first
 EMPTY_PROJECT = (
     "no cases yet: put case folders into its cases/ folder (see docs/PROJECT_FORMAT.md), "
     "then reopen the project"
@@ -443,6 +444,8 @@ class MainWindow(QMainWindow):
         for entry in self.workbench.neighbours(case_id, PREFETCH_NEIGHBOURS):
             if entry.is_valid:
                 self.loader.request_folder(entry.folder)
+        ahead = self.workbench.neighbours(case_id, PREVIEWS_AHEAD)[2 * PREFETCH_NEIGHBOURS :]
+        self.previews.ahead([e.folder for e in ahead if e.is_valid])  # found by later jumps
 
     # --- review changes -------------------------------------------------------------------
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-import cv2
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
@@ -246,6 +245,8 @@ def find_image(folder: Path, role: str) -> Path | None:
 
 def encode_png(rgb: np.ndarray) -> bytes:
     """The pixels (RGB, or one channel) as PNG bytes, lossless."""
+    import cv2  # OpenCV loads in a third of a second: only when an image is encoded
+
     pixels = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR) if rgb.ndim == 3 else rgb
     ok, encoded = cv2.imencode(".png", pixels, [cv2.IMWRITE_PNG_COMPRESSION, PNG_LEVEL])
     if not ok:

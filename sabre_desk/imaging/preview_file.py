@@ -24,7 +24,6 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-import cv2
 import numpy as np
 
 from sabre_desk.ground.reading import loads
@@ -66,6 +65,8 @@ def encode_preview(
 ) -> bytes:
     """The bytes of a preview file holding *levels* (reduced levels only, largest first),
     signed with *key* (see the module's docstring)."""
+    import cv2  # loaded with the first image, not with the window
+
     params = [
         cv2.IMWRITE_JPEG_QUALITY,
         JPEG_QUALITY,
@@ -153,6 +154,8 @@ def decode_preview(
     view is decoded: a 1366×768 laptop shows a 2048-pixel pair at about 0.2, where the
     512-pixel level is enough and the 1024 one (three quarters of the decoding) is waste;
     every level's checksum is still checked. With *key*, its MAC must hold too."""
+    import cv2  # loaded with the first image, not with the window
+
     found = signed_header(data, key)
     if found is None:
         return None

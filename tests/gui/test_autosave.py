@@ -32,11 +32,8 @@ def decide(qtbot, window: MainWindow, key: Qt.Key = RECHECK) -> None:
 
 
 @pytest.fixture
-def project(make_project: Callable, add_case: Callable) -> Path:
-    root = make_project()
-    for case_id in ("c1", "c2"):
-        add_case(root, case_id)
-    return root
+def project(project_with: Callable[..., Path]) -> Path:
+    return project_with("c1", "c2")
 
 
 @pytest.fixture

@@ -24,11 +24,9 @@ from sabre_desk.gui.models.case_list_model import ENTRY_ROLE
 
 
 @pytest.fixture
-def project(make_project: Callable, add_case: Callable) -> Path:
+def project(project_with: Callable[..., Path]) -> Path:
     """Three cases: one open, two others that can change on disk meanwhile."""
-    root = make_project()
-    folders = [add_case(root, case_id) for case_id in ("c1", "c2", "c3")]
-    return folders[0].parents[1]
+    return project_with("c1", "c2", "c3")
 
 
 def quick_repeating_timers(window: MainWindow) -> list[str]:

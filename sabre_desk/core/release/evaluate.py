@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sabre_desk.core.jobs.ledger import LEDGER_NAME, Ledger
 from sabre_desk.core.release.predict import PredictReport, predict, predict_batch
-from sabre_desk.core.release.release.score_files import release_identity, report_of
+from sabre_desk.core.release.score_files import release_identity, report_of
 from sabre_desk.core.release.score_table import FORMATS, render
 from sabre_desk.engines.answers import AnswerEngine
 from sabre_desk.engines.batches import BatchClient

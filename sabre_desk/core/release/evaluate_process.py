@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sabre_desk.core.jobs.child_job import ChildFailedError, ChildJob
-from sabre_desk.core.release.release.evaluate import evaluate, model_runs, write_results
+from sabre_desk.core.release.evaluate import evaluate, model_runs, write_results
 from sabre_desk.engines.models import ModelNameError
 
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sabre_desk.core.case.screening.answer_limit import bounded
 from sabre_desk.core.jobs.ledger import Ledger
 from sabre_desk.core.jobs.run_guard import RunGuard
 from sabre_desk.core.release.release import BENCHMARK, MAX_ROW, unsafe_name
+from sabre_desk.core.screening.answer_limit import bounded
 from sabre_desk.core.screening.prompts import (
     RELEASE_PROMPTS,
     PromptSet,

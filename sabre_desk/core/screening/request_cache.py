@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sabre_desk.core.case.review import utc_now
-from sabre_desk.core.case.screening.answer_limit import bounded
+from sabre_desk.core.screening.answer_limit import bounded
 from sabre_desk.engines.answers import Answer, AnswerConfig, Usage
 from sabre_desk.ground.errors import StorageError
 from sabre_desk.ground.reading import LIMITS

@@ -21,8 +21,8 @@ from typing import Any
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.review import utc_now
 from sabre_desk.core.case.screening import ImageSeen
-from sabre_desk.core.case.screening.answer_limit import bounded
 from sabre_desk.core.jobs.ledger import Ledger
+from sabre_desk.core.screening.answer_limit import bounded
 from sabre_desk.core.screening.request_cache import RequestCache
 from sabre_desk.core.screening.screen_run import (
     CaseTask,

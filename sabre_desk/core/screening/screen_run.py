@@ -27,9 +27,9 @@ from sabre_desk.core.case.question_edits import effective
 from sabre_desk.core.case.review import utc_now
 from sabre_desk.core.case.scoring import is_correct
 from sabre_desk.core.case.screening import ImageSeen, ProbeResult, ScreeningRun, append_run
-from sabre_desk.core.case.screening.answer_limit import bounded
 from sabre_desk.core.jobs.ledger import Ledger
 from sabre_desk.core.jobs.run_guard import RunGuard
+from sabre_desk.core.screening.answer_limit import bounded
 from sabre_desk.core.screening.prompts import PromptSet
 from sabre_desk.core.screening.request_cache import RequestCache, request_key
 from sabre_desk.engines.answers import (
