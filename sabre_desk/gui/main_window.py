@@ -44,6 +44,7 @@ from sabre_desk.gui.full_resolution import FullResolution
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.index_reader import IndexReader
 from sabre_desk.gui.job_views import JobStrip
+from sabre_desk.gui.keyboard_home import KeyboardHome
 from sabre_desk.gui.menus import WindowActions, WindowParts
 from sabre_desk.gui.pipeline_ui import PipelineUi
 from sabre_desk.gui.preview_sweep import PreviewSweep
@@ -194,11 +195,13 @@ class MainWindow(QMainWindow):
                 ),
                 open_project=self.open_project,
                 export_release=lambda: export_release(self.session, self.pool, self),
+                focus_image=self.focus_case,
                 save_settings=self._save_settings,
                 quit=self.close,
             ),
         )
         self.actions_.add_to_edit(self.repair_ui.run_action)
+        self.actions_.add_to_edit(self.repair_ui.accept_action)
         self.team_ui = TeamUi(
             self.session, self.compare, self.workbench, self.case_list, self.pool, self
         )
@@ -221,6 +224,10 @@ class MainWindow(QMainWindow):
         self.toolbar = build_toolbar(
             self, self.actions_, self.changes_ui.action, self.repair_ui.run_action
         )
+        self.keyboard = KeyboardHome(self, self._focus_image, self.focus_case)
+        docks = (self.cases_dock, self.case_panel_dock, self.repair_ui.dock, self.pipeline_ui.dock)
+        for dock in docks:  # a panel closed: the keyboard goes back to the image
+            self.keyboard.watch_dock(dock)
         self._restore_layout()
         self.statusBar().showMessage("Open a project folder (File > Open, or drop it here).")
 
@@ -509,6 +516,13 @@ class MainWindow(QMainWindow):
         canvas = self.compare.active_canvas()
         if canvas is not None:
             canvas.setFocus()
+
+    def focus_case(self) -> None:
+        """Ctrl+I (or Esc with nothing else to cancel): the keyboard on the image, the Case
+        tab in front: the review goes on from the keys wherever they were."""
+        self._focus_image()
+        if self.case_panel_dock.isVisible():
+            self.case_panel_dock.raise_()
 
     # --- status, errors, conflicts --------------------------------------------------------
 

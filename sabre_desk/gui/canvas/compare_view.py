@@ -83,13 +83,13 @@ class CompareView(QWidget):
 
     def show_roles(self, roles: tuple[ImageRole, ...]) -> None:
         shown = roles or (ImageRole.BASE, ImageRole.EDITED)
-        had_focus = any(c.hasFocus() for c in self.canvases.values())
+        focused = next((r for r, c in self.canvases.items() if c.hasFocus()), None)
         for role, column in self._columns.items():
             column.setVisible(role in shown and not (self._swipes(shown) and role is shown[0]))
-        if had_focus:
+        if focused is not None and self._columns[focused].isHidden():
             # Hiding the focused canvas would hand the keyboard to the filter box, and the
             # reviewer's next decision key would be typed there instead.
-            self.canvases[shown[0]].setFocus()
+            self.canvases[shown[-1] if self._swipes(shown) else shown[0]].setFocus()
         self._unpainted = set(roles)
         self._final = set()
         self._shown = shown

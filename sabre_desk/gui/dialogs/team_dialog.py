@@ -32,6 +32,7 @@ from sabre_desk.core.project import Project
 from sabre_desk.core.stats import TeamSummary, team_summary
 from sabre_desk.core.team import blind
 from sabre_desk.ground.errors import ProjectError
+from sabre_desk.gui.keyboard_home import tabs_take_no_focus
 from sabre_desk.gui.workers import Worker
 
 FIGURE_COLUMNS = ("Figure", "Value", "95 % interval", "Cases")
@@ -150,6 +151,7 @@ class TeamDialog(QDialog):
         self.tabs.addTab(agreement_tab, "Agreement")
         self.tabs.addTab(progress_tab, "Progress")
         self.tabs.addTab(self.disagreements, "Disagreements")
+        tabs_take_no_focus(self.tabs)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.addButton(self.refresh_button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.rejected.connect(self.reject)
