@@ -11,7 +11,7 @@ import binascii
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt, QThread, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, Qt, QThread, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -88,6 +88,7 @@ class MainWindow(QMainWindow):
         #: rendering a screenshot: problems go to stderr, never to a dialog nobody closes
         self.unattended = False
         self._fitted = False  # the frame was checked against the screen once shown
+        self._framed = False  # ... and once more when first active (the frame known then)
         self.session = Session(self)
         self.session.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
         self.session.error.connect(self.report_error)
@@ -213,6 +214,11 @@ class MainWindow(QMainWindow):
         self.screening_ui.add_actions(self.actions_)
         self.job_strip = JobStrip(self.job_board, parent=self)
         self.statusBar().addPermanentWidget(self.job_strip)
+        # As tall as a running job's row from the start: a message or a job appearing never
+        # changes its height and shifts the images above it.
+        self.statusBar().setFixedHeight(
+            max(self.statusBar().sizeHint().height(), self.job_strip.row_height() + 4)
+        )
         self.actions_.add_to_view(self.changes_ui.action)
         self.pipeline_ui = PipelineUi(
             self.session, self.workbench, self.case_list, settings, self.job_board, self
@@ -563,6 +569,19 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._fitted and not self.unattended:
             self._fitted = True
+            keep_frame_on_screen(self)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Once first active, the window manager has framed the window: its frame is known
+        now (it was not when shown), and is checked against the screen once more."""
+        super().changeEvent(event)
+        if (
+            event.type() == QEvent.Type.ActivationChange
+            and self.isActiveWindow()
+            and not self._framed
+            and not self.unattended
+        ):
+            self._framed = True
             keep_frame_on_screen(self)
 
     def _restore_layout(self) -> None:

@@ -144,7 +144,9 @@ class WindowActions:
 
         help_menu = bar.addMenu("&Help")
         self._add(help_menu, "Help", "&Keyboard Shortcuts", "F1", self.show_shortcuts)
-        self._add(help_menu, "Help", "Open &Log Folder", None, open_log_folder)
+        self._add(
+            help_menu, "Help", "Open &Log Folder", None, lambda: open_log_folder(parts.parent)
+        )
         self._add(help_menu, "Help", "&About sabre-desk", None, self._about)
         session.opened.connect(self.bind_undo)
 
