@@ -21,9 +21,10 @@ CAPTIONS = {ImageRole.BASE: "Base", ImageRole.EDITED: "Edited", ImageRole.IMAGE:
 
 def _elastic(label: QLabel) -> None:
     """A caption never sets the window's width: a long one (a repair's engine and status,
-    the swipe's hint) is cut, never widens the window past the screen."""
+    the swipe's hint) wraps, never widens the window past the screen."""
     label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
     label.setMinimumWidth(1)
+    label.setWordWrap(True)  # a second line rather than a cut one
 
 
 class CompareView(QWidget):
