@@ -11,7 +11,7 @@ import binascii
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt, QThread, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, Qt, QThread, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -45,6 +45,7 @@ from sabre_desk.gui.full_resolution import FullResolution
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.index_reader import IndexReader
 from sabre_desk.gui.job_views import JobStrip
+from sabre_desk.gui.keyboard_home import KeyboardHome
 from sabre_desk.gui.menus import WindowActions, WindowParts
 from sabre_desk.gui.pipeline_ui import PipelineUi
 from sabre_desk.gui.preview_sweep import PreviewSweep
@@ -89,6 +90,7 @@ class MainWindow(QMainWindow):
         #: rendering a screenshot: problems go to stderr, never to a dialog nobody closes
         self.unattended = False
         self._fitted = False  # the frame was checked against the screen once shown
+        self._framed = False  # ... and once more when first active (the frame known then)
         self.session = Session(self)
         self.session.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
         self.session.error.connect(self.report_error)
@@ -196,11 +198,13 @@ class MainWindow(QMainWindow):
                 ),
                 open_project=self.open_project,
                 export_release=lambda: export_release(self.session, self.pool, self),
+                focus_image=self.focus_case,
                 save_settings=self._save_settings,
                 quit=self.close,
             ),
         )
         self.actions_.add_to_edit(self.repair_ui.run_action)
+        self.actions_.add_to_edit(self.repair_ui.accept_action)
         self.team_ui = TeamUi(
             self.session, self.compare, self.workbench, self.case_list, self.pool, self
         )
@@ -214,6 +218,11 @@ class MainWindow(QMainWindow):
         self.evaluate_ui.add_actions(self.actions_)
         self.job_strip = JobStrip(self.job_board, parent=self)
         self.statusBar().addPermanentWidget(self.job_strip)
+        # As tall as a running job's row from the start: a message or a job appearing never
+        # changes its height and shifts the images above it.
+        self.statusBar().setFixedHeight(
+            max(self.statusBar().sizeHint().height(), self.job_strip.row_height() + 4)
+        )
         self.actions_.add_to_view(self.changes_ui.action)
         self.pipeline_ui = PipelineUi(
             self.session, self.workbench, self.case_list, settings, self.job_board, self
@@ -225,6 +234,10 @@ class MainWindow(QMainWindow):
         self.toolbar = build_toolbar(
             self, self.actions_, self.changes_ui.action, self.repair_ui.run_action
         )
+        self.keyboard = KeyboardHome(self, self._focus_image, self.focus_case)
+        docks = (self.cases_dock, self.case_panel_dock, self.repair_ui.dock, self.pipeline_ui.dock)
+        for dock in docks:  # a panel closed: the keyboard goes back to the image
+            self.keyboard.watch_dock(dock)
         self._restore_layout()
         self.statusBar().showMessage("Open a project folder (File > Open, or drop it here).")
 
@@ -516,6 +529,13 @@ class MainWindow(QMainWindow):
         if canvas is not None:
             canvas.setFocus()
 
+    def focus_case(self) -> None:
+        """Ctrl+I (or Esc with nothing else to cancel): the keyboard on the image, the Case
+        tab in front: the review goes on from the keys wherever they were."""
+        self._focus_image()
+        if self.case_panel_dock.isVisible():
+            self.case_panel_dock.raise_()
+
     # --- status, errors, conflicts --------------------------------------------------------
 
     def _show_zoom(self) -> None:
@@ -555,6 +575,19 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._fitted and not self.unattended:
             self._fitted = True
+            keep_frame_on_screen(self)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Once first active, the window manager has framed the window: its frame is known
+        now (it was not when shown), and is checked against the screen once more."""
+        super().changeEvent(event)
+        if (
+            event.type() == QEvent.Type.ActivationChange
+            and self.isActiveWindow()
+            and not self._framed
+            and not self.unattended
+        ):
+            self._framed = True
             keep_frame_on_screen(self)
 
     def _restore_layout(self) -> None:

@@ -66,8 +66,11 @@ class RepairUi(QObject):
         self.run_action = QAction("&Repair the Selected Box", parent)
         self.run_action.setShortcut(QKeySequence("Ctrl+R"))
         self.run_action.triggered.connect(self.run)
-        for canvas in compare.canvases.values():
-            canvas.box_selected.connect(lambda _i: self.panel and self.panel.refresh())
+        self.accept_action = QAction("&Accept the Repair Shown", parent)
+        self.accept_action.setShortcut(QKeySequence("Ctrl+Return"))
+        self.accept_action.triggered.connect(self.accept)
+        for role, canvas in compare.canvases.items():
+            canvas.box_selected.connect(lambda i, r=role: self._on_box_selected(r, i))
         session.opened.connect(self.attach)
         workbench.mode_changed.connect(self._on_mode_changed)
 
@@ -78,6 +81,14 @@ class RepairUi(QObject):
         self.dock.setWidget(self.panel)
         controller.image_replaced.connect(self._on_image_replaced)
         controller.preview_landed.connect(self._on_preview_landed)
+
+    def _on_box_selected(self, role: ImageRole, index: int) -> None:
+        """The box selected (or just drawn) is the one a repair repairs, on its image."""
+        if self.panel is None:
+            return
+        if index >= 0 and self.previewing is None:
+            self.panel.choose_role(role)
+        self.panel.refresh()
 
     def selected_box(self, role: ImageRole) -> tuple[float, float, float, float] | None:
         controller = self.session.controller
@@ -91,6 +102,13 @@ class RepairUi(QObject):
         if self.panel is not None:
             self.dock.raise_()
             self.panel.run_repair()
+
+    def accept(self) -> None:
+        """Ctrl+Return: accept the repair shown beside the image, as its button does."""
+        if self.panel is not None and self.previewing is not None and self.panel.accept.isEnabled():
+            self.panel.accept.click()
+        else:
+            self.session.say("No repair preview to accept is shown", 4000)
 
     # --- jobs ---------------------------------------------------------------------------------
 

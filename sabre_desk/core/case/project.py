@@ -167,7 +167,11 @@ class Project:
 
     @property
     def is_adjudicator(self) -> bool:
-        return self.reviewer in self.manifest.adjudicators
+        """This reviewer may settle a disagreement: one of the adjudicators the manifest
+        names, or anyone when it names none (``ratings.adjudicator_rule`` says it in words;
+        ``ratings.is_adjudication`` applies the same rule to a review)."""
+        named = self.manifest.adjudicators
+        return not named or self.reviewer in named
 
     def load_assignments(self) -> None:
         """(Re)read assignments.json; a bad file is reported and the project works as if

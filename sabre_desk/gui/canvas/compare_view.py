@@ -21,9 +21,10 @@ CAPTIONS = {ImageRole.BASE: "Base", ImageRole.EDITED: "Edited", ImageRole.IMAGE:
 
 def _elastic(label: QLabel) -> None:
     """A caption never sets the window's width: a long one (a repair's engine and status,
-    the swipe's hint) is cut, never widens the window past the screen."""
+    the swipe's hint) wraps, never widens the window past the screen."""
     label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
     label.setMinimumWidth(1)
+    label.setWordWrap(True)  # a second line rather than a cut one
 
 
 class CompareView(QWidget):
@@ -83,13 +84,13 @@ class CompareView(QWidget):
 
     def show_roles(self, roles: tuple[ImageRole, ...]) -> None:
         shown = roles or (ImageRole.BASE, ImageRole.EDITED)
-        had_focus = any(c.hasFocus() for c in self.canvases.values())
+        focused = next((r for r, c in self.canvases.items() if c.hasFocus()), None)
         for role, column in self._columns.items():
             column.setVisible(role in shown and not (self._swipes(shown) and role is shown[0]))
-        if had_focus:
+        if focused is not None and self._columns[focused].isHidden():
             # Hiding the focused canvas would hand the keyboard to the filter box, and the
             # reviewer's next decision key would be typed there instead.
-            self.canvases[shown[0]].setFocus()
+            self.canvases[shown[-1] if self._swipes(shown) else shown[0]].setFocus()
         self._unpainted = set(roles)
         self._final = set()
         self._shown = shown

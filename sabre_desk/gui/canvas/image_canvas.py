@@ -11,7 +11,7 @@ it (Shift: faster, Alt: resize), Delete removes it, Escape deselects.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QImage,
@@ -568,6 +568,19 @@ class ImageCanvas(QGraphicsView):
         if self._boxes and self.boxes_editable:
             return False  # the Tab reaches keyPressEvent
         return super().focusNextPrevChild(next)
+
+    def event(self, event: QEvent) -> bool:
+        """Esc with a box selected deselects it here, before the window's Esc (back to the
+        image and the Case tab) can take it."""
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Escape
+            and self._selected >= 0
+        ):
+            event.accept()
+            return True
+        return super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_V and not event.modifiers():

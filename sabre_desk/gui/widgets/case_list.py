@@ -171,7 +171,19 @@ class CaseList(QWidget):
         ids = [e.case_id for e in self.workbench.entries]
         if not ids:
             return
-        case_id, ok = QInputDialog.getItem(self, "Go to case", "Case id:", ids, 0, True)
+        dialog = QInputDialog(self)
+        dialog.setWindowTitle("Go to case")
+        dialog.setLabelText("Case id:")
+        dialog.setComboBoxItems(ids)
+        dialog.setComboBoxEditable(True)
+        combo = dialog.findChild(QComboBox)
+        line = combo.lineEdit() if combo is not None else None
+        if line is not None:
+            # One Enter goes there: the combo box alone would take the first Enter to
+            # complete the typed id, and only a second one would close the dialog.
+            line.returnPressed.connect(dialog.accept)
+        ok = dialog.exec() == QInputDialog.DialogCode.Accepted
+        case_id = dialog.textValue()
         if ok and case_id and not self.select(case_id.strip()):
             QMessageBox.warning(self, "No such case", f"{case_id!r} is not a case of this project")
 

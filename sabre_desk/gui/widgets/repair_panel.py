@@ -225,6 +225,12 @@ class RepairPanel(QWidget):
         self.run.setToolTip(problem or "Run the repair on a worker; you can keep reviewing")
         self._update_actions()
 
+    def choose_role(self, role: ImageRole) -> None:
+        """Repair on *role*'s image (a box was just drawn or selected there)."""
+        at = self.role.findData(role.value)
+        if at >= 0 and at != self.role.currentIndex():
+            self.role.setCurrentIndex(at)
+
     def current_role(self) -> ImageRole | None:
         data = self.role.currentData()  # Qt hands enum data back as a plain string
         return ImageRole(data) if data else None
