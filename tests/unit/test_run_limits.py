@@ -236,3 +236,17 @@ def test_generate_images_records_a_long_rate_limit_and_moves_on(
     staged = staged_cases(context_project)
     assert len(staged) == 3 and all(s.state.value == "failed" for s in staged)
     assert all(f"{s.case_id}: {LONG_WAIT}" in err for s in staged)
+
+
+def test_screen_does_not_sit_out_a_90_second_rate_limit(
+    demo_project: Path, fake: FakeGemini, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A wait the call itself would allow (90 s of its 180) is still too long for the run:
+    the probe is recorded as rate-limited and the run goes on to the end."""
+    reply = retry_reply(90)
+    reply.headers["Retry-After"] = "90"
+    fake.script = [reply]
+    code, out, err = run(capsys, "screen", str(demo_project), "--cases", "count01_apples")
+    assert code == 1 and not stop_lines(err)
+    assert f"case count01_apples probe apples: {LONG_WAIT}" in err
+    assert "count01_apples: Screening failed" in out

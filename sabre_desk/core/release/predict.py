@@ -28,7 +28,12 @@ from sabre_desk.core.screening.prompts import (
     load_prompts,
     shipped_prompts,
 )
-from sabre_desk.core.screening.screen_run import MAX_IMAGE_BYTES, MIME_TYPES, run_bounded
+from sabre_desk.core.screening.screen_run import (
+    MAX_IMAGE_BYTES,
+    MIME_TYPES,
+    asked,
+    run_bounded,
+)
 from sabre_desk.engines.answers import Answer, AnswerEngine, AnswerRequest
 from sabre_desk.engines.gemini_batch import BatchItem, BatchState, GeminiBatchClient
 from sabre_desk.engines.gemini_qa import GeminiAnswerer
@@ -152,7 +157,7 @@ def predict(
 
     def ask(question: Question) -> None:
         try:
-            answer = bounded(engine.answer(_request(question, engine), cancel))
+            answer = asked(engine, _request(question, engine), cancel, guard)
         except ProjectError as exc:
             answer = Answer(None, failure=f"the image cannot be read ({exc.reason})")
         if guard is not None:
