@@ -8,6 +8,7 @@ and pytest-timeout is the only guard on time (no wall-clock asserts)."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,7 +27,13 @@ from fakes.pipeline import PipelineModels
 from sabre_desk.cli import main
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.screening import read_record
-from sabre_desk.core.jobs.run_guard import LONG_WAIT, RATE_LIMITED, failure_kind
+from sabre_desk.core.jobs.run_guard import (
+    LONG_WAIT,
+    RATE_LIMITED,
+    RunGuard,
+    RunLimits,
+    failure_kind,
+)
 from sabre_desk.core.making.incoming import spec_failures, staged_cases
 from sabre_desk.core.screening import screen_batch
 
@@ -250,3 +257,16 @@ def test_screen_does_not_sit_out_a_90_second_rate_limit(
     assert code == 1 and not stop_lines(err)
     assert f"case count01_apples probe apples: {LONG_WAIT}" in err
     assert "count01_apples: Screening failed" in out
+
+
+def test_failures_of_the_items_themselves_never_stop_a_run() -> None:
+    """Safety stops and rambling replies belong to the items: a rerun asks the failed ones
+    first, so counting them would stop every rerun at the same place."""
+    guard = RunGuard(RunLimits(give_up_after=2), threading.Event(), "resume")
+    guard.outcome("Gemini answered 503: overloaded")
+    for _ in range(10):
+        guard.outcome("the answer is too long (2.0 MB; the limit is 16.0 KB); it begins 'B'")
+        guard.outcome("the reply had no text (finish reason SAFETY)")
+    assert guard.check() and guard.stop_reason is None
+    guard.outcome("Gemini answered 503: overloaded")
+    assert guard.stop_reason is not None and "2 calls in a row failed" in guard.stop_reason

@@ -201,11 +201,18 @@ class RunGuard:
         kind = failure_kind(failure)
         if kind == RATE_LIMITED:
             self.rate_limit(None)  # the client already waited what it could
-        else:
+        elif kind not in ITEM_KINDS:
             self.failed(kind)
+        # A failure of this item's own (a safety stop, a rambling reply) says nothing of
+        # the service, and a rerun, asking the failed items first, would meet it again:
+        # it neither counts towards giving up nor ends a streak.
 
 
 _STATUS = re.compile(r"answered (\d{3})")
+REPLY_TOO_LONG = "the reply was too long"
+OTHER_FAILURE = "the call failed"
+#: Kinds of failure that belong to the item asked about, not to the service.
+ITEM_KINDS = frozenset({REPLY_TOO_LONG, OTHER_FAILURE})
 
 
 def failure_kind(reason: str) -> str:
@@ -213,7 +220,7 @@ def failure_kind(reason: str) -> str:
     failures of one kind are the same trouble (a silent service, a refused key)."""
     text = reason.lower()
     if text.startswith("the answer is too long"):  # before its excerpt is looked at
-        return "the reply was too long"
+        return REPLY_TOO_LONG
     status = _STATUS.search(text)
     if status:
         code = status.group(1)
@@ -224,7 +231,7 @@ def failure_kind(reason: str) -> str:
         return "the service did not answer in time"
     if "could not reach" in text:
         return "the service could not be reached"
-    return "the call failed"
+    return OTHER_FAILURE
 
 
 def call_cancel(
