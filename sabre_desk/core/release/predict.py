@@ -39,7 +39,12 @@ from sabre_desk.engines.gemini_batch import BatchItem, BatchState, GeminiBatchCl
 from sabre_desk.engines.gemini_qa import GeminiAnswerer
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.reading import LIMITS, iter_lines, loads, read_limited
-from sabre_desk.ground.storage import append_history, atomic_write_bytes, read_json
+from sabre_desk.ground.storage import (
+    append_history,
+    atomic_write_bytes,
+    check_size,
+    read_json,
+)
 
 STAGE = "predict"
 
@@ -126,6 +131,13 @@ def _line(question_id: str, answer: Answer, model: str) -> dict[str, Any]:
     return row
 
 
+def _append(out: Path, row: dict[str, Any]) -> None:
+    """Append one predictions line, never one longer than ``score`` reads."""
+    line = json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    check_size(out, line, "prediction line")
+    append_history(out, row)
+
+
 def prepare(release: Path, out: Path, report: PredictReport) -> tuple[list[Question], Path]:
     """The questions still to ask, and *out* rewritten with only its answered lines."""
     prompts = release_prompts(release, report)
@@ -165,7 +177,7 @@ def predict(
         if ledger is not None and (answer.usage is not None or answer.text is not None):
             ledger.add(STAGE, engine.kind, engine.model, answer.usage, question.question_id)
         with lock:
-            append_history(out, _line(question.question_id, answer, engine.model))
+            _append(out, _line(question.question_id, answer, engine.model))
             report.asked += 1
             if answer.failed:
                 report.failures.append(f"{question.question_id}: {answer.failure}")
@@ -230,7 +242,7 @@ def predict_batch(
             ledger.add(
                 STAGE, "gemini", client.model, answer.usage, question.question_id, None, True
             )
-        append_history(out, _line(question.question_id, answer, client.model))
+        _append(out, _line(question.question_id, answer, client.model))
         report.asked += 1
         if answer.failed:
             report.failures.append(f"{question.question_id}: {answer.failure}")
