@@ -142,7 +142,7 @@ def run_specs(args: argparse.Namespace) -> int:
             )
 
     resume = "run `generate specs` again for the rest (the specifications written are kept)"
-    report, interrupted, stopped = guarded(args, resume, work)
+    report, interrupted, stopped = guarded(args, resume, work, writer.cooldown.left)
     if report is None:
         return EXIT_INTERRUPTED
     for reason in report.failed:
@@ -189,7 +189,7 @@ def run_images(args: argparse.Namespace) -> int:
             )
 
     resume = "run the same command again to make the rest (the images made are kept)"
-    report, interrupted, stopped = guarded(args, resume, work)
+    report, interrupted, stopped = guarded(args, resume, work, maker.cooldown.left)
     if report is None:
         return EXIT_INTERRUPTED
     for case_id, why in report.failed:

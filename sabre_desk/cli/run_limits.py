@@ -40,15 +40,21 @@ def run_limits(args: argparse.Namespace) -> RunLimits:
 
 
 def guarded(
-    args: argparse.Namespace, resume: str, work: Callable[[threading.Event, RunGuard], T]
+    args: argparse.Namespace,
+    resume: str,
+    work: Callable[[threading.Event, RunGuard], T],
+    waits: Callable[[], float] | None = None,
 ) -> tuple[T | None, bool, str | None]:
     """Run *work* in the background under a guard of the command's limits; returns (its
-    result, whether Ctrl+C interrupted it, why the guard stopped it or None)."""
+    result, whether Ctrl+C interrupted it, why the guard stopped it or None). *waits*: the
+    client's rate-limit cooldown (``RunGuard.watch_waits``)."""
     limits = run_limits(args)
     guards: list[RunGuard] = []
 
     def inner(cancel: threading.Event) -> T:
         guard = RunGuard(limits, cancel, resume)
+        if waits is not None:
+            guard.watch_waits(waits)
         guards.append(guard)
         with guard.watching():
             return work(cancel, guard)

@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -184,6 +185,12 @@ def _engine(args: argparse.Namespace, settings: Settings, asks: bool = True) -> 
     return engine
 
 
+def _waits(engine: AnswerEngine) -> Callable[[], float] | None:
+    """The wait a rate limit asked of every call of *engine* (its shared cooldown), if any."""
+    cooldown = getattr(engine, "cooldown", None)
+    return cooldown.left if cooldown is not None else None
+
+
 class _Bar:
     def __init__(self) -> None:
         self.tty = sys.stderr.isatty()
@@ -252,7 +259,7 @@ def run_screen(args: argparse.Namespace) -> int:
         )
         return plan.requests, report
 
-    result, interrupted, stopped = guarded(args, SCREEN_RESUME, work)
+    result, interrupted, stopped = guarded(args, SCREEN_RESUME, work, _waits(engine))
     if result is None or result[1] is None:
         return EXIT_INTERRUPTED if interrupted else EXIT_OK
     return _screen_summary(result[1], interrupted, stopped)
@@ -396,7 +403,7 @@ def run_predict(args: argparse.Namespace) -> int:
         return predict(release, out, engine, ledger, concurrency, progress, cancel, guard)
 
     resume = "run the same command again to ask the rest (every answer received is kept)"
-    report, interrupted, stopped = guarded(args, resume, work)
+    report, interrupted, stopped = guarded(args, resume, work, _waits(engine))
     if sys.stderr.isatty():
         sys.stderr.write("\n")
     if report is None:

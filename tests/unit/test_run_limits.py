@@ -8,6 +8,7 @@ and pytest-timeout is the only guard on time (no wall-clock asserts)."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,8 +27,14 @@ from fakes.pipeline import PipelineModels
 from sabre_desk.cli import main
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.screening import read_record
-from sabre_desk.core.jobs.run_guard import RATE_LIMITED, failure_kind
-from sabre_desk.core.making.incoming import staged_cases
+from sabre_desk.core.jobs.run_guard import (
+    LONG_WAIT,
+    RATE_LIMITED,
+    RunGuard,
+    RunLimits,
+    failure_kind,
+)
+from sabre_desk.core.making.incoming import spec_failures, staged_cases
 from sabre_desk.core.screening import screen_batch
 
 KEY = "limits-key-" + "l" * 25
@@ -207,3 +214,59 @@ def test_screen_batch_stops_waiting_at_its_deadline_and_keeps_the_job(
     [line] = stop_lines(err)
     assert "deadline of 2 s has passed" in line and "run the same command again to collect" in line
     assert len(screen_batch.pending_jobs(Project.open(demo_project, "alice"))) == 1
+
+
+def test_generate_specs_records_a_long_rate_limit_and_moves_on_then_gives_up(
+    context_project: Path, models: FakeGemini, capsys: Capsys
+) -> None:
+    """A 429 asking for five minutes is not sat out: that specification is recorded as
+    rate-limited, the next one is tried, and after N in a row the run stops."""
+    models.script = [slow_down() for _ in range(10)]
+    line = generate_specs_stopped(capsys, context_project, "--give-up-after=2")
+    assert "2 calls in a row failed (rate-limited)" in line
+    failures = spec_failures(context_project)
+    assert len(failures) == 2
+    assert all(f["reason"] == LONG_WAIT for f in failures)
+    assert len(models.requests) == 1  # the second never went out: the wait was asked of all
+
+
+def test_generate_images_records_a_long_rate_limit_and_moves_on(
+    context_project: Path, models: FakeGemini, capsys: Capsys
+) -> None:
+    root = str(context_project)
+    assert run(capsys, "generate", "specs", root, "--primer", "context", "--n", "3")[0] == 0
+    models.script = [slow_down() for _ in range(10)]
+    code, _, err = run(
+        capsys, "generate", "images", root, "--concurrency", "1", "--give-up-after", "5"
+    )
+    assert code == 1 and not stop_lines(err)  # three cases, each recorded, none waited for
+    staged = staged_cases(context_project)
+    assert len(staged) == 3 and all(s.state.value == "failed" for s in staged)
+    assert all(f"{s.case_id}: {LONG_WAIT}" in err for s in staged)
+
+
+def test_screen_does_not_sit_out_a_90_second_rate_limit(
+    demo_project: Path, fake: FakeGemini, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A wait the call itself would allow (90 s of its 180) is still too long for the run:
+    the probe is recorded as rate-limited and the run goes on to the end."""
+    reply = retry_reply(90)
+    reply.headers["Retry-After"] = "90"
+    fake.script = [reply]
+    code, out, err = run(capsys, "screen", str(demo_project), "--cases", "count01_apples")
+    assert code == 1 and not stop_lines(err)
+    assert f"case count01_apples probe apples: {LONG_WAIT}" in err
+    assert "count01_apples: Screening failed" in out
+
+
+def test_failures_of_the_items_themselves_never_stop_a_run() -> None:
+    """Safety stops and rambling replies belong to the items: a rerun asks the failed ones
+    first, so counting them would stop every rerun at the same place."""
+    guard = RunGuard(RunLimits(give_up_after=2), threading.Event(), "resume")
+    guard.outcome("Gemini answered 503: overloaded")
+    for _ in range(10):
+        guard.outcome("the answer is too long (2.0 MB; the limit is 16.0 KB); it begins 'B'")
+        guard.outcome("the reply had no text (finish reason SAFETY)")
+    assert guard.check() and guard.stop_reason is None
+    guard.outcome("Gemini answered 503: overloaded")
+    assert guard.stop_reason is not None and "2 calls in a row failed" in guard.stop_reason

@@ -18,6 +18,7 @@ import contextlib
 import re
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -27,6 +28,11 @@ DEFAULT_GIVE_UP_AFTER = 5
 LONGEST_RATE_LIMIT_WAIT_S = 60.0
 #: The kind of failure of a call the service refused for its rate limit.
 RATE_LIMITED = "rate-limited"
+#: Why a call ended by a long rate-limit wait failed (what its item records).
+LONG_WAIT = (
+    f"rate-limited: the service asked to wait more than {LONGEST_RATE_LIMIT_WAIT_S:g} s; "
+    "not waited for"
+)
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,10 @@ class RunGuard:
         self._streak = 0
         self.rate_limited = 0
         self.stop_reason: str | None = None
+        #: the cancel event of each call under way, and whether a long wait ended it
+        self._calls: dict[threading.Event, bool] = {}
+        self._ended_by_wait: weakref.WeakSet[threading.Event] = weakref.WeakSet()
+        self._waits: Callable[[], float] | None = None
 
     def seconds_left(self) -> float | None:
         """What remains of the run's deadline (None: no deadline); a call's own timeout is
@@ -116,23 +126,64 @@ class RunGuard:
                 self.stop_reason = f"stopped: {why}; {self._resume}"
         self.cancel.set()
 
+    def watch_waits(self, waits: Callable[[], float]) -> None:
+        """*waits*: how long the service has asked every call to wait now (a client's
+        shared cooldown after a 429). A wait longer than LONGEST_RATE_LIMIT_WAIT_S is not
+        sat out: the calls waiting are ended and recorded as rate-limited (``call``)."""
+        self._waits = waits
+
+    @contextlib.contextmanager
+    def call(self) -> Iterator[threading.Event]:
+        """The cancel event for one call: set when the run stops, or when the service asks
+        for a longer wait than the run sits out (``was_rate_limited`` then says so)."""
+        event = threading.Event()
+        with self._lock:
+            self._calls[event] = False
+        if self.cancel.is_set():
+            event.set()
+        try:
+            yield event
+        finally:
+            with self._lock:
+                if self._calls.pop(event, False):
+                    self._ended_by_wait.add(event)
+
+    def was_rate_limited(self, event: threading.Event) -> bool:
+        """Whether the call of *event* was ended because the service asked for a long wait
+        (also after the call is over)."""
+        with self._lock:
+            return self._calls.get(event, False) or event in self._ended_by_wait
+
+    def _end_calls(self, rate_limited: bool) -> None:
+        with self._lock:
+            for event in self._calls:
+                if not event.is_set():
+                    self._calls[event] = rate_limited
+                    event.set()
+
     @contextlib.contextmanager
     def watching(self) -> Iterator[None]:
         """While the run is under way, a thread that stops it the moment its deadline
-        passes: the calls under way see the cancel event at once, so a run against a
-        silent service ends at its deadline, not when its slowest call gives up."""
-        if self._end is None:
+        passes (the calls under way see the cancel event at once, so a run against a
+        silent service ends at its deadline, not when its slowest call gives up) and ends
+        the calls a long rate-limit wait would hold (``watch_waits``)."""
+        if self._end is None and self._waits is None:
             yield
             return
         finished = threading.Event()
 
         def watch() -> None:
-            while not finished.is_set() and not self.cancel.is_set():
-                left = self.seconds_left() or 0.0
-                if left <= 0:
+            while not finished.is_set():
+                left = self.seconds_left()
+                if left is not None and left <= 0:
                     self.check()
-                    return
-                finished.wait(min(left, 0.5))
+                if self.cancel.is_set():
+                    self._end_calls(False)
+                    if self._waits is None:
+                        return
+                elif self._waits is not None and self._waits() > LONGEST_RATE_LIMIT_WAIT_S:
+                    self._end_calls(True)
+                finished.wait(0.1 if self._waits is not None else min(left or 0.5, 0.5))
 
         thread = threading.Thread(target=watch, name="run-deadline", daemon=True)
         thread.start()
@@ -150,11 +201,18 @@ class RunGuard:
         kind = failure_kind(failure)
         if kind == RATE_LIMITED:
             self.rate_limit(None)  # the client already waited what it could
-        else:
+        elif kind not in ITEM_KINDS:
             self.failed(kind)
+        # A failure of this item's own (a safety stop, a rambling reply) says nothing of
+        # the service, and a rerun, asking the failed items first, would meet it again:
+        # it neither counts towards giving up nor ends a streak.
 
 
 _STATUS = re.compile(r"answered (\d{3})")
+REPLY_TOO_LONG = "the reply was too long"
+OTHER_FAILURE = "the call failed"
+#: Kinds of failure that belong to the item asked about, not to the service.
+ITEM_KINDS = frozenset({REPLY_TOO_LONG, OTHER_FAILURE})
 
 
 def failure_kind(reason: str) -> str:
@@ -162,15 +220,23 @@ def failure_kind(reason: str) -> str:
     failures of one kind are the same trouble (a silent service, a refused key)."""
     text = reason.lower()
     if text.startswith("the answer is too long"):  # before its excerpt is looked at
-        return "the reply was too long"
+        return REPLY_TOO_LONG
     status = _STATUS.search(text)
     if status:
         code = status.group(1)
         return RATE_LIMITED if code == "429" else f"the service answered {code}"
-    if "asked to wait" in text or "rate limit" in text:
+    if "asked to wait" in text or "rate limit" in text or "rate-limited" in text:
         return RATE_LIMITED
     if "did not finish answering" in text or "timed out" in text or "timeout" in text:
         return "the service did not answer in time"
     if "could not reach" in text:
         return "the service could not be reached"
-    return "the call failed"
+    return OTHER_FAILURE
+
+
+def call_cancel(
+    guard: RunGuard | None, cancel: threading.Event
+) -> contextlib.AbstractContextManager[threading.Event]:
+    """The cancel event for one call of a run: the guard's own (``RunGuard.call``), or the
+    run's when there is no guard."""
+    return guard.call() if guard is not None else contextlib.nullcontext(cancel)

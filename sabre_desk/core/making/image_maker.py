@@ -32,7 +32,7 @@ from sabre_desk.core.case.project import CASES_DIR
 from sabre_desk.core.case.review import utc_now
 from sabre_desk.core.case.spec import GenerationMode, SampleSpec
 from sabre_desk.core.jobs.ledger import Ledger
-from sabre_desk.core.jobs.run_guard import RunGuard
+from sabre_desk.core.jobs.run_guard import LONG_WAIT, RunGuard, call_cancel
 from sabre_desk.core.making.importing import write_case
 from sabre_desk.core.making.incoming import (
     Staged,
@@ -186,15 +186,21 @@ def make_images(
     def run(job: CaseJob) -> None:
         nonlocal done
         case_id = job.staged.case_id
+        this_case = cancel
         try:
             if guard is not None and not guard.check():
                 raise MakeCancelledError()
-            _make_case(root, job, maker, ledger, cancel, report, lock)
+            with call_cancel(guard, cancel) as this_case:
+                _make_case(root, job, maker, ledger, this_case, report, lock)
         except MakeCancelledError:
-            with lock:
-                report.cancelled = True
-                report.not_done.append(case_id)
-            return
+            if guard is None or not guard.was_rate_limited(this_case):
+                with lock:
+                    report.cancelled = True
+                    report.not_done.append(case_id)
+                return
+            fail(job.staged, LONG_WAIT, report, lock)  # recorded; the run moves on
+            outcome = f"failed: {LONG_WAIT}"
+            guard.rate_limit(None)
         except (CaseFailedError, MakeFailedError) as exc:
             fail(job.staged, exc.reason, report, lock)
             outcome = f"failed: {exc.reason}"

@@ -37,7 +37,7 @@ from sabre_desk.core.case.spec import (
     SampleSpec,
 )
 from sabre_desk.core.jobs.ledger import Ledger
-from sabre_desk.core.jobs.run_guard import RunGuard
+from sabre_desk.core.jobs.run_guard import LONG_WAIT, RunGuard, call_cancel
 from sabre_desk.core.making.incoming import (
     record_spec_failure,
     stage_spec,
@@ -281,10 +281,17 @@ def write_specs(
         turns: list[tuple[str, str]] = [("user", prompt)]
         attempts: list[dict[str, Any]] = []
         spec: dict[str, Any] | None = None
+        interrupted = False  # the run was cancelled or stopped during this one's call
         for _ in range(tries):
             try:
-                reply = writer.write(turns, schema, cancel)
+                with call_cancel(guard, cancel) as this_call:
+                    reply = writer.write(turns, schema, this_call)
             except MakeCancelledError:
+                if guard is not None and guard.was_rate_limited(this_call):
+                    attempts.append(attempt_record(None, [LONG_WAIT]))
+                    guard.rate_limit(None)  # recorded for this one; the run moves on
+                else:
+                    interrupted = True
                 break
             except MakeFailedError as exc:
                 report.calls += 1
@@ -303,7 +310,7 @@ def write_specs(
                 break
             echoed = reply.text[: LIMITS["kept reply"]]  # a megabyte reply is not sent back
             turns += [("model", echoed), ("user", feedback_prompt(problems))]
-        if spec is None and cancel.is_set():
+        if spec is None and interrupted:
             report.cancelled = True  # what this one cost is in the ledger; nothing to keep
             break
         if spec is None:

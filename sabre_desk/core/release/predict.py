@@ -28,12 +28,22 @@ from sabre_desk.core.screening.prompts import (
     load_prompts,
     shipped_prompts,
 )
-from sabre_desk.core.screening.screen_run import MAX_IMAGE_BYTES, MIME_TYPES, run_bounded
+from sabre_desk.core.screening.screen_run import (
+    MAX_IMAGE_BYTES,
+    MIME_TYPES,
+    asked,
+    run_bounded,
+)
 from sabre_desk.engines.answers import Answer, AnswerEngine, AnswerRequest
 from sabre_desk.engines.batches import BatchClient, BatchItem, BatchState
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.reading import LIMITS, iter_lines, loads, read_limited
-from sabre_desk.ground.storage import append_history, atomic_write_bytes, read_json
+from sabre_desk.ground.storage import (
+    append_history,
+    atomic_write_bytes,
+    check_size,
+    read_json,
+)
 
 STAGE = "predict"
 
@@ -120,6 +130,13 @@ def _line(question_id: str, answer: Answer, model: str) -> dict[str, Any]:
     return row
 
 
+def _append(out: Path, row: dict[str, Any]) -> None:
+    """Append one predictions line, never one longer than ``score`` reads."""
+    line = json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    check_size(out, line, "prediction line")
+    append_history(out, row)
+
+
 def prepare(release: Path, out: Path, report: PredictReport) -> tuple[list[Question], Path]:
     """The questions still to ask, and *out* rewritten with only its answered lines."""
     prompts = release_prompts(release, report)
@@ -151,7 +168,7 @@ def predict(
 
     def ask(question: Question) -> None:
         try:
-            answer = bounded(engine.answer(_request(question, engine), cancel))
+            answer = asked(engine, _request(question, engine), cancel, guard)
         except ProjectError as exc:
             answer = Answer(None, failure=f"the image cannot be read ({exc.reason})")
         if guard is not None:
@@ -159,7 +176,7 @@ def predict(
         if ledger is not None and (answer.usage is not None or answer.text is not None):
             ledger.add(STAGE, engine.kind, engine.model, answer.usage, question.question_id)
         with lock:
-            append_history(out, _line(question.question_id, answer, engine.model))
+            _append(out, _line(question.question_id, answer, engine.model))
             report.asked += 1
             if answer.failed:
                 report.failures.append(f"{question.question_id}: {answer.failure}")
@@ -225,7 +242,7 @@ def predict_batch(
             ledger.add(
                 STAGE, client.kind, client.model, answer.usage, question.question_id, None, True
             )
-        append_history(out, _line(question.question_id, answer, client.model))
+        _append(out, _line(question.question_id, answer, client.model))
         report.asked += 1
         if answer.failed:
             report.failures.append(f"{question.question_id}: {answer.failure}")

@@ -28,7 +28,7 @@ from sabre_desk.core.case.review import utc_now
 from sabre_desk.core.case.scoring import is_correct
 from sabre_desk.core.case.screening import ImageSeen, ProbeResult, ScreeningRun, append_run
 from sabre_desk.core.jobs.ledger import Ledger
-from sabre_desk.core.jobs.run_guard import RunGuard
+from sabre_desk.core.jobs.run_guard import LONG_WAIT, RunGuard, call_cancel
 from sabre_desk.core.screening.answer_limit import bounded
 from sabre_desk.core.screening.prompts import PromptSet
 from sabre_desk.core.screening.request_cache import RequestCache, request_key
@@ -351,7 +351,7 @@ def run_screening(
             report.max_in_flight = max(report.max_in_flight, state["in_flight"])
             report.sent += 1
         try:
-            answer = bounded(engine.answer(task.image_request(probe), cancel))
+            answer = asked(engine, task.image_request(probe), cancel, guard)
         except ProjectError as exc:
             answer = Answer(None, failure=f"the image cannot be read ({exc.reason})")
         finally:
@@ -384,6 +384,21 @@ def run_screening(
     report.cancelled = cancel.is_set()
     report.not_done = [c.case_id for c in plan.cases if c.case_id in answers]
     return report
+
+
+def asked(
+    engine: AnswerEngine, request: AnswerRequest, cancel: threading.Event, guard: RunGuard | None
+) -> Answer:
+    """One call's answer, bounded (``answer_limit``); a call the guard ended because the
+    service asked for a long wait is a failure saying so (the run moves on); a cancel of
+    the run raises AnswerCancelledError."""
+    with call_cancel(guard, cancel) as this_call:
+        try:
+            return bounded(engine.answer(request, this_call))
+        except AnswerCancelledError:
+            if guard is not None and guard.was_rate_limited(this_call):
+                return Answer(None, failure=LONG_WAIT)
+            raise
 
 
 def run_bounded(
