@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from sabre_desk.engines.answers import AnswerEngine
+from sabre_desk.engines.gemini_call import Cooldown
 from sabre_desk.engines.gemini_make import Written
 from sabre_desk.engines.models import ModelName, Provider, base_url, parse_model
 
@@ -19,6 +20,8 @@ class Writer(Protocol):
 
     kind: str
     model: str
+    #: shared by every call of the writer's client: the wait a rate limit asked of them
+    cooldown: Cooldown
 
     def unavailable_reason(self) -> str | None: ...
 

@@ -217,6 +217,8 @@ class SdkWriter:
         self.answerer = answerer
         self.kind: str = answerer.kind
         self.model: str = answerer.model
+        #: the answerer's client's: a 429 with a delay pauses every call of that client
+        self.cooldown: Cooldown = answerer.sdk.cooldown
 
     def close(self) -> None:
         self.answerer.close()
