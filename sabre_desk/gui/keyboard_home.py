@@ -5,8 +5,8 @@ Three leaks are closed here. Tab bars (the docks' Case / Repair / Pipeline tabs)
 the keyboard: Tab would land on them and Left/Right would switch tabs instead of moving a
 box or the swipe divider. When the window is active again after one of its dialogs closed,
 the keyboard goes back to the image unless a text field has it (a note being typed keeps
-it); coming back from another program, a click may be putting it somewhere on purpose. A panel closed hands the keyboard to the image, not
-to whichever tab was behind it.
+it); coming back from another program, a click may be putting it somewhere on purpose.
+A panel closed hands the keyboard to the image, not to whichever tab was behind it.
 """
 
 from __future__ import annotations

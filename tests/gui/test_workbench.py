@@ -263,6 +263,7 @@ def test_keyboard_navigation(qtbot, review: MainWindow, monkeypatch) -> None:
     qtbot.waitUntil(lambda: current() == "attr01_red_triangles")
     press(qtbot, review, Qt.Key.Key_N, Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: current() == "count01_apples")
+
     def typed(dialog: QInputDialog) -> int:
         dialog.setTextValue("spatial01_desk")
         return QInputDialog.DialogCode.Accepted.value
