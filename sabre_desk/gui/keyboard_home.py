@@ -3,10 +3,10 @@ get the decision, box and swipe keys back.
 
 Three leaks are closed here. Tab bars (the docks' Case / Repair / Pipeline tabs) never take
 the keyboard: Tab would land on them and Left/Right would switch tabs instead of moving a
-box or the swipe divider. When the window is active again (a dialog closed, or the reviewer
-came back from another program), the keyboard goes back to the image unless a text field
-has it (a note being typed keeps it). A panel closed hands the keyboard to the image, not
-to whichever tab was behind it.
+box or the swipe divider. When the window is active again after one of its dialogs closed,
+the keyboard goes back to the image unless a text field has it (a note being typed keeps
+it); coming back from another program, a click may be putting it somewhere on purpose.
+A panel closed hands the keyboard to the image, not to whichever tab was behind it.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QApplication,
     QComboBox,
+    QDialog,
     QDockWidget,
     QLineEdit,
     QPlainTextEdit,
@@ -45,9 +46,9 @@ def tabs_take_no_focus(tabs: QTabWidget | QTabBar) -> None:
 
 
 class KeyboardHome(QObject):
-    """Watches *window*: its dock tab bars take no focus; when it is active again the image
-    gets the keyboard (``to_image``) unless a text field has it; a dock closed does too
-    (``to_case``: the image and the Case tab)."""
+    """Watches *window*: its dock tab bars take no focus; when it is active again after a
+    dialog the image gets the keyboard (``to_image``) unless a text field has it; a dock
+    closed does too (``to_case``: the image and the Case tab)."""
 
     def __init__(
         self, window: QWidget, to_image: Callable[[], None], to_case: Callable[[], None]
@@ -56,6 +57,7 @@ class KeyboardHome(QObject):
         self._window = window
         self._to_image = to_image
         self._to_case = to_case
+        self._in_dialog = False  # the window was left for one of its dialogs
         window.installEventFilter(self)
         self.sweep()
 
@@ -73,7 +75,14 @@ class KeyboardHome(QObject):
             # The docks' tab bars are made as docks are tabbed (a bar is not yet one when
             # it is added): look once it is built.
             QTimer.singleShot(0, self.sweep)
-        elif kind == QEvent.Type.WindowActivate:
+        elif kind == QEvent.Type.WindowDeactivate:
+            # Left for a dialog (not for another program: coming back from one, a click may
+            # be putting the keyboard somewhere on purpose).
+            self._in_dialog = any(
+                isinstance(w, QDialog) and w.isVisible() for w in QApplication.topLevelWidgets()
+            )
+        elif kind == QEvent.Type.WindowActivate and self._in_dialog:
+            self._in_dialog = False
             # After the dialog's own focus handling: the widget it gives back is known then.
             QTimer.singleShot(0, self._back_home)
         return False

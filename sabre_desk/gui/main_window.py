@@ -11,8 +11,8 @@ import binascii
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, QThread, QThreadPool, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent
+from PySide6.QtCore import QByteArray, Qt, QThread, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QMainWindow,
@@ -54,7 +54,7 @@ from sabre_desk.gui.project_sources import ProjectSources
 from sabre_desk.gui.qimage import DisplayImage
 from sabre_desk.gui.repair_ui import RepairUi
 from sabre_desk.gui.screen_fit import (
-    keep_frame_on_screen,
+    FrameOnScreen,
     open_within_screen,
     remember_geometry,
     restore_geometry,
@@ -89,8 +89,6 @@ class MainWindow(QMainWindow):
         self.settings = settings
         #: rendering a screenshot: problems go to stderr, never to a dialog nobody closes
         self.unattended = False
-        self._fitted = False  # the frame was checked against the screen once shown
-        self._framed = False  # ... and once more when first active (the frame known then)
         self.session = Session(self)
         self.session.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
         self.session.error.connect(self.report_error)
@@ -115,6 +113,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("sabre-desk")
         self.setAcceptDrops(True)
         open_within_screen(self, 1560, 900)
+        FrameOnScreen(self, lambda: self.unattended)
 
         self.compare = CompareView()
         self.compare.sync = settings.sync_views
@@ -570,25 +569,6 @@ class MainWindow(QMainWindow):
         QMessageBox.warning(self, title, message)
 
     # --- window -----------------------------------------------------------------------------
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if not self._fitted and not self.unattended:
-            self._fitted = True
-            keep_frame_on_screen(self)
-
-    def changeEvent(self, event: QEvent) -> None:
-        """Once first active, the window manager has framed the window: its frame is known
-        now (it was not when shown), and is checked against the screen once more."""
-        super().changeEvent(event)
-        if (
-            event.type() == QEvent.Type.ActivationChange
-            and self.isActiveWindow()
-            and not self._framed
-            and not self.unattended
-        ):
-            self._framed = True
-            keep_frame_on_screen(self)
 
     def _restore_layout(self) -> None:
         """The saved geometry and docks; a damaged value is ignored, never fatal."""

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Callable
 
-from PySide6.QtCore import QByteArray, QSize
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSize
 from PySide6.QtGui import QGuiApplication, QScreen
 from PySide6.QtWidgets import QWidget
 
@@ -47,6 +48,28 @@ def keep_frame_on_screen(window: QWidget) -> None:
         x = min(max(frame.left(), area.left()), area.right() + 1 - frame.width())
         y = min(max(frame.top(), area.top()), area.bottom() + 1 - frame.height())
         window.move(x, y)
+
+
+class FrameOnScreen(QObject):
+    """Keeps *window*'s frame on the screen: checked when first shown, and once more when
+    first active (the window manager has framed it by then; its frame was not known when
+    shown). Not while *unattended* (a screenshot rendered offscreen has no screen)."""
+
+    def __init__(self, window: QWidget, unattended: Callable[[], bool]) -> None:
+        super().__init__(window)
+        self._window, self._unattended = window, unattended
+        self._left = {QEvent.Type.Show, QEvent.Type.WindowActivate}  # checks still to make
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind in self._left:
+            self._left.discard(kind)
+            if not self._unattended():
+                keep_frame_on_screen(self._window)
+            if not self._left:
+                self._window.removeEventFilter(self)
+        return False
 
 
 def screen_key(screen: QScreen) -> str:

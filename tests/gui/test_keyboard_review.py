@@ -69,7 +69,8 @@ def close_with_escape(qtbot, opened: list[str]) -> None:
 
 
 def swipe_keys_work(qtbot, window: MainWindow, what: str) -> None:
-    """W swipes, Right moves the divider (not a tab), W ends it: the keys reach the image."""
+    """W swipes, Right moves the divider (not a tab), W ends it, V blinks: the keys reach
+    the image."""
     canvas = on_image(window)
     key(qtbot, window, Qt.Key.Key_W)
     assert window.compare.swiping, what
@@ -79,6 +80,12 @@ def swipe_keys_work(qtbot, window: MainWindow, what: str) -> None:
     assert swiped.swipe_split > before, what
     key(qtbot, window, Qt.Key.Key_W)
     assert not window.compare.swiping, what
+    held = on_image(window)  # V held: the other image in place
+    role = next(r for r, c in window.compare.canvases.items() if c is held)
+    QTest.keyPress(held, Qt.Key.Key_V)
+    assert "(while V is held)" in window.compare.captions[role].text(), what
+    QTest.keyRelease(held, Qt.Key.Key_V)
+    assert "(while V is held)" not in window.compare.captions[role].text(), what
     assert canvas is not None
 
 

@@ -269,7 +269,12 @@ def test_keyboard_navigation(qtbot, review: MainWindow, monkeypatch) -> None:
     qtbot.waitUntil(lambda: current() == "attr01_red_triangles")
     press(qtbot, review, Qt.Key.Key_N, Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: current() == "count01_apples")
-    monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: ("spatial01_desk", True))
+
+    def typed(dialog: QInputDialog) -> int:
+        dialog.setTextValue("spatial01_desk")
+        return QInputDialog.DialogCode.Accepted.value
+
+    monkeypatch.setattr(QInputDialog, "exec", typed)
     press(qtbot, review, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: current() == "spatial01_desk")
 

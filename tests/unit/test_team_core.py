@@ -172,3 +172,29 @@ def test_conflicting_question_edits_are_shown_and_never_merged(pair: Path) -> No
     final = settle(reviews, image_hashes(case.images))
     edits, conflicts = question_edits(reviews, final)
     assert conflicts == [] and edits["base_source"].answer == "no"
+
+
+def test_with_no_adjudicator_named_anyone_may_settle_and_the_queue_is_the_disputed_cases(
+    pair: Path,
+) -> None:
+    """One rule: the words the views show, who may settle, and which cases wait, alike for
+    the Team dialog's count (ratings) and Next Disagreement's queue."""
+    from sabre_desk.core.team.ratings import adjudicator_rule, collect
+
+    folder = pair / "cases/c1"
+    write_review(folder, "alice", "keep")
+    write_review(folder, "bob", "edit_failed")
+    alice = Project.open(pair, "alice")
+    case = alice.load_case("c1")
+    hashes = image_hashes(case.images)
+    assert alice.is_adjudicator  # none named: anyone may
+    assert adjudicator_rule(None) == "adjudicators: none named (anyone may settle a disagreement)"
+    disputed = [c.case_id for c in collect(alice).cases if c.disputed]
+    assert disputed == ["c1"] and in_queue(alice, case, hashes)
+    # carol is named: only she settles, and the case is in her queue only
+    write_team_settings(pair, {"adjudicators": ["carol"]})
+    alice = Project.open(pair, "alice")
+    assert not alice.is_adjudicator and not in_queue(alice, alice.load_case("c1"), hashes)
+    carol = Project.open(pair, "carol")
+    assert in_queue(carol, carol.load_case("c1"), hashes)
+    assert "only they settle" in adjudicator_rule(carol.manifest.adjudicators)
