@@ -124,6 +124,8 @@ def test_an_adjudicator_settles_a_disagreement_from_the_queue(
     qtbot.waitUntil(lambda: saved(team, "carol", "c2").get("adjudication") is True, timeout=2000)
     assert saved(team, "carol", "c2")["decision"] == "scene_changed"
     qtbot.waitUntil(lambda: not project.entry("c2").disputed, timeout=2000)
+    # "Saved" once the save thread is done: the review and its history line both written
+    qtbot.waitUntil(lambda: window.save_label.text() == "✓ Saved", timeout=3000)
     case = Project.open(team, "dave").load_case("c2")
     final = settle(all_reviews(case), adjudicators=["carol"])
     assert final.decision is Decision.SCENE_CHANGED and final.why == "adjudicated by carol"

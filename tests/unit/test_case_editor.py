@@ -114,3 +114,46 @@ def test_each_case_has_its_own_messages_and_a_read_only_project_refuses(root: Pa
     editor.failed.connect(failed.append)
     assert editor.decide(Decision.UNSURE) is None and "read-only" in failed[0]
     assert not (root / "cases" / "c1" / "reviews").exists()
+
+
+def test_a_save_written_elsewhere_says_saved_only_when_acknowledged_and_keeps_later_changes(
+    root: Path,
+) -> None:
+    editor = open_editor(root)
+    states: list[str] = []
+    editor.save_state.connect(lambda state, _detail: states.append(state.value))
+    edit = editor.decide(Decision.KEEP)
+    assert edit is not None and edit.redo(editor)
+    job = editor.begin_save()
+    assert job is not None and editor.begin_save() is None  # one save on its way at a time
+    job.write(editor.project)  # as the save thread does
+    assert saved(root)["decision"] == "keep" and states[-1] == "pending"  # not yet "saved"
+    editor.apply_notes("seen twice", undo=False)  # meanwhile, the reviewer goes on
+    assert not editor.end_save(job) and editor.dirty  # the note is still to save
+    assert states[-1] == "pending"
+    second = editor.begin_save()
+    assert second is not None and second.expected == job.fingerprint  # no false conflict
+    second.write(editor.project)
+    assert editor.end_save(second) and not editor.dirty and states[-1] == "saved"
+    assert saved(root)["notes"] == "seen twice"
+    history = (root / "cases" / "c1" / "history.jsonl").read_text().splitlines()
+    assert [json.loads(line)["event"] for line in history] == ["decision", "notes"]
+
+
+def test_a_save_refused_by_the_disk_owes_its_history_again(root: Path) -> None:
+    editor = open_editor(root)
+    failures: list[str] = []
+    editor.failed.connect(failures.append)
+    edit = editor.decide(Decision.KEEP)
+    assert edit is not None and edit.redo(editor)
+    (root / "cases" / "c1" / "reviews").mkdir()
+    (root / "cases" / "c1" / "reviews" / "alice.json").mkdir()  # no file can go there
+    job = editor.begin_save()
+    assert job is not None
+    job.write(editor.project)
+    assert not editor.end_save(job) and editor.dirty
+    assert failures and str(root / "cases" / "c1" / "reviews" / "alice.json") in failures[0]
+    (root / "cases" / "c1" / "reviews" / "alice.json").rmdir()
+    assert editor.save() and saved(root)["decision"] == "keep"
+    history = (root / "cases" / "c1" / "history.jsonl").read_text().splitlines()
+    assert [json.loads(line)["event"] for line in history] == ["decision"]
