@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sabre_desk.core.workbench import Go
+from sabre_desk.core.desk.workbench import Go
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -108,6 +108,19 @@ def add_metadata_cases(root: Path, n: int) -> None:
         (folder / "spec.json").write_text(json.dumps(SPEC | {"concept_id": f"m{i}"}))
         os.link(png, folder / "base.png")
         os.link(png, folder / "edited.png")
+
+
+def decode_floor(root: Path, pairs: int = 3) -> list[float]:
+    """Milliseconds to decode each of the first *pairs* pairs, one image after the other."""
+    from sabre_desk.imaging.io import load_image
+
+    floor = []
+    for k in range(pairs):
+        t0 = time.perf_counter()
+        load_image(root / f"base{k}.png")
+        load_image(root / f"edited{k}.png")
+        floor.append((time.perf_counter() - t0) * 1e3)
+    return floor
 
 
 def pct(values: list[float], q: float) -> float:

@@ -41,7 +41,7 @@ SPEC = {
 RUN = """
 import resource, sys, time
 from pathlib import Path
-from sabre_desk.core.importing import import_cases
+from sabre_desk.core.making.importing import import_cases
 start = time.perf_counter()
 report = import_cases(Path(sys.argv[1]), Path(sys.argv[2]))
 took = time.perf_counter() - start

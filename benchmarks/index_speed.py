@@ -56,7 +56,7 @@ SPEC = {
 
 def screening_files(folder: Path, template: Path) -> None:
     """A screening run as `screen` writes it (four probes, both images), and its brief."""
-    from sabre_desk.core.screening import BRIEF_NAME, brief_of
+    from sabre_desk.core.case.screening import BRIEF_NAME, brief_of
 
     digest = hashlib.sha256(template.read_bytes()).hexdigest()
     st = template.stat()
@@ -131,7 +131,7 @@ def make_project(root: Path, n: int, screened: bool = False) -> None:
 
 MEASURE = """
 import json, random, resource, statistics, sys, time
-from sabre_desk.core.project import Project
+from sabre_desk.core.case.project import Project
 root = sys.argv[1]
 rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 times = []

@@ -161,7 +161,7 @@ def main() -> None:
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
-    from sabre_desk.core.preview_cache import PreviewStore, cache_folder
+    from sabre_desk.core.case.preview_cache import PreviewStore, cache_folder
     from sabre_desk.imaging.io import load_image
 
     with tempfile.TemporaryDirectory(prefix="sabre-previews-") as tmp:

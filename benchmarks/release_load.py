@@ -20,8 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from release_speed import make_project
 
-from sabre_desk.core.export import export
-from sabre_desk.core.project import Project
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.release.export import export
 
 LOAD = """
 import json, sys, time, datasets

@@ -20,9 +20,9 @@ from PIL import Image
 sys.path.insert(0, str(Path(__file__).parent))
 from case_switch import photo_like
 
-from sabre_desk.core.export import export
-from sabre_desk.core.project import Project
-from sabre_desk.core.scoring import PROBES, Sample, score
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.scoring import PROBES, Sample, score
+from sabre_desk.core.release.export import export
 
 
 def make_project(root: Path, n: int) -> None:

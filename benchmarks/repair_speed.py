@@ -20,7 +20,7 @@ import threading
 import time
 from pathlib import Path
 
-from sabre_desk.core.workbench import Go
+from sabre_desk.core.desk.workbench import Go
 from sabre_desk.engines.pipeline import RepairOrder
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

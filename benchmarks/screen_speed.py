@@ -35,11 +35,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from fakes.gemini_server import FakeGemini, text_reply  # noqa: E402
 
-from sabre_desk.core.ledger import Ledger  # noqa: E402
-from sabre_desk.core.project import Project  # noqa: E402
-from sabre_desk.core.prompts import shipped_prompts  # noqa: E402
-from sabre_desk.core.request_cache import RequestCache  # noqa: E402
-from sabre_desk.core.screen_run import plan_screening, run_screening  # noqa: E402
+from sabre_desk.core.case.project import Project  # noqa: E402
+from sabre_desk.core.jobs.ledger import Ledger  # noqa: E402
+from sabre_desk.core.screening.prompts import shipped_prompts  # noqa: E402
+from sabre_desk.core.screening.request_cache import RequestCache  # noqa: E402
+from sabre_desk.core.screening.screen_run import plan_screening, run_screening  # noqa: E402
 from sabre_desk.engines.gemini_qa import GeminiAnswerer  # noqa: E402
 
 PROBES = [
@@ -153,7 +153,7 @@ def gui_stall(master: Path, probes: int, concurrency: int, process: bool) -> flo
     from stall_meter import StallMeter
 
     app = QApplication.instance() or QApplication([])
-    from sabre_desk.core.screen_process import ScreenOrder, ScreenProcess
+    from sabre_desk.core.screening.screen_process import ScreenOrder, ScreenProcess
 
     root = master.parent / f"gui-stall-{process}"
     make_project(root, probes // 4)

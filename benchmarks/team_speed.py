@@ -32,12 +32,12 @@ from PIL import Image
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from factories import yes_no_spec
 
-from sabre_desk.core.activity import activity
-from sabre_desk.core.agreement import agreement
-from sabre_desk.core.live import ProjectWatch, case_stamp
-from sabre_desk.core.project import Project
-from sabre_desk.core.ratings import collect
-from sabre_desk.core.review import Decision, utc_now
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.review import Decision, utc_now
+from sabre_desk.core.team.activity import activity
+from sabre_desk.core.team.agreement import agreement
+from sabre_desk.core.team.live import ProjectWatch, case_stamp
+from sabre_desk.core.team.ratings import collect
 from sabre_desk.ground import hashing
 
 SUBSETS = ["context_prior", "texture_prior", "counting", "spatial"]

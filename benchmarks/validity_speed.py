@@ -28,12 +28,12 @@ from PIL import Image
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from factories import yes_no_spec
 
-from sabre_desk.core.decode_cache import DecodeCache
-from sabre_desk.core.project import Project
-from sabre_desk.core.ratings import collect
-from sabre_desk.core.stats import compute_stats
-from sabre_desk.core.validate import validate_project
-from sabre_desk.core.validity import known_undecodable
+from sabre_desk.core.case.decode_cache import DecodeCache
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.validate import validate_project
+from sabre_desk.core.case.validity import known_undecodable
+from sabre_desk.core.team.ratings import collect
+from sabre_desk.core.team.stats import compute_stats
 
 
 def png(seed: int, size: int) -> bytes:

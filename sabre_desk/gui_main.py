@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from sabre_desk.cli import main as cli_main
-from sabre_desk.cli_common import EXIT_OK, EXIT_USAGE
+from sabre_desk.cli.common import EXIT_OK, EXIT_USAGE
 
 #: At most this much of what the command printed is kept for the message box (the tail).
 KEPT_CHARS = 8000

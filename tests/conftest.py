@@ -93,6 +93,21 @@ def add_case() -> Callable[..., Path]:
 
 
 @pytest.fixture
+def project_with(
+    make_project: ProjectFactory, add_case: Callable[..., Path]
+) -> Callable[..., Path]:
+    """A project of valid paired cases with the given ids; returns its root."""
+
+    def make(*case_ids: str) -> Path:
+        root = make_project()
+        for case_id in case_ids:
+            add_case(root, case_id)
+        return root
+
+    return make
+
+
+@pytest.fixture
 def pipeline_models(
     monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[tuple[FakeGemini, PipelineModels]]:
@@ -105,6 +120,6 @@ def pipeline_models(
 @pytest.fixture
 def context_project(tmp_path: Path) -> Path:
     """A new project of the Context primer, as `init` or File > New Project makes it."""
-    from sabre_desk.core.new_project import init_project
+    from sabre_desk.core.making.new_project import init_project
 
     return init_project(tmp_path / "made", "made", "context")

@@ -44,9 +44,9 @@ log named in the line. The user guide says what each command is for, task by tas
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser `sabre-desk` runs with (the one place that knows where it is built)."""
-    from sabre_desk.cli import _parser
+    from sabre_desk.cli import build_parser as parser
 
-    return _parser()
+    return parser()
 
 
 def _subcommands(

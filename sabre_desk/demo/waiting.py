@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sabre_desk.core.incoming import stage_spec
-from sabre_desk.core.primers import PrimerLibrary
-from sabre_desk.core.spec_writer import STAGE, first_prompt
+from sabre_desk.core.case.primers import PrimerLibrary
+from sabre_desk.core.making.incoming import stage_spec
+from sabre_desk.core.making.spec_writer import STAGE, first_prompt
 
 #: (concept id, scene, usual object, unexpected object)
 WAITING = [

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from sabre_desk.core.new_project import init_project
-from sabre_desk.core.project import CASES_DIR
+from sabre_desk.core.case.project import CASES_DIR
+from sabre_desk.core.making.new_project import init_project
 from sabre_desk.demo.builders import DemoCase
 from sabre_desk.demo.cases import CASE_BUILDERS
 from sabre_desk.demo.waiting import write_waiting_specs

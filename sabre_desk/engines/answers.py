@@ -12,6 +12,8 @@ import threading
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from sabre_desk.ground.reading import LIMITS, human_size
+
 
 class AnswerCancelledError(Exception):
     """The run was cancelled while this call was under way; nothing is recorded for it."""
@@ -76,6 +78,25 @@ class Answer:
     @property
     def failed(self) -> bool:
         return self.failure is not None
+
+
+def within_limit(answer: Answer, max_output_tokens: int | None) -> Answer:
+    """*answer*, or a failed one when its text is longer than its output tokens can make
+    (``LIMITS["model reply per token"]`` bytes a token; None: one answer's whole reply
+    limit, for a batch's answers): a model that ignored its limit is not kept verbatim."""
+    if answer.text is None:
+        return answer
+    per_token = LIMITS["model reply per token"]
+    limit = LIMITS["model answer"] if max_output_tokens is None else max_output_tokens * per_token
+    size = len(answer.text.encode("utf-8"))
+    if size <= limit:
+        return answer
+    why = (
+        f"the answer is {human_size(size)}, longer than {max_output_tokens} output tokens can be"
+        if max_output_tokens is not None
+        else f"the answer is {human_size(size)}, longer than an answer may be"
+    )
+    return Answer(None, answer.usage, f"{why} ({human_size(limit)}); not kept", answer.finish)
 
 
 class AnswerEngine(Protocol):

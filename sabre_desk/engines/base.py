@@ -21,18 +21,9 @@ from typing import ClassVar, Protocol, TypeAlias
 
 import numpy as np
 
+from sabre_desk.engines.ops import RepairOp as RepairOp  # re-exported: its old home
 from sabre_desk.ground.errors import RepairError
 from sabre_desk.imaging.patch import PixelRect
-
-
-class RepairOp(StrEnum):
-    """What a repair does to the box: the one list of operations, everywhere."""
-
-    REMOVE = "remove"
-    SWAP = "swap"
-    CLEAN = "clean"
-    RESTORE = "restore"
-
 
 ALL_OPS: frozenset[RepairOp] = frozenset(RepairOp)
 

@@ -19,7 +19,10 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from sabre_desk.ground.reading import human_size
 
 if TYPE_CHECKING:
     import httpx2
@@ -45,13 +48,44 @@ class OutOfTimeError(StopRequestError):
     """The current attempt (or the whole repair) has used up its time."""
 
 
+@dataclass(frozen=True)
+class ReplyLimit:
+    """The most bytes a reply may have on the wire, and what it is the limit for, in the
+    words of a message ("an answer of 16 tokens"); see ``reply_limits``."""
+
+    bytes: int
+    what: str
+
+
+class ReplyTooLargeError(StopRequestError):
+    """The reply is over its ReplyLimit: the rest is not read, the connection is closed."""
+
+    def __init__(
+        self, limit: ReplyLimit, declared: int | None = None, reason: str | None = None
+    ) -> None:
+        size = f" ({human_size(declared)} announced)" if declared else ""
+        self.reason = reason or (
+            f"the reply is larger than {human_size(limit.bytes)}{size}, the limit for "
+            f"{limit.what}; it was not read"
+        )
+        super().__init__(self.reason)
+
+
 class Budget:
     """The time the current request and the whole repair may still take (monotonic clock,
     so a change of the wall clock neither extends nor cuts it), and the cancel event."""
 
-    def __init__(self, total_s: float, per_request_s: float, cancel: threading.Event) -> None:
+    def __init__(
+        self,
+        total_s: float,
+        per_request_s: float,
+        cancel: threading.Event,
+        reply_limit: ReplyLimit | None = None,
+    ) -> None:
         self.per_request_s = per_request_s
         self.cancel = cancel
+        #: the most a reply to this call may weigh (None: unbounded, for uploads' replies)
+        self.reply_limit = reply_limit
         self.end = time.monotonic() + total_s
         self.attempt_end = self.end
 
@@ -63,6 +97,9 @@ class Budget:
 
     def overall_left(self) -> float:
         return self.end - time.monotonic()
+
+    def current_limit(self) -> ReplyLimit | None:
+        return self.reply_limit
 
     def left(self) -> float:
         """Seconds the current request may still wait, always > 0; raises instead."""
@@ -95,6 +132,10 @@ class ThreadBudget(Budget):
         if budget is None:
             raise OutOfTimeError()  # a request outside any call: never waits
         return budget.left()
+
+    def current_limit(self) -> ReplyLimit | None:
+        budget: Budget | None = getattr(self._local, "budget", None)
+        return None if budget is None else budget.current_limit()
 
 
 def _cap(timeout: float | None, limit: float) -> float:
@@ -238,12 +279,21 @@ def budget_transport_class() -> Callable[[Budget], httpx2.BaseTransport]:
             raise
 
     class ResponseStream(httpx2.SyncByteStream):
-        def __init__(self, stream: Iterable[bytes]) -> None:
+        """The body as it arrives, stopped the moment it passes the reply limit: a 300 MB
+        reply costs one chunk of memory, not 300 MB."""
+
+        def __init__(self, stream: Iterable[bytes], limit: ReplyLimit | None) -> None:
             self._stream = stream
+            self._limit = limit
 
         def __iter__(self) -> Iterator[bytes]:
+            total = 0
             with httpx_errors():
-                yield from self._stream
+                for chunk in self._stream:
+                    total += len(chunk)
+                    if self._limit is not None and total > self._limit.bytes:
+                        raise ReplyTooLargeError(self._limit)
+                    yield chunk
 
         def close(self) -> None:
             close = getattr(self._stream, "close", None)
@@ -255,6 +305,7 @@ def budget_transport_class() -> Callable[[Budget], httpx2.BaseTransport]:
         the budget backend: one pool for direct requests, one per environment proxy."""
 
         def __init__(self, budget: Budget) -> None:
+            self._budget = budget
             self._backend = BudgetBackend(budget)
             self._ssl: ssl.SSLContext | None = None
             self._pools: dict[str | None, httpcore2.ConnectionPool] = {}
@@ -298,6 +349,13 @@ def budget_transport_class() -> Callable[[Budget], httpx2.BaseTransport]:
 
         def handle_request(self, request: httpx2.Request) -> httpx2.Response:
             assert isinstance(request.stream, httpx2.SyncByteStream)
+            limit = self._budget.current_limit()
+            headers = request.headers
+            if limit is not None:
+                # The limit counts bytes on the wire: a compressed reply could unpack to a
+                # thousand times its size, so a bounded call asks for none.
+                headers = headers.copy()
+                headers["accept-encoding"] = "identity"
             core_request = httpcore2.Request(
                 method=request.method,
                 url=httpcore2.URL(
@@ -306,17 +364,19 @@ def budget_transport_class() -> Callable[[Budget], httpx2.BaseTransport]:
                     port=request.url.port,
                     target=request.url.raw_path,
                 ),
-                headers=request.headers.raw,
+                headers=headers.raw,
                 content=request.stream,
                 extensions=request.extensions,
             )
             with httpx_errors():
                 response = self._pool(request.url).handle_request(core_request)
             assert isinstance(response.stream, Iterable)
+            if limit is not None:
+                _refuse_oversized(response, limit)
             return httpx2.Response(
                 status_code=response.status,
                 headers=response.headers,
-                stream=ResponseStream(response.stream),
+                stream=ResponseStream(response.stream, limit),
                 extensions=response.extensions,
             )
 
@@ -324,5 +384,24 @@ def budget_transport_class() -> Callable[[Budget], httpx2.BaseTransport]:
             for pool in self._pools.values():
                 pool.close()
             self._pools.clear()
+
+    def _refuse_oversized(response: httpcore2.Response, limit: ReplyLimit) -> None:
+        """Refuse at the headers what announces itself too large or compressed anyway."""
+        fields = {k.lower(): v for k, v in response.headers}
+        declared: int | None = None
+        with contextlib.suppress(ValueError):
+            declared = int(fields.get(b"content-length", b"-1"))
+        encoding = fields.get(b"content-encoding", b"identity").strip().lower()
+        if declared is not None and declared > limit.bytes:
+            response.close()
+            raise ReplyTooLargeError(limit, declared)
+        if encoding not in (b"", b"identity"):
+            response.close()
+            name = encoding.decode("ascii", "replace")[:20]
+            raise ReplyTooLargeError(
+                limit,
+                reason=f"the reply came compressed ({name}) though none was asked for; "
+                "refused, as its unpacked size cannot be bounded",
+            )
 
     return BudgetTransport

@@ -54,6 +54,7 @@ from sabre_desk.engines.gemini_image import (
     reply_image,
     reply_text,
 )
+from sabre_desk.engines.reply_limits import image_limit
 from sabre_desk.ground.errors import EngineUnavailableError, RepairError
 
 if TYPE_CHECKING:
@@ -172,7 +173,7 @@ class GeminiEngine:
         from google.genai import types
 
         policy = self.policy
-        budget = Budget(policy.deadline_s, policy.timeout_s, request.cancel)
+        budget = Budget(policy.deadline_s, policy.timeout_s, request.cancel, image_limit())
         sent = _prepare(request.marked)
         sent_h, sent_w = sent.shape[:2]
         image = types.Part.from_bytes(data=_png(sent), mime_type="image/png")

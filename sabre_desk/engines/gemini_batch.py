@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sabre_desk.engines.answers import Answer, AnswerRequest
+from sabre_desk.engines.answers import Answer, AnswerRequest, within_limit
 from sabre_desk.engines.deadline_http import Budget
 from sabre_desk.engines.gemini_call import (
     NO_KEY,
@@ -33,7 +33,8 @@ from sabre_desk.engines.gemini_call import (
     open_client,
     scrub,
 )
-from sabre_desk.engines.gemini_qa import read_answer
+from sabre_desk.engines.gemini_qa import GeminiAnswerer, read_answer
+from sabre_desk.engines.reply_limits import batch_limit
 
 if TYPE_CHECKING:
     from google import genai
@@ -152,11 +153,14 @@ class GeminiBatchClient:
     def unavailable_reason(self) -> str | None:
         return NO_KEY if api_key() is None else None
 
+    def answerer(self) -> GeminiAnswerer:
+        return GeminiAnswerer(self.model, self.base_url)
+
     def _call(self, action: Callable[[genai.Client], T], cancel: threading.Event) -> T:
         key = api_key()
         if key is None:
             raise CallFailedError(NO_KEY)
-        budget = Budget(self.policy.deadline_s, self.policy.timeout_s, cancel)
+        budget = Budget(self.policy.deadline_s, self.policy.timeout_s, cancel, batch_limit())
         try:
             with open_client(key, self.base_url, budget, self.policy.timeout_s) as client:
                 return call_with_retries(lambda: action(client), budget, self.policy, cancel)
@@ -256,8 +260,9 @@ class GeminiBatchClient:
                 state.replies[row["key"]] = (response, None)
         return state
 
-    def poll(self, name: str, cancel: threading.Event) -> BatchState:
-        """The job's state; when it is done, its answers by key."""
+    def poll(self, name: str, cancel: threading.Event, keys: list[str] | None = None) -> BatchState:
+        """The job's state; when it is done, its answers by key (every key fits Gemini's
+        metadata, so *keys* is not needed)."""
         raw = self.poll_raw(name, cancel)
         state = BatchState(raw.name, raw.state)
         key = api_key()
@@ -266,7 +271,7 @@ class GeminiBatchClient:
                 failure = error or "the batch returned no reply for this request"
                 state.answers[request_key] = Answer(None, failure=scrub(failure, key))
             else:
-                state.answers[request_key] = read_answer(response, key)
+                state.answers[request_key] = within_limit(read_answer(response, key), None)
         return state
 
     def cancel(self, name: str, cancel: threading.Event) -> None:

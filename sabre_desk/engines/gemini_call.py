@@ -26,6 +26,7 @@ from sabre_desk.engines.answers import Usage
 from sabre_desk.engines.deadline_http import (
     Budget,
     OutOfTimeError,
+    ReplyTooLargeError,
     RequestCancelledError,
     ThreadBudget,
     budget_transport_class,
@@ -235,6 +236,8 @@ def call_with_retries(
             return call()
         except RequestCancelledError:
             raise CallCancelledError() from None
+        except ReplyTooLargeError as exc:  # asking again would pay again for the same
+            raise CallFailedError(f"Gemini's reply was refused: {exc.reason}") from None
         except (OutOfTimeError, httpx2.TimeoutException):
             if budget.attempt_was_capped_by_deadline():
                 raise CallFailedError(

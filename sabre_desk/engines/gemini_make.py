@@ -20,7 +20,7 @@ import numpy as np
 from PIL import Image
 
 from sabre_desk.engines.answers import Usage
-from sabre_desk.engines.deadline_http import Budget
+from sabre_desk.engines.deadline_http import Budget, ReplyLimit
 from sabre_desk.engines.gemini_call import (
     NO_KEY,
     CallCancelledError,
@@ -33,8 +33,10 @@ from sabre_desk.engines.gemini_call import (
     scrub,
     usage_of,
 )
-from sabre_desk.engines.gemini_image import NoImageError, reply_image, reply_text
-from sabre_desk.engines.gemini_qa import NO_TEXT_REASONS
+from sabre_desk.engines.gemini_image import NoImageError, reply_image
+from sabre_desk.engines.gemini_reply import read_text, reply_text
+from sabre_desk.engines.reply_limits import image_limit, spec_limit
+from sabre_desk.ground.reading import LIMITS, human_size
 
 if TYPE_CHECKING:
     from google.genai import types as genai_types
@@ -70,6 +72,19 @@ class Written:
     usage: Usage | None
     model: str
 
+    @classmethod
+    def specification(cls, text: str, usage: Usage | None, model: str) -> Written:
+        """A specification's reply, or MakeFailedError when its text is larger than a
+        ``spec.json`` may be (``LIMITS["spec"]``): nothing of it is kept."""
+        size = len(text.encode("utf-8"))
+        if size > LIMITS["spec"]:
+            raise MakeFailedError(
+                f"the specification is {human_size(size)}, larger than the "
+                f"{human_size(LIMITS['spec'])} a spec.json may be; not kept",
+                usage,
+            )
+        return cls(text, usage, model)
+
 
 @dataclass(frozen=True)
 class Made:
@@ -91,6 +106,9 @@ class _Maker:
     """What both makers share: the policy, the cooldown and the one client."""
 
     what = "call"
+    kind = "gemini"
+    #: the most a reply may weigh (a specification, an image)
+    reply_limit: ReplyLimit = spec_limit()
 
     def __init__(self, model: str, base_url: str | None, timeout_s: float, attempts: int) -> None:
         self.model = model
@@ -120,7 +138,7 @@ class _Maker:
         key = api_key()
         if key is None:
             raise MakeFailedError(NO_KEY)
-        budget = Budget(self.policy.deadline_s, self.policy.timeout_s, cancel)
+        budget = Budget(self.policy.deadline_s, self.policy.timeout_s, cancel, self.reply_limit)
         client = self.shared.client(key)
         try:
             with self.shared.budgets.applying(budget):
@@ -176,28 +194,19 @@ class GeminiWriter(_Maker):
         )
         response, key = self._call(contents, config, cancel)
         usage = usage_of(response)
-        feedback = getattr(response, "prompt_feedback", None)
-        block = getattr(feedback, "block_reason", None) if feedback is not None else None
-        if block:
-            name = getattr(block, "name", str(block))
-            raise MakeFailedError(f"Gemini blocked the request ({name})", usage)
-        candidates = getattr(response, "candidates", None) or []
-        finish = getattr(candidates[0], "finish_reason", None) if candidates else None
-        finish_name = getattr(finish, "name", str(finish)) if finish else None
-        text = " ".join(reply_text(response, key)).strip()
-        if finish_name == "MAX_TOKENS" and text:
+        reply = read_text(response, key, "specification")
+        if reply.text is None:
+            raise MakeFailedError(reply.failure or "no specification came back", usage)
+        if reply.finish == "MAX_TOKENS":
             raise MakeFailedError("the reply was cut off by the output-token limit", usage)
-        if not text:
-            why = NO_TEXT_REASONS.get(finish_name or "", "the reply had no text")
-            name = f" ({finish_name})" if finish_name and finish_name != "STOP" else ""
-            raise MakeFailedError(f"no specification came back: {why}{name}", usage)
-        return Written(text, usage, self.model)
+        return Written.specification(reply.text, usage, self.model)
 
 
 class GeminiImageMaker(_Maker):
     """Makes an image from a prompt, or edits an image by a prompt."""
 
     what = "image"
+    reply_limit = image_limit()
 
     def __init__(
         self,

@@ -17,6 +17,7 @@ from sabre_desk.engines.answers import (
     AnswerCancelledError,
     AnswerConfig,
     AnswerRequest,
+    within_limit,
 )
 from sabre_desk.engines.deadline_http import Budget
 from sabre_desk.engines.gemini_call import (
@@ -32,6 +33,8 @@ from sabre_desk.engines.gemini_call import (
     smallest_thinking,
     usage_of,
 )
+from sabre_desk.engines.gemini_reply import read_text
+from sabre_desk.engines.reply_limits import answer_limit
 
 if TYPE_CHECKING:
     from google.genai import types as genai_types
@@ -40,18 +43,6 @@ DEFAULT_MODEL = "gemini-3.5-flash"
 #: A short answer comes back in seconds; a minute allows for a slow, busy service.
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_DEADLINE_S = 180.0
-
-NO_TEXT_REASONS = {
-    "SAFETY": "the model's safety filter stopped the reply",
-    "IMAGE_SAFETY": "the model's safety filter stopped the reply (image)",
-    "PROHIBITED_CONTENT": "the request was judged prohibited content",
-    "BLOCKLIST": "the request contains a blocked term",
-    "SPII": "the reply was stopped for personal information",
-    "RECITATION": "the reply was stopped for recitation",
-    "MAX_TOKENS": "the reply was cut off by the output-token limit before any text",
-    "LANGUAGE": "the reply was stopped (unsupported language)",
-    "OTHER": "the model stopped without an answer",
-}
 
 
 class GeminiAnswerer:
@@ -105,7 +96,8 @@ class GeminiAnswerer:
 
     def _answer(self, request: AnswerRequest, key: str, cancel: threading.Event) -> Answer:
         policy = self.policy
-        budget = Budget(policy.deadline_s, policy.timeout_s, cancel)
+        limit = answer_limit(request.config.max_output_tokens)
+        budget = Budget(policy.deadline_s, policy.timeout_s, cancel, limit)
         contents = [request_content(request)]
         config = generation_config(request.config)
         client = self.shared.client(key)
@@ -119,7 +111,7 @@ class GeminiAnswerer:
                 cancel,
                 self.cooldown,
             )
-        return read_answer(response, key)
+        return within_limit(read_answer(response, key), request.config.max_output_tokens)
 
 
 def generation_config(config: AnswerConfig) -> genai_types.GenerateContentConfig:
@@ -149,24 +141,5 @@ def request_content(request: AnswerRequest) -> genai_types.Content:
 
 def read_answer(response: Any, key: str | None) -> Answer:
     """The reply as an Answer: its text, or why there is none (key scrubbed)."""
-    usage = usage_of(response)
-    feedback = getattr(response, "prompt_feedback", None)
-    block = getattr(feedback, "block_reason", None) if feedback is not None else None
-    if block:
-        name = getattr(block, "name", str(block))
-        return Answer(None, usage, f"Gemini blocked the request ({name})", name)
-    candidates = getattr(response, "candidates", None) or []
-    finish = getattr(candidates[0], "finish_reason", None) if candidates else None
-    finish_name = getattr(finish, "name", str(finish)) if finish else None
-    content = getattr(candidates[0], "content", None) if candidates else None
-    parts = getattr(content, "parts", None) or []
-    text = "".join(
-        p.text for p in parts if getattr(p, "text", None) and not getattr(p, "thought", False)
-    ).strip()
-    if text:
-        return Answer(scrub(text, key), usage, None, finish_name)
-    if finish_name in NO_TEXT_REASONS:
-        reason = f"no answer came back: {NO_TEXT_REASONS[finish_name]} ({finish_name})"
-    else:
-        reason = "no answer came back (the reply had no text)"
-    return Answer(None, usage, reason, finish_name)
+    reply = read_text(response, key)
+    return Answer(reply.text, usage_of(response), reply.failure, reply.finish)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import cv2
 import numpy as np
 
 from sabre_desk.engines.base import (
@@ -34,6 +33,8 @@ FSR_MAX_FILL = 60_000
 
 
 def _fsr_at_full_size(patch: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    import cv2  # OpenCV loads with the first repair, not with the window
+
     out = np.zeros_like(patch)
     # xphoto's mask is the opposite of cv2.inpaint's: 0 marks the pixels to fill.
     cv2.xphoto.inpaint(patch, 255 - mask, out, cv2.xphoto.INPAINT_FSR_FAST)
@@ -41,6 +42,8 @@ def _fsr_at_full_size(patch: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def _fsr(patch: np.ndarray, mask: np.ndarray, radius: int) -> np.ndarray:
+    import cv2  # OpenCV loads with the first repair, not with the window
+
     fill = int(np.count_nonzero(mask))
     if fill <= FSR_MAX_FILL:
         return _fsr_at_full_size(patch, mask)
@@ -126,6 +129,8 @@ class FsrEngine(OpenCVEngine):
 
     @classmethod
     def unavailable_reason(cls) -> str | None:
+        import cv2  # OpenCV loads with the first repair, not with the window
+
         if not hasattr(cv2, "xphoto"):
             return (
                 "needs the contrib build of OpenCV (opencv-contrib-python-headless), which "
@@ -144,6 +149,8 @@ class TeleaEngine(OpenCVEngine):
 
     @staticmethod
     def fill(patch: np.ndarray, mask: np.ndarray, radius: int) -> np.ndarray:
+        import cv2  # OpenCV loads with the first repair, not with the window
+
         return cv2.inpaint(patch, mask, radius, cv2.INPAINT_TELEA)
 
 
@@ -153,4 +160,6 @@ class NavierStokesEngine(OpenCVEngine):
 
     @staticmethod
     def fill(patch: np.ndarray, mask: np.ndarray, radius: int) -> np.ndarray:
+        import cv2  # OpenCV loads with the first repair, not with the window
+
         return cv2.inpaint(patch, mask, radius, cv2.INPAINT_NS)

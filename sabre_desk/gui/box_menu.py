@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QMenu, QWidget
 
-from sabre_desk.core.boxes import LABEL_CHOICES
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.desk.boxes import LABEL_CHOICES
 from sabre_desk.gui.controller import CaseController
 
 

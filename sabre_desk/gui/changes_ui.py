@@ -16,16 +16,17 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QImage, QKeySequence
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from sabre_desk.core.changes import change_map_and_heat, edit_box, sweep_case
-from sabre_desk.core.project import Case, Project
-from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.workbench import ViewMode, Workbench
+from sabre_desk.core.case.project import Case, Project
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.desk.workbench import ViewMode, Workbench
+from sabre_desk.core.repair.changes import change_map_and_heat, edit_box, sweep_case
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.idle_sweep import IdleSweep
 from sabre_desk.gui.image_loader import image_key
 from sabre_desk.gui.process_jobs import ProcessJobs
 from sabre_desk.gui.session import Session
+from sabre_desk.gui.widgets.fit_rows import keep_fitted
 from sabre_desk.imaging.diff import ChangeMap, score_outside
 
 CACHE_SIZE = 24
@@ -49,7 +50,7 @@ class ChangesSection(QWidget):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.regions = QListWidget()
-        self.regions.setMaximumHeight(80)  # leaves the probe table its rows
+        keep_fitted(self.regions)  # in the case panel's scrolling pane: no scrollbar of its own
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addWidget(self.summary)

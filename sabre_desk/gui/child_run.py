@@ -13,8 +13,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 
-from sabre_desk.core.child_job import ChildJob
-from sabre_desk.core.job_board import Job, JobBoard, JobKind
+from sabre_desk.core.jobs.child_job import ChildJob
+from sabre_desk.core.jobs.job_board import Job, JobBoard, JobKind
 
 #: how long quitting waits for a cancelled child to finish its writes
 SHUTDOWN_WAIT_S = 5.0

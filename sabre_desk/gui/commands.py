@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from PySide6.QtGui import QUndoCommand
 
-from sabre_desk.core.case_editor import CaseEditor
-from sabre_desk.core.case_edits import BoxesEdit, Edit, NotesEdit
+from sabre_desk.core.desk.case_editor import CaseEditor
+from sabre_desk.core.desk.case_edits import BoxesEdit, Edit, NotesEdit
 
 NOTES_MERGE_ID = 1
 NUDGE_MERGE_ID = 2

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject
 
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.image_loader import ImageLoader, Key
 from sabre_desk.gui.qimage import DisplayImage

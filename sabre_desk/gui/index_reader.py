@@ -11,10 +11,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
-from sabre_desk.core.decode_cache import DecodeCache
-from sabre_desk.core.project import CaseEntry, IndexRun, Project
-from sabre_desk.core.validity import known_undecodable
-from sabre_desk.core.workbench import Workbench
+from sabre_desk.core.case.decode_cache import DecodeCache
+from sabre_desk.core.case.project import CaseEntry, IndexRun, Project
+from sabre_desk.core.case.validity import known_undecodable
+from sabre_desk.core.desk.workbench import Workbench
 from sabre_desk.gui.workers import Worker
 
 FIRST_INDEX_CHUNK = 500  # cases read before the window shows the project

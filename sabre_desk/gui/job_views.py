@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from sabre_desk.core.job_board import Job, JobBoard
+from sabre_desk.core.jobs.job_board import Job, JobBoard
 
 BAR_WIDTH = 160
 
@@ -67,6 +67,12 @@ class JobStrip(QWidget):
         for job in board.jobs:
             self._on_added(job)
         self.setVisible(bool(self.views))
+
+    @staticmethod
+    def row_height() -> int:
+        """The height a job's row needs (its Cancel button and progress bar), known before
+        any job runs: the status bar keeps it, whether or not a job shows."""
+        return max(QPushButton("Cancel").sizeHint().height(), QProgressBar().sizeHint().height())
 
     def _on_added(self, job: Job) -> None:
         view = JobView(job, self)

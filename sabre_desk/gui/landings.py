@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QThreadPool, Signal, Slot
 
-from sabre_desk.core import repairs
-from sabre_desk.core.project import Case, Project
-from sabre_desk.core.review import RepairRecord
+from sabre_desk.core.case.project import Case, Project
+from sabre_desk.core.case.review import RepairRecord
+from sabre_desk.core.repair import repairs
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.workers import Worker
 

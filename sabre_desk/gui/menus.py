@@ -17,8 +17,8 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar, QMessageBox, QWidget
 
 from sabre_desk import __version__
-from sabre_desk.core.review import Decision
-from sabre_desk.core.workbench import Go
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.desk.workbench import Go
 from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.controller import CaseController
 from sabre_desk.gui.crash_report import open_log_folder
@@ -48,6 +48,7 @@ class WindowParts:
     new_case: Callable[[], object]
     open_project: Callable[[Path], object]
     export_release: Callable[[], object]
+    focus_image: Callable[[], None]  # the keyboard on the image, the Case tab in front
     save_settings: Callable[[], None]
     quit: Callable[[], object]
 
@@ -76,7 +77,8 @@ class WindowActions:
         self.export_action = self._add(
             file, "File", "&Export Release…", "Ctrl+Shift+E", parts.export_release
         )
-        file.addSeparator()
+        self.file = file
+        self._file_anchor = file.addSeparator()
         self._add(file, "File", "&Quit", QKeySequence.StandardKey.Quit, parts.quit)
 
         self.edit = bar.addMenu("&Edit")
@@ -118,6 +120,9 @@ class WindowActions:
         self._add(go, "Go", "&Go to Case…", "Ctrl+G", case_list.go_to_case)
         self._add(go, "Go", "Focus Case &List", "Ctrl+L", lambda: case_list.view.setFocus())
         self._add(go, "Go", "&Filter Cases", QKeySequence.StandardKey.Find, case_list.focus_filter)
+        self.focus_image = self._add(
+            go, "Go", "Back to the &Image and the Case Tab", ["Ctrl+I", "Esc"], parts.focus_image
+        )
 
         self.view = view = bar.addMenu("&View")
         self.fit_action = self._add(view, "View", "&Fit to Window", ["F", "Ctrl+0"], compare.fit)
@@ -133,13 +138,16 @@ class WindowActions:
             view, "View", "S&wipe (Base Left of a Divider)", "W", self._toggle_swipe
         )
         self.swipe.setCheckable(True)
+        compare.swipe_changed.connect(self.swipe.setChecked)  # also when its comparison ends
         self._view_anchor = view.addSeparator()
         for dock in parts.docks:
             view.addAction(dock.toggleViewAction())
 
         help_menu = bar.addMenu("&Help")
         self._add(help_menu, "Help", "&Keyboard Shortcuts", "F1", self.show_shortcuts)
-        self._add(help_menu, "Help", "Open &Log Folder", None, open_log_folder)
+        self._add(
+            help_menu, "Help", "Open &Log Folder", None, lambda: open_log_folder(parts.parent)
+        )
         self._add(help_menu, "Help", "&About sabre-desk", None, self._about)
         session.opened.connect(self.bind_undo)
 
@@ -189,6 +197,11 @@ class WindowActions:
         """Another part's action, in a menu and under *group* in the shortcuts sheet."""
         menu.addAction(action)
         self.groups.setdefault(group, []).append(action)
+
+    def add_to_file(self, action: QAction) -> None:
+        """Another part's action in the File menu, above Quit."""
+        self.file.insertAction(self._file_anchor, action)
+        self.groups.setdefault("File", []).append(action)
 
     def add_to_view(self, action: QAction) -> None:
         self.view.insertAction(self._view_anchor, action)

@@ -17,25 +17,26 @@ from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDockWidget, QPushButton, QWidget
 
-from sabre_desk.core.child_job import ChildJob, passed_env
-from sabre_desk.core.funnel import Funnel, count_cases, pipeline_funnel
-from sabre_desk.core.generate_process import (
+from sabre_desk.core.case.primers import PrimerLibrary
+from sabre_desk.core.case.project import CaseEntry, Project
+from sabre_desk.core.desk.workbench import Workbench
+from sabre_desk.core.jobs.child_job import ChildJob, passed_env
+from sabre_desk.core.jobs.job_board import Job, JobBoard, JobKind
+from sabre_desk.core.jobs.ledger import ModelPrice
+from sabre_desk.core.making.funnel import Funnel, count_cases, pipeline_funnel
+from sabre_desk.core.making.generate_process import (
     GenerateProgress,
     ImagesOrder,
     SpecsOrder,
     images_job,
     specs_job,
 )
-from sabre_desk.core.image_maker import ImageRunReport
-from sabre_desk.core.incoming import arrived_cases
-from sabre_desk.core.job_board import Job, JobBoard, JobKind
-from sabre_desk.core.ledger import ModelPrice
-from sabre_desk.core.primers import PrimerLibrary
-from sabre_desk.core.project import CaseEntry, Project
-from sabre_desk.core.ratings import collect
-from sabre_desk.core.spec_writer import SpecRunReport
-from sabre_desk.core.workbench import Workbench
-from sabre_desk.engines.gemini_make import GeminiImageMaker, GeminiWriter
+from sabre_desk.core.making.image_maker import ImageRunReport
+from sabre_desk.core.making.incoming import arrived_cases
+from sabre_desk.core.making.spec_writer import SpecRunReport
+from sabre_desk.core.team.ratings import collect
+from sabre_desk.engines.gemini_make import GeminiImageMaker
+from sabre_desk.engines.providers import Writer, writer_for
 from sabre_desk.ground.ids import id_problem
 from sabre_desk.gui.child_run import ChildRun
 from sabre_desk.gui.dialogs.write_specs_dialog import WriteSpecsDialog
@@ -187,7 +188,7 @@ class PipelineUi(QObject):
 
     # --- the jobs ------------------------------------------------------------------------
 
-    def _blocked(self, kind: JobKind, engine: GeminiImageMaker | GeminiWriter) -> str | None:
+    def _blocked(self, kind: JobKind, engine: GeminiImageMaker | Writer) -> str | None:
         """Why a job of *kind* cannot start now, or None."""
         project = self.session.project
         if project is None:
@@ -200,7 +201,7 @@ class PipelineUi(QObject):
 
     def _update_buttons(self) -> None:
         images = GeminiImageMaker(self.settings.gemini_model)
-        writer = GeminiWriter(self.settings.spec_model)
+        writer = writer_for(self.settings.spec_model)
         waiting = self.funnel.specified + self.funnel.failed if self.funnel else None
         why = self._blocked(JobKind.IMAGES, images)
         if why is None and waiting == 0:
@@ -223,7 +224,7 @@ class PipelineUi(QObject):
         button.setEnabled(why is None)
         button.setToolTip(why or what)
 
-    def _ready(self, kind: JobKind, engine: GeminiImageMaker | GeminiWriter) -> Project | None:
+    def _ready(self, kind: JobKind, engine: GeminiImageMaker | Writer) -> Project | None:
         """The project a job of *kind* can start on now; else None, and the reason said."""
         why = self._blocked(kind, engine)
         if why is not None:
@@ -241,7 +242,7 @@ class PipelineUi(QObject):
 
     def write_specs(self) -> bool:
         """Ask which primer and how many, then write them in a child process."""
-        project = self._ready(JobKind.SPECS, GeminiWriter(self.settings.spec_model))
+        project = self._ready(JobKind.SPECS, writer_for(self.settings.spec_model))
         if project is None:
             return False
         library = PrimerLibrary.for_project(project.root)

@@ -9,7 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
-from sabre_desk.core.process_pool import ProcessPool, default_spare, default_workers
+from sabre_desk.core.jobs.process_pool import ProcessPool, default_spare, default_workers
 
 #: Queued jobs wait at most this long for the case on screen to be painted.
 HOLD_S = 2.0

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtGui import QImage
 
-from sabre_desk.core.preview_cache import PreviewStore, stamp
+from sabre_desk.core.case.preview_cache import PreviewStore, stamp
 from sabre_desk.ground.hashing import file_sha256
 from sabre_desk.imaging.io import load_image
 from sabre_desk.imaging.preview_file import Preview, preview_levels

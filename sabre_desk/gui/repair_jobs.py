@@ -16,9 +16,9 @@ from dataclasses import dataclass, field, replace
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
-from sabre_desk.core import repairs
-from sabre_desk.core.project import Case
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.case.project import Case
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.repair import repairs
 from sabre_desk.engines.base import RepairCancelledError, RepairEngine
 from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.ground.errors import ProjectError

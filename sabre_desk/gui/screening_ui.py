@@ -11,12 +11,12 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QWidget
 
-from sabre_desk.core.child_job import passed_env
-from sabre_desk.core.gate import ScreenStatus
-from sabre_desk.core.job_board import Job, JobBoard, JobKind
-from sabre_desk.core.screen_process import ScreenOrder, ScreenProcess
-from sabre_desk.core.screen_run import ScreenProgress, ScreenReport
-from sabre_desk.core.workbench import Workbench
+from sabre_desk.core.case.gate import ScreenStatus
+from sabre_desk.core.desk.workbench import Workbench
+from sabre_desk.core.jobs.child_job import passed_env
+from sabre_desk.core.jobs.job_board import Job, JobBoard, JobKind
+from sabre_desk.core.screening.screen_process import ScreenOrder, ScreenProcess
+from sabre_desk.core.screening.screen_run import ScreenProgress, ScreenReport
 from sabre_desk.gui.child_run import ChildRun
 from sabre_desk.gui.controller import Aspect
 from sabre_desk.gui.menus import WindowActions

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from sabre_desk.core.project import Case, Project
+from sabre_desk.core.case.project import Case, Project
 from sabre_desk.gui.controller import CaseController
 
 

@@ -3,7 +3,7 @@ unchanged, it offers the upgrade: what will change, then Upgrade, Open read-only
 
 A project whose record says its cases follow today's primers is let through at once (the
 primers are read, no case). An older one has its cases' specs read and, if the reviewer
-agrees, is upgraded (core/upgrade.py); both read and write files, so they run on a worker
+agrees, is upgraded (core/upgrade/upgrade.py); both read and write files, so they run on a worker
 while a progress dialog (shown only when it takes a while) holds the window's input.
 Rendering a screenshot nobody watches, the need is said on stderr and the project opened
 read-only.
@@ -20,9 +20,9 @@ from typing import Any
 from PySide6.QtCore import QEventLoop, Qt, QThreadPool
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
-from sabre_desk.core.manifest import project_folder, read_manifest
-from sabre_desk.core.upgrade import BACKUP_PARENT, BACKUP_PREFIX, upgrade_project
-from sabre_desk.core.upgrade_plan import UpgradePlan, may_need_upgrade, plan_upgrade
+from sabre_desk.core.case.manifest import project_folder, read_manifest
+from sabre_desk.core.upgrade.upgrade import BACKUP_PARENT, BACKUP_PREFIX, upgrade_project
+from sabre_desk.core.upgrade.upgrade_plan import UpgradePlan, may_need_upgrade, plan_upgrade
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.workers import Worker
 

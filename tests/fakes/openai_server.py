@@ -1,14 +1,18 @@
-"""A stand-in for a local OpenAI-compatible server (vLLM, llama.cpp, Ollama) on 127.0.0.1:
-``POST /v1/chat/completions`` answered from a script or a rule, every request recorded."""
+"""A stand-in for OpenAI's API (and any OpenAI-compatible server: vLLM, llama.cpp, Ollama)
+on 127.0.0.1: ``POST /v1/chat/completions`` answered from a script or a rule, and the Batch
+API the official client calls (file upload, create, retrieve, cancel, the output file's
+content), every request recorded."""
 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from email.parser import BytesParser
+from email.policy import HTTP
 from typing import Any
+
+from fakes.http_fake import FakeHttp, Handled
 
 
 def completion(text: str | None, finish: str = "stop") -> tuple[int, dict[str, Any]]:
@@ -24,43 +28,94 @@ def completion(text: str | None, finish: str = "stop") -> tuple[int, dict[str, A
     }
 
 
+def _multipart(body: bytes, content_type: str) -> dict[str, bytes]:
+    message = BytesParser(policy=HTTP).parsebytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode() + body
+    )
+    parts: dict[str, bytes] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        parts[str(name)] = part.get_payload(decode=True) or b""
+    return parts
+
+
 @dataclass
-class FakeOpenAI:
-    script: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    rule: Callable[[dict[str, Any]], tuple[int, dict[str, Any]]] = lambda body: completion("Yes")
-    requests: list[dict[str, Any]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                fake.requests.append({"path": self.path, "body": body})
-                status, reply = fake.script.pop(0) if fake.script else fake.rule(body)
-                payload = json.dumps(reply).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                if status == 429:
-                    self.send_header("Retry-After", "0")
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+class FakeOpenAI(FakeHttp):
+    rule: Callable[[dict[str, Any]], Handled] = lambda body: completion("Yes")
+    files: dict[str, bytes] = field(default_factory=dict)
+    batches: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: polls a batch stays "in_progress" before it completes
+    batch_polls: int = 0
 
     @property
     def url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"{self.root}/v1"
 
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
+    def scripted(self, path: str) -> bool:
+        return path.endswith("/chat/completions")
+
+    def route(self, method: str, path: str, body: Any, headers: dict[str, str]) -> Handled:
+        path = path.split("?")[0]
+        if path.endswith("/chat/completions"):
+            return self.rule(body)
+        if path == "/v1/files" and method == "POST":
+            parts = _multipart(body, headers.get("content-type", ""))
+            file_id = f"file-{len(self.files) + 1}"
+            self.files[file_id] = parts.get("file", b"")
+            return 200, self._file(file_id)
+        if path.startswith("/v1/files/") and path.endswith("/content"):
+            return 200, self.files[path.split("/")[3]]
+        if path == "/v1/batches" and method == "POST":
+            batch_id = f"batch_{len(self.batches) + 1}"
+            self.batches[batch_id] = {
+                "id": batch_id,
+                "object": "batch",
+                "endpoint": body["endpoint"],
+                "input_file_id": body["input_file_id"],
+                "completion_window": body["completion_window"],
+                "status": "validating",
+                "created_at": 0,
+                "polls": 0,
+            }
+            return 200, self._batch(batch_id)
+        if path.startswith("/v1/batches/") and path.endswith("/cancel"):
+            self.batches[path.split("/")[3]]["status"] = "cancelled"
+            return 200, self._batch(path.split("/")[3])
+        if path.startswith("/v1/batches/"):
+            batch = self.batches[path.split("/")[3]]
+            batch["polls"] += 1
+            if batch["status"] == "validating" and batch["polls"] > self.batch_polls:
+                self._complete(batch)
+            return 200, self._batch(batch["id"])
+        return 404, {"error": {"message": f"no route {path}"}}
+
+    def _complete(self, batch: dict[str, Any]) -> None:
+        lines = []
+        for raw in self.files[batch["input_file_id"]].decode().splitlines():
+            request = json.loads(raw)
+            status, reply = self.rule(request["body"])
+            lines.append(
+                {
+                    "id": f"resp-{request['custom_id']}",
+                    "custom_id": request["custom_id"],
+                    "response": {"status_code": status, "request_id": "r", "body": reply},
+                    "error": None,
+                }
+            )
+        out_id = f"file-{len(self.files) + 1}"
+        self.files[out_id] = "".join(json.dumps(line) + "\n" for line in lines).encode()
+        batch["status"], batch["output_file_id"] = "completed", out_id
+
+    def _file(self, file_id: str) -> dict[str, Any]:
+        return {
+            "id": file_id,
+            "object": "file",
+            "bytes": len(self.files[file_id]),
+            "created_at": 0,
+            "filename": "requests.jsonl",
+            "purpose": "batch",
+            "status": "processed",
+        }
+
+    def _batch(self, batch_id: str) -> dict[str, Any]:
+        return {k: v for k, v in self.batches[batch_id].items() if k != "polls"}

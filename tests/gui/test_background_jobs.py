@@ -14,7 +14,7 @@ from typing import Any
 import psutil
 import pytest
 
-from sabre_desk.core.process_pool import (
+from sabre_desk.core.jobs.process_pool import (
     JobCancelledError,
     ProcessPool,
     default_workers,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.gui.main_window import MainWindow
 
 CASE = "ctx02_apple_tennis_ball"  # the edit also moved the glass of water

@@ -61,7 +61,7 @@ def drive(root: Path, steps: int) -> tuple[int, int]:
     from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication
 
-    from sabre_desk.core.spec import ImageRole
+    from sabre_desk.core.case.spec import ImageRole
     from sabre_desk.demo.writer import write_demo_project
     from sabre_desk.engines.base import RepairOp
     from sabre_desk.engines.pipeline import RepairOrder

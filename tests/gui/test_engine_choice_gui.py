@@ -16,7 +16,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QLineEdit
 
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.engines.registry import ENGINES
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.widgets.repair_panel import RepairPanel

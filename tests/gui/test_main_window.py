@@ -16,8 +16,8 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QTextBrowser
 
-from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.workbench import Go
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.desk.workbench import Go
 from sabre_desk.gui.dialogs.export_dialog import export_release
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.models.case_list_model import ENTRY_ROLE
@@ -317,7 +317,7 @@ def test_a_project_primer_for_a_new_stress_test_shows_its_checklist(
 ) -> None:
     root = make_project()
     add_case(root, "c1")  # pressure_test_type "custom_yes_no": no shipped primer
-    from sabre_desk.core.primers import scaffold
+    from sabre_desk.core.case.primers import scaffold
 
     path = scaffold("custom_yes_no", root / "primers")
     path.write_text(path.read_text().replace("evidence_visible", "glare_free"))

@@ -15,9 +15,9 @@ from PIL import Image
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
-from sabre_desk.core.project import Project
-from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.validate import validate_project
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.case.validate import validate_project
 from sabre_desk.engines.gemini_make import GeminiImageMaker
 from sabre_desk.ground.storage import read_history
 from sabre_desk.gui.dialogs.make_edited import MakeEditedRow

@@ -12,7 +12,7 @@ from pathlib import Path
 from factories import EVERY_KIND_COUNTS, TRUNCATED_CASE, every_kind_of_case
 from PySide6.QtCore import Qt
 
-from sabre_desk.core.review import Decision
+from sabre_desk.core.case.review import Decision
 from sabre_desk.gui.main_window import MainWindow
 
 

@@ -14,14 +14,14 @@ from fakes.pipeline import PipelineModels, context_spec
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QListWidget
 
-from sabre_desk.core.image_maker import make_images
-from sabre_desk.core.incoming import StagedState, stage_spec, staged_cases
-from sabre_desk.core.job_board import JobKind
-from sabre_desk.core.ledger import summarize
-from sabre_desk.core.primers import PrimerLibrary
-from sabre_desk.core.project import Project
-from sabre_desk.core.spec_writer import write_specs
-from sabre_desk.core.validate import validate_project
+from sabre_desk.core.case.primers import PrimerLibrary
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.validate import validate_project
+from sabre_desk.core.jobs.job_board import JobKind
+from sabre_desk.core.jobs.ledger import summarize
+from sabre_desk.core.making.image_maker import make_images
+from sabre_desk.core.making.incoming import StagedState, stage_spec, staged_cases
+from sabre_desk.core.making.spec_writer import write_specs
 from sabre_desk.engines.gemini_make import GeminiImageMaker, GeminiWriter
 from sabre_desk.gui.dialogs.shortcuts import shortcuts_html
 from sabre_desk.gui.dialogs.write_specs_dialog import WriteSpecsDialog

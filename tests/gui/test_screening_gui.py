@@ -12,8 +12,8 @@ from fakes.gemini_server import serving
 from fakes.oracle import Oracle
 from PySide6.QtCore import Qt
 
-from sabre_desk.core.gate import ScreenStatus
-from sabre_desk.core.workbench import Show
+from sabre_desk.core.case.gate import ScreenStatus
+from sabre_desk.core.desk.workbench import Show
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.models.probe_model import RESULT
 

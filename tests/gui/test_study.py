@@ -11,9 +11,9 @@ from factories import run_cli
 from PIL import Image
 from PySide6.QtCore import Qt
 
-from sabre_desk.core.project import Project
-from sabre_desk.core.study import load_study, shown_order
-from sabre_desk.core.validate import validate_project
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.validate import validate_project
+from sabre_desk.core.repair.study import load_study, shown_order
 from sabre_desk.gui.dialogs.study_dialog import StudyDialog
 
 DEFECTS = [

@@ -13,14 +13,15 @@ from factories import rgb_array, write_review
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from sabre_desk.core import repairs
-from sabre_desk.core.final import all_reviews, settle
-from sabre_desk.core.locks import LOCK_NAME, OWNER_NAME
-from sabre_desk.core.project import Case, Project
-from sabre_desk.core.repairs import RepairStep
-from sabre_desk.core.review import Decision
-from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.team import write_team_settings
+from sabre_desk.core.case.locks import LOCK_NAME, OWNER_NAME
+from sabre_desk.core.case.project import Case, Project
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.repair import repairs
+from sabre_desk.core.repair.repairs import RepairStep
+from sabre_desk.core.team.final import all_reviews, settle
+from sabre_desk.core.team.ratings import adjudicator_rule
+from sabre_desk.core.team.team import write_team_settings
 from sabre_desk.gui.dialogs.shortcuts import shortcuts_html
 from sabre_desk.gui.main_window import MainWindow
 
@@ -183,7 +184,7 @@ def test_what_others_write_appears_without_taking_focus_or_local_edits(
 HOLDER = r"""
 import sys, time
 from pathlib import Path
-from sabre_desk.core.locks import case_lock
+from sabre_desk.core.case.locks import case_lock
 from sabre_desk.ground.storage import atomic_write_json
 folder = Path(sys.argv[1])
 with case_lock(folder, "bob", "accept"):
@@ -279,9 +280,38 @@ def test_assigned_to_me_filter_and_the_team_dialog(
     }
     assert progress == {"alice": "2", "bob": "2"}  # assigned
     assert dialog.confusion.item(0, 2).text() == "1"  # alice Keep × bob Edited replacement failed
-    # blind review: the disagreement itself is for adjudicators only
-    assert "adjudicators" in dialog.disagreements.item(0).text()
+    # Each decision's name whole in the confusion table's headers.
+    header = dialog.confusion.horizontalHeader()
+    for column in range(dialog.confusion.columnCount()):
+        label = dialog.confusion.horizontalHeaderItem(column).text()
+        assert header.sectionSize(column) >= header.fontMetrics().horizontalAdvance(label), label
+    # No adjudicator named: anyone may settle. The dialog says so in the core's words, in
+    # its header and its Disagreements tab alike, and its disputed case is the one Next
+    # Disagreement (Ctrl+Shift+D) goes to.
+    rule = adjudicator_rule(None)
+    assert rule in dialog.header.text()
+    note = dialog.disagreements_note.text()
+    assert note.startswith("1 disputed") and rule.capitalize() in note
+    assert dialog.disagreements.item(0).text().startswith("c1 — ")
     dialog.close()
+    disputed = [c.case_id for c in dialog.summary.ratings.cases if c.disputed]
+    qtbot.waitUntil(
+        lambda: [e.case_id for e in window.workbench.entries if e.disputed] == disputed,
+        timeout=5000,
+    )
+    with qtbot.waitSignal(window.images_shown, timeout=10000):
+        window.case_list.select("c2")
+    window.activateWindow()  # as the window manager does when a dialog closes
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    canvas = window.compare.canvases[EDITED]
+    canvas.setFocus()
+    with qtbot.waitSignal(window.images_shown, timeout=10000):
+        qtbot.keyClick(
+            canvas,
+            Qt.Key.Key_D,
+            Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+        )
+    assert window.controller.case.case_id == "c1"
 
 
 def test_the_shortcuts_sheet_lists_the_team_keys(window: MainWindow) -> None:
@@ -308,7 +338,7 @@ def decide(qtbot, window: MainWindow, case_id: str, key: Qt.Key) -> None:
 def test_two_reviewers_and_an_adjudicator_curate_the_demo_into_a_release(
     qtbot, make_window: Callable, open_case: Callable, demo_project: Path, tmp_path: Path
 ) -> None:
-    from sabre_desk.core.export import export
+    from sabre_desk.core.release.export import export
 
     write_team_settings(demo_project, {"adjudicators": ["carol"]})
     alice, bob = make_window("alice"), make_window("bob")

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from sabre_desk.core.primers import PrimerLibrary
+from sabre_desk.core.case.primers import PrimerLibrary
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.upgrade_ui import READ_ONLY, UPGRADE
 
@@ -129,7 +129,7 @@ def test_unattended_the_need_is_said_and_the_project_opened_read_only(
 def test_an_upgrade_that_stops_is_said_and_the_project_not_opened(
     window: MainWindow, earlier: Path, warnings_shown: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sabre_desk.core import upgrade
+    from sabre_desk.core.upgrade import upgrade
 
     def full_disk(*args: object) -> None:
         raise OSError(28, "No space left on device", str(earlier / "sabre-project.json"))
@@ -143,7 +143,7 @@ def test_an_upgrade_that_stops_is_said_and_the_project_not_opened(
 
 
 def test_the_offer_lists_what_changes(earlier: Path, qtbot) -> None:
-    from sabre_desk.core.upgrade_plan import plan_upgrade
+    from sabre_desk.core.upgrade.upgrade_plan import plan_upgrade
     from sabre_desk.gui.upgrade_ui import upgrade_box
 
     box = upgrade_box(plan_upgrade(earlier), None)

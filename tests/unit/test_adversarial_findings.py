@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from factories import rgb_array, run_cli
 
-from sabre_desk.core import repairs
-from sabre_desk.core.project import Project
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.repair import repairs
 from sabre_desk.engines.opencv import FsrEngine
 from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.ground.errors import StorageError
@@ -201,7 +201,7 @@ def make_release(demo_project: Path) -> Callable[[Path], Path]:
         case = project.load_case("ctx01_tape_bagel")
         case.review.decision = repairs.Decision.KEEP
         project.save_review(case)
-        from sabre_desk.core.export import export
+        from sabre_desk.core.release.export import export
 
         return export(Project.open(demo_project, "alice"), tmp / "release").out
 

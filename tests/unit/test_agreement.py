@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 from factories import png_bytes, write_review
 
-from sabre_desk.core.agreement import (
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.team.agreement import (
     DECISIONS,
     agreement,
     alpha_nominal,
@@ -18,10 +20,8 @@ from sabre_desk.core.agreement import (
     pair_estimates,
     scope_agreement,
 )
-from sabre_desk.core.final import Final
-from sabre_desk.core.project import Project
-from sabre_desk.core.ratings import CaseRatings, collect
-from sabre_desk.core.review import Decision
+from sabre_desk.core.team.final import Final
+from sabre_desk.core.team.ratings import CaseRatings, collect
 
 NAN = None
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: four

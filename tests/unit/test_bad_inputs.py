@@ -19,8 +19,8 @@ import pytest
 from factories import png_bytes, read_only, tree_snapshot, yes_no_spec
 from PIL import Image
 
-from sabre_desk.core.project import Project
-from sabre_desk.core.validate import validate_project
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.validate import validate_project
 
 
 def _truncated_png() -> bytes:

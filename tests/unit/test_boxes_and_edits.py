@@ -7,10 +7,10 @@ from factories import yes_no_spec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sabre_desk.core.boxes import mirrored
-from sabre_desk.core.question_edits import effective, make_edit
-from sabre_desk.core.review import Box, QuestionEdit
-from sabre_desk.core.spec import ImageRole, Question, SampleSpec
+from sabre_desk.core.case.question_edits import effective, make_edit
+from sabre_desk.core.case.review import Box, QuestionEdit
+from sabre_desk.core.case.spec import ImageRole, Question, SampleSpec
+from sabre_desk.core.desk.boxes import mirrored
 from sabre_desk.imaging.geometry import click_box, normalize, to_pixels
 
 coord = st.floats(-500, 3000, allow_nan=False)

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from factories import png_bytes
 
-from sabre_desk.core.case_editor import Aspect, CaseEditor
-from sabre_desk.core.case_edits import BoxesEdit, DecisionEdit, Edit, NotesEdit
-from sabre_desk.core.project import Project
-from sabre_desk.core.review import Decision
-from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.validity import Validity
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.case.validity import Validity
+from sabre_desk.core.desk.case_editor import Aspect, CaseEditor
+from sabre_desk.core.desk.case_edits import BoxesEdit, DecisionEdit, Edit, NotesEdit
 
 
 def open_editor(root: Path, case_id: str = "c1") -> CaseEditor:

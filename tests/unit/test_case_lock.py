@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from sabre_desk.core import locks
-from sabre_desk.core.locks import (
+from sabre_desk.core.case import locks
+from sabre_desk.core.case.locks import (
     LOCK_NAME,
     OWNER_NAME,
     CaseLockedError,
@@ -26,7 +26,7 @@ from sabre_desk.core.locks import (
 HOLDER = r"""
 import sys, time
 from pathlib import Path
-from sabre_desk.core.locks import case_lock
+from sabre_desk.core.case.locks import case_lock
 with case_lock(Path(sys.argv[1]), "bob", "accept"):
     print("held", flush=True)
     time.sleep(60)

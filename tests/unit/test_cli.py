@@ -180,7 +180,7 @@ def test_a_missing_x11_library_is_named_instead_of_an_abort(tmp_path: Path) -> N
     """Qt blames xcb-cursor whatever is missing, then aborts the process (exit 134)."""
     import os
 
-    from sabre_desk.cli import _missing_x11_library
+    from sabre_desk.cli.window import _missing_x11_library
 
     missing = _missing_x11_library()
     if missing is None:
@@ -205,7 +205,7 @@ def test_the_bundle_opens_a_window_where_the_system_lacks_xcb_cursor(
     told to install it (what the loader finds through the plugin is what counts)."""
     import ctypes.util
 
-    from sabre_desk.cli import _missing_x11_library
+    from sabre_desk.cli.window import _missing_x11_library
 
     if _missing_x11_library() is not None:
         pytest.skip("a library of Qt's X11 plugin is missing here")

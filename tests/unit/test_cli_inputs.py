@@ -15,15 +15,16 @@ import pytest
 from fakes.gemini_server import FakeGemini, serving
 from fakes.oracle import Oracle
 
-from sabre_desk import cli
 from sabre_desk.cli import main
-from sabre_desk.core import screen_batch
-from sabre_desk.core.project import Project
-from sabre_desk.core.prompts import shipped_prompts
-from sabre_desk.core.request_cache import RequestCache
-from sabre_desk.core.screen_run import plan_screening
+from sabre_desk.cli import release as cli_release
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.screening import screen_batch
+from sabre_desk.core.screening.prompts import shipped_prompts
+from sabre_desk.core.screening.request_cache import RequestCache
+from sabre_desk.core.screening.screen_run import plan_screening
 from sabre_desk.engines.gemini_batch import GeminiBatchClient
 from sabre_desk.engines.gemini_qa import GeminiAnswerer
+from sabre_desk.ground.paths import primers_dir
 
 KEY = "inputs-key-" + "k" * 25
 
@@ -219,7 +220,7 @@ def test_a_broken_pipe_that_is_not_the_output_is_an_error_line(
     def broken(_: object) -> int:
         raise BrokenPipeError(32, "Broken pipe", "/tmp/some.sock")
 
-    monkeypatch.setitem(cli.HANDLERS, "verify", broken)
+    monkeypatch.setattr(cli_release, "run_verify", broken)
     code, _, err = run(capsys, "verify", "anything")
     assert code == 1 and err == "sabre-desk: error: /tmp/some.sock: Broken pipe\n"
 
@@ -229,7 +230,7 @@ def test_the_primer_list_lines_up_in_columns(
 ) -> None:
     """A project's own primer with a long name and a short title: every column of every
     row still starts where the column starts on the others."""
-    shipped = (Path(cli.__file__).parents[1] / "primers" / "texture.md").read_text()
+    shipped = (primers_dir() / "texture.md").read_text()
     own = demo_project / "primers"
     own.mkdir(exist_ok=True)
     (own / "long.md").write_text(

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from factories import png_bytes
 
-from sabre_desk.core import decode_cache
-from sabre_desk.core.decode_cache import DecodeCache
-from sabre_desk.core.project import Project
-from sabre_desk.core.validate import validate_project
+from sabre_desk.core.case import decode_cache
+from sabre_desk.core.case.decode_cache import DecodeCache
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.validate import validate_project
 
 IMAGE_ROLES = ("base", "edited", "image")
 

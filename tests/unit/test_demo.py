@@ -10,8 +10,8 @@ import cv2
 import numpy as np
 import pytest
 
-from sabre_desk.core.project import Project
-from sabre_desk.core.validate import validate_project
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.validate import validate_project
 from sabre_desk.demo.cases import COLORS
 from sabre_desk.demo.writer import write_demo_project
 from sabre_desk.imaging.io import load_image, probe_image
@@ -160,7 +160,7 @@ def test_writing_the_demo_into_a_non_empty_folder_is_refused(tmp_path: Path) -> 
 
 
 def test_the_moved_glass_is_found_outside_the_edit(demo_master: Path) -> None:
-    from sabre_desk.core.changes import case_change_map
+    from sabre_desk.core.repair.changes import case_change_map
 
     project = Project.open(demo_master, "alice")
     result = case_change_map(project.load_case("ctx02_apple_tennis_ball"))

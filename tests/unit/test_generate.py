@@ -25,16 +25,16 @@ from fakes.pipeline import (
 )
 from PIL import Image
 
-from sabre_desk.core.gate import ScreenStatus
-from sabre_desk.core.image_maker import make_images
-from sabre_desk.core.image_settings import ImageSettings
-from sabre_desk.core.incoming import StagedState, spec_failures, staged_cases
-from sabre_desk.core.ledger import Ledger
-from sabre_desk.core.new_project import init_project
-from sabre_desk.core.primers import PrimerLibrary
-from sabre_desk.core.project import Project
-from sabre_desk.core.review import Decision
-from sabre_desk.core.spec_writer import write_specs
+from sabre_desk.core.case.gate import ScreenStatus
+from sabre_desk.core.case.image_settings import ImageSettings
+from sabre_desk.core.case.primers import PrimerLibrary
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.jobs.ledger import Ledger
+from sabre_desk.core.making.image_maker import make_images
+from sabre_desk.core.making.incoming import StagedState, spec_failures, staged_cases
+from sabre_desk.core.making.new_project import init_project
+from sabre_desk.core.making.spec_writer import write_specs
 from sabre_desk.engines.gemini_make import GeminiImageMaker, GeminiWriter
 from sabre_desk.ground.storage import read_history
 
@@ -270,7 +270,7 @@ def test_no_text_back_is_a_reason_not_a_crash(
     server, _ = models
     server.script = [blocked_reply("SAFETY")]
     report = _specs(project, 1)
-    assert report.failed == ["Gemini blocked the request (SAFETY)"]  # type: ignore[attr-defined]
+    assert report.failed == ["Gemini blocked the request by the safety filter (SAFETY)"]  # type: ignore[attr-defined]
     server.script = [text_reply("")]
     assert "no specification came back" in _specs(project, 1).failed[0]  # type: ignore[attr-defined]
 
@@ -297,7 +297,7 @@ def test_generated_multiple_choice_specs_get_the_unknown_option_balanced(
 def test_the_batch_api_makes_bases_then_edits_and_a_killed_run_collects_its_job(
     tmp_path: Path, project: Path, models: tuple[FakeGemini, PipelineModels]
 ) -> None:
-    from sabre_desk.core.image_batch import batch_images
+    from sabre_desk.core.making.image_batch import batch_images
     from sabre_desk.engines.gemini_batch import GeminiBatchClient
 
     server, _ = models
@@ -379,7 +379,7 @@ def test_a_case_imported_under_a_waiting_specs_id_never_costs_the_spec(
 ) -> None:
     from factories import png_bytes
 
-    from sabre_desk.core.importing import import_cases
+    from sabre_desk.core.making.importing import import_cases
     from sabre_desk.demo.waiting import waiting_spec
 
     _specs(project, 1)

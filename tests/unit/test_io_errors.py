@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from factories import fill_disk, read_only, small_disk, tree_snapshot
 
-import sabre_desk.cli as cli
 from sabre_desk.cli import EXIT_INTERNAL, EXIT_PROBLEMS, main
-from sabre_desk.core.project import Project
+from sabre_desk.cli import validate as cli_validate
+from sabre_desk.core.case.project import Project
 from sabre_desk.ground.errors import StorageError
 from sabre_desk.ground.storage import append_history, read_history
 
@@ -92,7 +92,7 @@ def test_an_unexpected_error_is_one_line_with_a_crash_log(
     def broken(args: object) -> int:
         raise RuntimeError("a bug")
 
-    monkeypatch.setitem(cli.HANDLERS, "validate", broken)
+    monkeypatch.setattr(cli_validate, "cmd_validate", broken)
     assert main(["validate", str(tmp_path)]) == EXIT_INTERNAL
     line = _one_error_line(capsys.readouterr().err)
     assert "internal error (RuntimeError: a bug)" in line

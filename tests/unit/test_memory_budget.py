@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sabre_desk.core.memory import MB, free_memory, image_cache_budget
+from sabre_desk.core.jobs.memory import MB, free_memory, image_cache_budget
 from sabre_desk.settings import Settings
 
 GB = 1024 * MB

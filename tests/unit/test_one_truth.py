@@ -16,8 +16,8 @@ from factories import (
 )
 
 from sabre_desk.cli import main
-from sabre_desk.core.gate import ScreenStatus
-from sabre_desk.core.project import Project
+from sabre_desk.core.case.gate import ScreenStatus
+from sabre_desk.core.case.project import Project
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:

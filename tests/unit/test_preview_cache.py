@@ -14,11 +14,11 @@ import pytest
 from factories import read_only, rgb_array, run_cli
 from PIL import Image
 
-from sabre_desk.core.export import export
-from sabre_desk.core.preview_cache import PROJECT_CACHE_DIR, PreviewStore, cache_folder, stamp
-from sabre_desk.core.project import Project
-from sabre_desk.core.release import verify
-from sabre_desk.core.validate import validate_project
+from sabre_desk.core.case.preview_cache import PROJECT_CACHE_DIR, PreviewStore, cache_folder, stamp
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.validate import validate_project
+from sabre_desk.core.release.export import export
+from sabre_desk.core.release.release import verify
 from sabre_desk.imaging.io import load_image
 from sabre_desk.imaging.pyramid import display_levels
 

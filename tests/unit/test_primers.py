@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from sabre_desk.core.primers import PrimerLibrary, check_case, load_primer, scaffold
-from sabre_desk.core.project import Project
-from sabre_desk.core.spec import SampleSpec
-from sabre_desk.core.validate import validate_project
+from sabre_desk.core.case.primers import PrimerLibrary, check_case, load_primer, scaffold
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.spec import SampleSpec
+from sabre_desk.core.case.validate import validate_project
 from sabre_desk.ground.errors import ProjectError
 
 SHIPPED = {

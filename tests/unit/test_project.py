@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from factories import png_bytes, tree_snapshot, yes_no_spec
 
-from sabre_desk.core.project import Project
-from sabre_desk.core.review import Box, Decision
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.review import Box, Decision
 from sabre_desk.ground.errors import (
     CaseLoadError,
     NotAProjectError,
@@ -147,7 +147,7 @@ def test_an_image_link_leading_outside_the_project_is_not_followed(
 def test_saving_in_a_read_only_project_is_refused(
     demo_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sabre_desk.core import project as project_module
+    from sabre_desk.core.case import project as project_module
 
     monkeypatch.setattr(project_module, "probe_writable", lambda folder: False)
     project = Project.open(demo_project, "alice")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sabre_desk.core.gate import CurrentProbe, GateRule, ScreenStatus, judge
-from sabre_desk.core.prompts import load_prompts, shipped_prompts
+from sabre_desk.core.case.gate import CurrentProbe, GateRule, ScreenStatus, judge
+from sabre_desk.core.screening.prompts import load_prompts, shipped_prompts
 from sabre_desk.engines.gemini_call import server_retry_delay, smallest_thinking
 from sabre_desk.ground.errors import ProjectError
 

@@ -7,10 +7,10 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
-from sabre_desk.core.primers import DEFAULT_UNKNOWN_WORDS
-from sabre_desk.core.project import Project
-from sabre_desk.core.question_builder import balance_unknown, imbalance, unknown_index
-from sabre_desk.core.validate import validate_project
+from sabre_desk.core.case.primers import DEFAULT_UNKNOWN_WORDS
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.question_builder import balance_unknown, imbalance, unknown_index
+from sabre_desk.core.case.validate import validate_project
 
 UNKNOWN = "Cannot be determined from the image"
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from sabre_desk.core.export import export
-from sabre_desk.core.project import Project
-from sabre_desk.core.release import self_hash, verify
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.release.export import export
+from sabre_desk.core.release.release import self_hash, verify
 from sabre_desk.ground.errors import ProjectError
 
 csv.field_size_limit(sys.maxsize)

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from test_release import review, reviewed, rows_of
 
-from sabre_desk.core.export import export
-from sabre_desk.core.project import Project
-from sabre_desk.core.release import verify
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.release.export import export
+from sabre_desk.core.release.release import verify
 from sabre_desk.ground.errors import ProjectError
 
 csv.field_size_limit(sys.maxsize)

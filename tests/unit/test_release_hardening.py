@@ -22,15 +22,15 @@ from pathlib import Path
 import pytest
 from factories import read_only
 
-from sabre_desk.core.export import export
-from sabre_desk.core.project import Project
-from sabre_desk.core.release import MANIFEST, seal
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.release.export import export
+from sabre_desk.core.release.release import MANIFEST, seal
 
 # `python -m sabre_desk ARGS` with each image copy slowed down, so that a signal
 # deterministically lands in the middle of an export of the small demo project.
 SLOW_CLI = """
 import runpy, sys, time
-from sabre_desk.core import export as export_module
+from sabre_desk.core.release import export as export_module
 copy = export_module._copy_image
 def slow(*args, **kwargs):
     time.sleep(0.25)

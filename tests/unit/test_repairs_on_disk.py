@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from sabre_desk.core import repairs
-from sabre_desk.core.project import Project
-from sabre_desk.core.review import Decision
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.repair import repairs
 from sabre_desk.engines.file import FileEngine
 from sabre_desk.engines.opencv import FsrEngine
 from sabre_desk.engines.pipeline import RepairOrder
@@ -124,8 +124,8 @@ def test_the_file_engine_takes_a_full_image_or_a_patch(demo_project: Path, tmp_p
 
 KILLER = """
 import os, signal, sys
-from sabre_desk.core import repairs
-from sabre_desk.core.project import Project
+from sabre_desk.core.repair import repairs
+from sabre_desk.core.case.project import Project
 root, case_id, action, step = sys.argv[1:5]
 project = Project.open(root, "alice")
 case = project.load_case(case_id)

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from sabre_desk.core.review import (
+from sabre_desk.core.case.review import (
     Box,
     Decision,
     QuestionEdit,
@@ -15,7 +15,7 @@ from sabre_desk.core.review import (
     Review,
     repaired_since,
 )
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.case.spec import ImageRole
 
 unit = st.floats(0.0, 1.0, allow_nan=False)
 

@@ -12,12 +12,12 @@ import pytest
 from factories import png_bytes
 
 from sabre_desk.cli import main
-from sabre_desk.core import repairs
-from sabre_desk.core.final import all_reviews, final_decision
-from sabre_desk.core.project import Project
-from sabre_desk.core.review import Decision
-from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.validate import validate_project
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.case.validate import validate_project
+from sabre_desk.core.repair import repairs
+from sabre_desk.core.team.final import all_reviews, final_decision
 from sabre_desk.ground.errors import RepairError, ReviewError
 
 

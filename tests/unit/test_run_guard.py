@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from sabre_desk.core.run_guard import LONGEST_RATE_LIMIT_WAIT_S, RunGuard, RunLimits
+from sabre_desk.core.jobs.run_guard import LONGEST_RATE_LIMIT_WAIT_S, RunGuard, RunLimits
 
 RESUME = "run the same command again to ask only what is missing"
 

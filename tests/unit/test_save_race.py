@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-import sabre_desk.core.project as project_module
-from sabre_desk.core.project import Project
+from sabre_desk.core.case import case_files
+from sabre_desk.core.case.project import Project
 from sabre_desk.ground.errors import ReviewConflictError
 from sabre_desk.ground.storage import TEMP_SUFFIX
 
@@ -50,7 +50,7 @@ def test_a_save_between_the_check_and_the_rename_is_refused_not_lost(
             racer.start()
             racer.join(timeout=1.0)  # without a lock it completes here, inside the gap
 
-    monkeypatch.setattr(project_module, "_before_replace", between_check_and_rename)
+    monkeypatch.setattr(case_files, "_before_replace", between_check_and_rename)
     case_1.review.notes = "from the first window"
     first.save_review(case_1)
     racer.join(timeout=20)
@@ -81,7 +81,7 @@ def test_temp_files_left_by_a_killed_writer_are_cleaned_on_the_next_save(
 WRITER = r"""
 import json, os, sys
 from sabre_desk.ground.errors import ReviewConflictError, StorageError
-from sabre_desk.core.project import Project
+from sabre_desk.core.case.project import Project
 
 root, name, log = sys.argv[1], sys.argv[2], sys.argv[3]
 project = Project.open(root, "alice")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sabre_desk.core.scoring import PROBES, Sample, is_correct, parse, score
+from sabre_desk.core.case.scoring import PROBES, Sample, is_correct, parse, score
 
 PARSE_CASES = [
     # yes_no_exact: begins with the word, else exactly one of the two words occurs

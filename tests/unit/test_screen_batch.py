@@ -13,13 +13,13 @@ import pytest
 from fakes.gemini_server import FakeGemini, serving
 from fakes.oracle import Oracle
 
-from sabre_desk.core import screen_batch
-from sabre_desk.core.gate import ScreenStatus
-from sabre_desk.core.ledger import Ledger, summarize
-from sabre_desk.core.project import Project
-from sabre_desk.core.prompts import shipped_prompts
-from sabre_desk.core.request_cache import RequestCache
-from sabre_desk.core.screen_run import plan_screening
+from sabre_desk.core.case.gate import ScreenStatus
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.jobs.ledger import Ledger, summarize
+from sabre_desk.core.screening import screen_batch
+from sabre_desk.core.screening.prompts import shipped_prompts
+from sabre_desk.core.screening.request_cache import RequestCache
+from sabre_desk.core.screening.screen_run import plan_screening
 from sabre_desk.engines.gemini_batch import GeminiBatchClient
 from sabre_desk.engines.gemini_qa import GeminiAnswerer
 

@@ -14,9 +14,9 @@ from fakes.openai_server import FakeOpenAI, completion
 from fakes.oracle import Oracle
 
 from sabre_desk.cli import main
-from sabre_desk.core.gate import ScreenStatus
-from sabre_desk.core.project import Project
-from sabre_desk.core.release import verify
+from sabre_desk.core.case.gate import ScreenStatus
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.release.release import verify
 from sabre_desk.engines.answers import AnswerConfig, AnswerRequest
 from sabre_desk.engines.local_qa import LocalAnswerer
 
@@ -97,7 +97,7 @@ def test_export_ships_the_prompts_then_predict_and_score(
     demo_project: Path, fake: FakeGemini, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     project = Project.open(demo_project, "alice")
-    from sabre_desk.core.review import Decision
+    from sabre_desk.core.case.review import Decision
 
     for case_id in ("ctx01_tape_bagel", "count01_apples", "lang01_mug_back"):
         case = project.load_case(case_id)
@@ -132,9 +132,9 @@ def test_export_ships_the_prompts_then_predict_and_score(
 def test_a_killed_predict_resumes_without_asking_again(
     demo_project: Path, fake: FakeGemini, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from sabre_desk.core.ledger import Ledger
-    from sabre_desk.core.predict import predict
-    from sabre_desk.core.review import Decision
+    from sabre_desk.core.case.review import Decision
+    from sabre_desk.core.jobs.ledger import Ledger
+    from sabre_desk.core.release.predict import predict
     from sabre_desk.engines.gemini_qa import GeminiAnswerer
 
     project = Project.open(demo_project, "alice")
@@ -195,7 +195,8 @@ def test_a_local_openai_compatible_server(
         )
         assert code == 0, err
         run_ = json.loads((demo_project / "cases/ctx01_tape_bagel/screening.json").read_text())
-        assert run_["runs"][-1]["engine"] == "local" and run_["runs"][-1]["model"] == "local-vlm"
+        last = run_["runs"][-1]
+        assert last["engine"] == "local" and last["model"] == "local:local-vlm"
     finally:
         server.close()
 
@@ -203,7 +204,7 @@ def test_a_local_openai_compatible_server(
 def test_predict_through_the_batch_api(
     demo_project: Path, fake: FakeGemini, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from sabre_desk.core.review import Decision
+    from sabre_desk.core.case.review import Decision
 
     project = Project.open(demo_project, "alice")
     for case_id in ("count01_apples", "lang01_mug_back"):

@@ -23,15 +23,20 @@ from fakes.gemini_server import (
 )
 from fakes.oracle import Oracle
 
-from sabre_desk.core import repairs
-from sabre_desk.core.gate import ScreenStatus
-from sabre_desk.core.ledger import Ledger, ModelPrice, summarize
-from sabre_desk.core.project import Project
-from sabre_desk.core.prompts import shipped_prompts
-from sabre_desk.core.request_cache import RequestCache
-from sabre_desk.core.review import QuestionEdit
-from sabre_desk.core.screen_run import ScreenProgress, ScreenReport, plan_screening, run_screening
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.case.gate import ScreenStatus
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.review import QuestionEdit
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.jobs.ledger import Ledger, ModelPrice, summarize
+from sabre_desk.core.repair import repairs
+from sabre_desk.core.screening.prompts import shipped_prompts
+from sabre_desk.core.screening.request_cache import RequestCache
+from sabre_desk.core.screening.screen_run import (
+    ScreenProgress,
+    ScreenReport,
+    plan_screening,
+    run_screening,
+)
 from sabre_desk.engines.gemini_qa import GeminiAnswerer
 from sabre_desk.engines.opencv import FsrEngine
 from sabre_desk.engines.pipeline import RepairOrder
@@ -173,7 +178,7 @@ def test_a_question_edit_makes_the_result_stale_and_an_answer_edit_regrades_it(
     [
         (error_reply(500, "boom"), "500"),
         (finish_reply("SAFETY"), "safety filter"),
-        (blocked_reply("PROHIBITED_CONTENT"), "blocked the request (PROHIBITED_CONTENT)"),
+        (blocked_reply("PROHIBITED_CONTENT"), "as prohibited content (PROHIBITED_CONTENT)"),
         (
             Reply(body={"candidates": [{"content": {"parts": []}, "finishReason": "STOP"}]}),
             "no text",
@@ -319,7 +324,7 @@ def test_a_changed_gate_rule_in_the_project_applies(
 def test_a_screening_process_relays_progress_and_can_be_cancelled(
     demo_project: Path, fake: FakeGemini
 ) -> None:
-    from sabre_desk.core.screen_process import ScreenOrder, ScreenProcess
+    from sabre_desk.core.screening.screen_process import ScreenOrder, ScreenProcess
 
     env = {"GOOGLE_GEMINI_BASE_URL": fake.url, "GEMINI_API_KEY": KEY}
     events: list[ScreenProgress] = []

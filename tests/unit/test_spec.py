@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from sabre_desk.core.spec import SampleSpec
+from sabre_desk.core.case.spec import SampleSpec
 from sabre_desk.ground.validation_messages import describe_validation_error
 
 

@@ -11,7 +11,7 @@ import pytest
 from factories import run_cli, write_review
 
 from sabre_desk.cli import main
-from sabre_desk.core.project import Project
+from sabre_desk.core.case.project import Project
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

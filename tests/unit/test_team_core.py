@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from factories import file_sha, rgb_array, write_review
 
-from sabre_desk.core import repairs
-from sabre_desk.core.binding import bind, image_hashes, is_stale
-from sabre_desk.core.final import all_reviews, question_edits, settle
-from sabre_desk.core.project import Case, Project
-from sabre_desk.core.review import Decision
-from sabre_desk.core.spec import ImageRole
-from sabre_desk.core.team import case_team, in_queue, write_team_settings
+from sabre_desk.core.case.binding import bind, image_hashes, is_stale
+from sabre_desk.core.case.project import Case, Project
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.repair import repairs
+from sabre_desk.core.team.final import all_reviews, question_edits, settle
+from sabre_desk.core.team.team import case_team, in_queue, write_team_settings
 
 EDITED = ImageRole.EDITED
 

@@ -20,17 +20,17 @@ from pathlib import Path
 
 import pytest
 
-from sabre_desk.core import repairs
-from sabre_desk.core.project import Project
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.repair import repairs
 
 CASES = 50
 REVIEWERS = ["r0", "r1", "r2", "r3"]
 
 REVIEWER = r"""
 import os, random, sys
-from sabre_desk.core.binding import bind, image_hashes
-from sabre_desk.core.project import Project
-from sabre_desk.core.review import Decision
+from sabre_desk.core.case.binding import bind, image_hashes
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.review import Decision
 from sabre_desk.ground.errors import ProjectError
 
 root, name, log, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -60,9 +60,9 @@ with open(log, "a") as acks:
 FIXER = r"""
 import os, random, sys
 import numpy as np
-from sabre_desk.core import repairs
-from sabre_desk.core.project import Project
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.repair import repairs
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.ground.errors import ProjectError
 
 root, log, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])

@@ -20,16 +20,16 @@ import pytest
 from factories import read_only, run_cli
 
 from sabre_desk.cli import main
-from sabre_desk.cli_common import upgrade_plan_of
-from sabre_desk.core.answer_rules import CASE_SCORED
-from sabre_desk.core.binding import image_hashes, is_stale
-from sabre_desk.core.final import all_reviews, settle
-from sabre_desk.core.manifest import PROJECT_VERSION
-from sabre_desk.core.primer_changes import PRIMER_CHANGES, recorded_primers
-from sabre_desk.core.primers import PrimerLibrary, check_case, load_primer
-from sabre_desk.core.project import Project
-from sabre_desk.core.upgrade import REPORT_NAME, UpgradeError, upgrade_project
-from sabre_desk.core.upgrade_plan import plan_upgrade
+from sabre_desk.cli.common import upgrade_plan_of
+from sabre_desk.core.case.answer_rules import CASE_SCORED
+from sabre_desk.core.case.binding import image_hashes, is_stale
+from sabre_desk.core.case.manifest import PROJECT_VERSION
+from sabre_desk.core.case.primer_changes import PRIMER_CHANGES, recorded_primers
+from sabre_desk.core.case.primers import PrimerLibrary, check_case, load_primer
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.team.final import all_reviews, settle
+from sabre_desk.core.upgrade.upgrade import REPORT_NAME, UpgradeError, upgrade_project
+from sabre_desk.core.upgrade.upgrade_plan import plan_upgrade
 from sabre_desk.ground.hashing import sha256_file
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"

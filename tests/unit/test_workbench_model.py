@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from sabre_desk.core.project import CaseEntry
-from sabre_desk.core.review import Decision
-from sabre_desk.core.workbench import Counts, Show, ViewMode, Workbench
+from sabre_desk.core.case.project import CaseEntry
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.desk.workbench import Counts, Show, ViewMode, Workbench
 
 CASES = Path("/p/cases")
 
@@ -60,6 +60,23 @@ def test_filters_combine_and_clear() -> None:
     assert wb.visible_count == 5
     wb.clear_filter()
     assert wb.visible_count == 10
+
+
+def test_typing_in_the_filter_narrows_and_backspace_widens_again() -> None:
+    wb = Workbench()
+    wb.set_entries(entries(30))
+    wb.update_entry(replace(wb.entry("c12"), decision=Decision.KEEP))
+    shown = []
+    for text in ("c", "c1", "c12", "c1", "", "c2"):
+        wb.set_filter(text=text)
+        shown.append(wb.visible_ids())
+    assert shown[1] == ["c1", *(f"c{i}" for i in range(10, 20))] == shown[3]
+    assert shown[2] == ["c12"] and len(shown[0]) == len(shown[4]) == 30
+    assert shown[5] == ["c2", *(f"c{i}" for i in range(20, 30))]
+    wb.set_filter(text="c1", show=Show.UNREVIEWED)  # text and a decision filter at once
+    assert "c12" not in wb.visible_ids() and "c13" in wb.visible_ids()
+    wb.set_filter(text="c12")  # more text under a decision filter: still none decided
+    assert wb.visible_ids() == []
 
 
 def test_next_previous_stop_at_the_ends_and_next_unreviewed_wraps() -> None:
@@ -135,7 +152,7 @@ def test_more_of_the_index_arrives_behind_the_first_cases() -> None:
 def test_a_case_the_filter_solved_is_out_of_the_queue_but_listed_and_filterable() -> None:
     """Paper §3.4: what the filtering model answers correctly is discarded from review; it
     stays in the list and can be shown with its own filter, as kept and stale ones can."""
-    from sabre_desk.core.gate import ScreenStatus
+    from sabre_desk.core.case.gate import ScreenStatus
 
     wb = Workbench()
     es = entries(4)

@@ -10,7 +10,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
-from sabre_desk.core.review import Box
+from sabre_desk.core.case.review import Box
 from sabre_desk.gui.canvas.box_item import LabelPlate
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.imaging import geometry

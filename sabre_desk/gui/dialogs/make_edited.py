@@ -30,10 +30,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sabre_desk.core.authoring import CaseDraft, MadeImage, edit_instruction
-from sabre_desk.core.edited_maker import make_edited
-from sabre_desk.core.ledger import Ledger
-from sabre_desk.core.spec import GenerationMode, ImageRole
+from sabre_desk.core.case.spec import GenerationMode, ImageRole
+from sabre_desk.core.jobs.ledger import Ledger
+from sabre_desk.core.making.authoring import CaseDraft, MadeImage, edit_instruction
+from sabre_desk.core.making.edited_maker import make_edited
 from sabre_desk.engines.gemini_make import GeminiImageMaker, MakeCancelledError, MakeFailedError
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.dialogs.buttons import note, ok_cancel

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sabre_desk.core.new_project import init_project, project_name_for
-from sabre_desk.core.primers import PrimerLibrary
+from sabre_desk.core.case.primers import PrimerLibrary
+from sabre_desk.core.making.new_project import init_project, project_name_for
 from sabre_desk.ground.errors import ProjectError
 
 NO_PRIMER = "(none: choose per case later)"

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sabre_desk.core.project import Project
-from sabre_desk.core.study import (
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.repair.study import (
     Session,
     Study,
     load_session,

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sabre_desk.core.primers import PrimerLibrary
+from sabre_desk.core.case.primers import PrimerLibrary
 from sabre_desk.gui.dialogs.buttons import note, ok_cancel
 
 MAX_SPECS = 1000

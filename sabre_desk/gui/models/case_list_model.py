@@ -14,8 +14,8 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 
-from sabre_desk.core.review import Decision
-from sabre_desk.core.workbench import Workbench
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.desk.workbench import Workbench
 
 ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1
 STATE_COLORS: dict[Decision | None, str] = {

@@ -14,10 +14,10 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
-from sabre_desk.core.gate import ProbeView
-from sabre_desk.core.project import Case
-from sabre_desk.core.question_edits import effective
-from sabre_desk.core.spec import OPTION_LETTERS, Question, QuestionType
+from sabre_desk.core.case.gate import ProbeView
+from sabre_desk.core.case.project import Case
+from sabre_desk.core.case.question_edits import effective
+from sabre_desk.core.case.spec import OPTION_LETTERS, Question, QuestionType
 from sabre_desk.gui.controller import Aspect, CaseController
 
 #: Short enough to show whole in a laptop-sized panel; the full names are the tooltips.

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sabre_desk.core.funnel import Funnel
-from sabre_desk.core.job_board import JobBoard
+from sabre_desk.core.jobs.job_board import JobBoard
+from sabre_desk.core.making.funnel import Funnel
 from sabre_desk.gui.job_views import JobStrip
 
 #: Failures listed one by one; beyond them the list says how many more there are.

@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sabre_desk.core.instructions import OP_LABELS, entities, instruction
-from sabre_desk.core.project import Case
-from sabre_desk.core.review import RepairRecord
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.case.project import Case
+from sabre_desk.core.case.review import RepairRecord
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.repair.instructions import OP_LABELS, entities, instruction
 from sabre_desk.engines.base import ParamValue, RepairEngine, RepairOp
 from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.engines.registry import (
@@ -224,6 +224,12 @@ class RepairPanel(QWidget):
         self.run.setEnabled(problem is None and self.controller.editable)
         self.run.setToolTip(problem or "Run the repair on a worker; you can keep reviewing")
         self._update_actions()
+
+    def choose_role(self, role: ImageRole) -> None:
+        """Repair on *role*'s image (a box was just drawn or selected there)."""
+        at = self.role.findData(role.value)
+        if at >= 0 and at != self.role.currentIndex():
+            self.role.setCurrentIndex(at)
 
     def current_role(self) -> ImageRole | None:
         data = self.role.currentData()  # Qt hands enum data back as a plain string

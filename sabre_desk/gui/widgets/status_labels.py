@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel
 
-from sabre_desk.core.spec import ImageRole
+from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.gui.controller import SaveState
 
 SAVE_STATE_TEXT = {

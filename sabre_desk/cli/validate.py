@@ -1,0 +1,79 @@
+"""`validate`: every case checked by the one rule of validity the window, `stats` and
+`export` use; exit 1 if any case is invalid."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from sabre_desk.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    CliError,
+    open_project,
+    reviewer_name,
+    upgrade_plan_of,
+)
+from sabre_desk.core.case.decode_cache import DecodeCache
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.validate import validate_project
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "validate", parents=[common], help="check every case; exit 1 if any is invalid"
+    )
+    p.add_argument("project", type=Path)
+    p.add_argument("--json", action="store_true", help="machine-readable report")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="decode every image again, even those decoded before (their verdicts are "
+        "remembered by the files' identity)",
+    )
+
+    p.set_defaults(run=cmd_validate)
+
+
+def _rel(project: Project, file: str) -> str:
+    try:
+        return str(Path(file).relative_to(project.root))
+    except ValueError:
+        return file
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    project = open_project(args.project, reviewer_name(args))
+    upgrade = upgrade_plan_of(project)
+    if upgrade.needed:  # its cases would be judged by rules they were not made for
+        if args.json:
+            print(
+                json.dumps(
+                    {"project": str(project.root), "valid": False, "upgrade": upgrade.to_json()},
+                    indent=2,
+                )
+            )
+        raise CliError(upgrade.need_line(), EXIT_PROBLEMS)
+    cache = DecodeCache.disabled(project.root) if args.no_cache else None
+    report = validate_project(project, cache=cache)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+        return EXIT_OK if report.valid else EXIT_PROBLEMS
+    for problem in report.project_problems:
+        print(f"{problem.severity.upper():8} {_rel(project, problem.file)}: {problem.reason}")
+    for case in report.cases:
+        if not case.problems:
+            continue
+        print(f"{'INVALID' if not case.valid else 'WARNING':8} {case.case_id}")
+        for problem in case.problems:
+            mark = "" if problem.severity == "error" else "(warning) "
+            print(f"         {mark}{_rel(project, problem.file)}: {problem.reason}")
+    total, bad = len(report.cases), len(report.invalid_cases)
+    verdict = "all valid" if report.valid else f"{bad} invalid"
+    print(
+        f"{project.name} ({project.root}): {total} cases, {verdict}"
+        + (" [read-only]" if project.read_only else "")
+    )
+    return EXIT_OK if report.valid else EXIT_PROBLEMS

@@ -1,0 +1,505 @@
+"""Open a project folder, index its cases, load one case, save a review.
+
+The project keeps its folder, its manifest and its index; what one case's files hold and
+how each is checked is ``case_files``, which ``load_case`` and ``save_review`` call.
+
+Indexing is the hot path (a project may hold 100,000 cases): it lists ``cases/`` once,
+reads each spec.json and this reviewer's review as plain JSON and decodes no image. Loading
+one case validates it fully but still only reads image headers; pixels are decoded by
+whoever shows or checks them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from sabre_desk.core.case.assignments import Assignments, AssignmentsError, read_assignments
+from sabre_desk.core.case.binding import image_hashes, is_stale, quick_stale
+from sabre_desk.core.case.case_files import (
+    HISTORY_NAME,
+    REVIEWS_DIR,
+    SPEC_NAME,
+    Case,
+    load_other_reviews,
+    load_own_review,
+    load_screening,
+    load_spec,
+    locate_images,
+    write_review_file,
+)
+from sabre_desk.core.case.decode_cache import identity
+from sabre_desk.core.case.gate import GateRule, ScreenStatus
+from sabre_desk.core.case.manifest import (
+    MANIFEST_NAME,
+    PROJECT_FORMAT,
+    PROJECT_VERSION,
+    Manifest,
+    read_manifest,
+)
+from sabre_desk.core.case.review import (
+    Decision,
+    Review,
+    utc_now,
+)
+from sabre_desk.core.case.screening import (
+    CaseScreening,
+    case_screening,
+    quick_status,
+)
+from sabre_desk.ground.errors import (
+    CaseLoadError,
+    ProjectError,
+    ReadOnlyProjectError,
+    ReviewError,
+)
+from sabre_desk.ground.ids import id_problem
+from sabre_desk.ground.paths import inside_project
+from sabre_desk.ground.reading import (
+    LIMITS,
+    LinkFoundError,
+    QuickReadError,
+    quick_json,
+    short_reason,
+)
+from sabre_desk.ground.storage import (
+    append_history,
+    probe_writable,
+)
+
+__all__ = [
+    "HISTORY_NAME",
+    "MANIFEST_NAME",
+    "PROJECT_FORMAT",
+    "PROJECT_VERSION",
+    "REVIEWS_DIR",
+    "SPEC_NAME",
+    "Case",
+    "Manifest",
+    "write_review_file",
+]
+CASES_DIR = "cases"
+
+
+@dataclass(frozen=True, slots=True)
+class CaseEntry:
+    """One row of the index: enough for the case list and stats, no image decoded."""
+
+    case_id: str
+    cases_dir: Path
+    subset: str | None = None
+    concept_id: str | None = None
+    generation_mode: str | None = None
+    decision: Decision | None = None
+    problem: str | None = None
+    #: the file the problem is about (None: the case folder itself)
+    problem_file: Path | None = None
+    #: a repair preview is waiting for the reviewer to accept or discard it
+    pending_repair: bool = False
+    #: the change map found changes well outside the edit (None: not compared yet)
+    changes_outside: bool | None = None
+    #: this reviewer's decision was made on images since replaced (``decision`` then says
+    #: "needs recheck")
+    stale: bool = False
+    #: the case is assigned to this reviewer (None: the project has no assignments)
+    assigned_to_me: bool | None = None
+    #: other reviewers disagree and nobody has settled it (known once the team was read)
+    disputed: bool = False
+    #: the filter gate on the latest screening run (None: could not be told when indexed)
+    screening: ScreenStatus | None = None
+
+    @property
+    def folder(self) -> Path:
+        # Derived, not stored: building 100,000 Path objects is a third of indexing time.
+        return self.cases_dir / self.case_id
+
+    @property
+    def is_valid(self) -> bool:
+        return self.problem is None
+
+
+class Project:
+    """An open project folder, seen by one reviewer."""
+
+    def __init__(self, root: Path, manifest: Manifest, reviewer: str, read_only: bool):
+        self.root = root
+        self.manifest = manifest
+        self.reviewer = reviewer
+        self.read_only = read_only
+        self.entries: list[CaseEntry] = []
+        #: things under cases/ that are not cases: (path, reason), reported, never read
+        self.skipped: list[tuple[Path, str]] = []
+        #: the index is still being read (the window reads it behind the first case)
+        self.indexing = False
+        #: problems with project-wide files that do not stop the project (assignments.json)
+        self.warnings: list[ProjectError] = []
+        self.assignments: Assignments | None = None
+        self._mine: set[str] | None = None  # the cases assigned to this reviewer
+        self._position: dict[str, int] = {}
+        self._concept_owner: dict[str, str] = {}
+        #: images found not to decode: case → (image, reason, the image's identity then)
+        self._undecodable: dict[str, tuple[Path, str, str | None]] = {}
+
+    # --- opening and indexing ---------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls, root: Path | str, reviewer: str, index: bool = True, read_only: bool = False
+    ) -> Project:
+        """Open *root*; raises NotAProjectError when it is not a project folder. *read_only*
+        opens a writable folder as if it were not (a project left to upgrade later)."""
+        problem = id_problem(reviewer, "reviewer name")
+        if problem:
+            raise ValueError(problem)
+        root = Path(root).expanduser().absolute()
+        manifest = read_manifest(root)
+        project = cls(root, manifest, reviewer, read_only or not probe_writable(root))
+        project.load_assignments()
+        if index:
+            project.index()
+        return project
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    @property
+    def is_adjudicator(self) -> bool:
+        """This reviewer may settle a disagreement: one of the adjudicators the manifest
+        names, or anyone when it names none (``ratings.adjudicator_rule`` says it in words;
+        ``ratings.is_adjudication`` applies the same rule to a review)."""
+        named = self.manifest.adjudicators
+        return not named or self.reviewer in named
+
+    def load_assignments(self) -> None:
+        """(Re)read assignments.json; a bad file is reported and the project works as if
+        it had none."""
+        self.warnings = [w for w in self.warnings if not isinstance(w, AssignmentsError)]
+        try:
+            self.assignments = read_assignments(self.root)
+        except AssignmentsError as exc:
+            self.assignments = None
+            self.warnings.append(exc)
+        self._mine = None if self.assignments is None else self.assignments.cases_of(self.reviewer)
+
+    @property
+    def cases_dir(self) -> Path:
+        return self.root / CASES_DIR
+
+    @property
+    def gate(self) -> GateRule:
+        """The filter gate's rule this project uses (sabre-project.json)."""
+        return self.manifest.screening.gate
+
+    def index(self) -> list[CaseEntry]:
+        """List every case without decoding images; problems are recorded, never raised."""
+        run = self.begin_index()
+        while not run.done:
+            self.add_entries(run.next_chunk(10_000))
+        return self.entries
+
+    def begin_index(self) -> IndexRun:
+        """Start indexing in pieces: the window indexes the first cases at once and the rest
+        behind the first case shown (``add_entries`` with each piece, on its own thread)."""
+        self.entries, self._position, self._concept_owner = [], {}, {}
+        self._undecodable = {}
+        self.indexing = True
+        skipped: list[tuple[Path, str]] = []
+        try:
+            listing = sorted(os.scandir(self.cases_dir), key=lambda e: e.name)
+        except FileNotFoundError:
+            listing = []
+        except OSError as exc:
+            listing = []
+            skipped.append((self.cases_dir, f"cannot list ({exc.strerror or exc})"))
+        self.skipped = skipped
+        return IndexRun(self, listing)
+
+    def add_entries(self, entries: list[CaseEntry]) -> list[CaseEntry]:
+        """Append a piece of the index (in listing order); returns it as added, a reused
+        ``concept_id`` marked (the first case to use it keeps it)."""
+        owners = self._concept_owner
+        added = []
+        for e in entries:
+            if e.concept_id and e.problem is None:
+                owner = owners.setdefault(e.concept_id, e.case_id)
+                if owner != e.case_id:
+                    reason = f"duplicate concept_id {e.concept_id!r} (already used by case {owner})"
+                    e = replace(e, problem=reason, problem_file=e.folder / SPEC_NAME)
+            self._position[e.case_id] = len(self.entries)
+            self.entries.append(e)
+            added.append(e)
+        return added
+
+    def index_added(self, case_id: str) -> CaseEntry:
+        """Index a case written into ``cases/`` while the project is open (New Case)."""
+        folder = self.cases_dir / case_id
+        entry = self._index_case(case_id, str(folder), f"{self.reviewer}.json")
+        return self.add_entries([entry])[0]
+
+    def index_item(self, item: os.DirEntry[str], review_name: str) -> CaseEntry | None:
+        """One entry of ``cases/`` as the index sees it (None: not a case, reported)."""
+        name, cases_dir = item.name, self.cases_dir
+        if name.startswith("."):
+            return None
+        if item.is_symlink():
+            reason = "case folder is a symbolic link; links are never followed"
+            return CaseEntry(name, cases_dir, problem=reason)
+        if not item.is_dir(follow_symlinks=False):
+            self.skipped.append((cases_dir / name, "not a case folder, skipped"))
+            return None
+        problem = id_problem(name)
+        if problem:
+            return CaseEntry(name, cases_dir, problem=problem)
+        return self._index_case(name, item.path, review_name)
+
+    def _index_case(
+        self, case_id: str, folder: str, review_name: str, exact: bool = False
+    ) -> CaseEntry:
+        cases_dir = self.cases_dir
+        assigned = None if self._mine is None else case_id in self._mine
+        spec_path = os.path.join(folder, SPEC_NAME)  # noqa: PTH118 - hot loop, see CaseEntry
+        try:
+            spec = self._quick_spec(spec_path)
+        except (ValueError, OSError) as exc:
+            reason = f"unreadable ({short_reason(exc)})"
+            return CaseEntry(case_id, cases_dir, problem=reason, problem_file=Path(spec_path))
+        if not isinstance(spec, dict):
+            reason = "file is missing" if spec is None else "not a JSON object"
+            return CaseEntry(case_id, cases_dir, problem=reason, problem_file=Path(spec_path))
+        subset, concept = _str(spec.get("pressure_test_type")), _str(spec.get("concept_id"))
+        mode = _str(spec.get("generation_mode"))
+        review_path = os.path.join(folder, REVIEWS_DIR, review_name)  # noqa: PTH118
+        try:
+            review = quick_json(review_path, LIMITS["review"])
+            raw = review.get("decision") if isinstance(review, dict) else None
+            decision = Decision(raw) if raw else None
+        except (ValueError, OSError) as exc:
+            reason = f"unreadable ({short_reason(exc)})"
+            return CaseEntry(
+                case_id,
+                cases_dir,
+                subset,
+                concept,
+                mode,
+                None,
+                reason,
+                Path(review_path),
+                assigned_to_me=assigned,
+            )
+        pending = isinstance(review, dict) and _has_pending_repair(review.get("repairs"))
+        stale = decision is not None and quick_stale(folder, review, trust_mtime=not exact)
+        own = review if isinstance(review, dict) else None
+        screening = quick_status(folder, spec, own, self.gate, quick_json)
+        return CaseEntry(
+            case_id,
+            cases_dir,
+            subset,
+            concept,
+            mode,
+            Decision.NEEDS_RECHECK if stale else decision,
+            pending_repair=pending,
+            stale=stale,
+            assigned_to_me=assigned,
+            screening=screening,
+        )
+
+    def _quick_spec(self, path: str) -> Any:
+        """A case's spec.json for the index; a link is followed only when it stays in the
+        project (another project's spec must not make a case here what it is not)."""
+        try:
+            return quick_json(path, LIMITS["spec"], follow_links=False)
+        except LinkFoundError:  # rare, so the check costs nothing in the hot loop
+            if not inside_project(self.root, path):
+                raise QuickReadError("is a link leading outside the project; not read") from None
+            return quick_json(path, LIMITS["spec"])
+
+    def fresh_entry(self, case_id: str) -> CaseEntry | None:
+        """The case's entry read again from disk (another reviewer or window changed it),
+        every image of a decision checked exactly; what other parts found (the change map,
+        the team's disagreement) is kept. Not put in the index: ``replace_entry`` does that
+        on the thread that owns it. None when the case is not in the index."""
+        old = self.entry(case_id)
+        if old is None or (old.problem_file is None and old.problem is not None):
+            return old
+        entry = self._index_case(
+            case_id, str(self.cases_dir / case_id), f"{self.reviewer}.json", exact=True
+        )
+        entry = replace(entry, changes_outside=old.changes_outside, disputed=old.disputed)
+        if old.problem and old.problem.startswith("duplicate concept_id"):
+            entry = replace(entry, problem=old.problem, problem_file=old.problem_file)
+        undecodable = self._undecodable.get(case_id)
+        if undecodable is not None and entry.problem is None:
+            image, reason, then = undecodable
+            if identity(image) == then:  # the same broken file: still invalid
+                entry = replace(entry, problem=reason, problem_file=image)
+        return entry
+
+    def mark_invalid(self, case_id: str, reason: str, image: Path) -> CaseEntry | None:
+        """Record that *image* of *case_id* does not decode (``validity`` found it), so the
+        index calls the case invalid until that file changes. Returns the new entry."""
+        entry = self.entry(case_id)
+        if entry is None:
+            return None
+        self._undecodable[case_id] = (image, reason, identity(image))
+        if entry.problem is None:
+            entry = replace(entry, problem=f"{image.name}: {reason}", problem_file=image)
+            self.replace_entry(entry)
+        return entry
+
+    def entry(self, case_id: str) -> CaseEntry | None:
+        position = self._position.get(case_id)
+        return None if position is None else self.entries[position]
+
+    # --- one case ---------------------------------------------------------------------
+
+    def case_folder(self, case_id: str) -> Path:
+        """The folder of *case_id*, refusing ids that could escape ``cases/``."""
+        problem = id_problem(case_id)
+        if problem:
+            raise CaseLoadError(problem, self.cases_dir)
+        folder = self.cases_dir / case_id
+        if folder.is_symlink():
+            raise CaseLoadError(
+                "case folder is a symbolic link; links are never followed", folder, case_id
+            )
+        if not folder.is_dir():
+            raise CaseLoadError("no such case", folder, case_id)
+        return folder
+
+    def _inside(self, path: Path) -> bool:
+        return inside_project(self.root, path)
+
+    def load_case(self, case_id: str) -> Case:
+        """Load and validate one case. Raises CaseLoadError (with file and reason).
+
+        A broken image does not stop the case from loading (its problem is recorded so the
+        reviewer sees a placeholder and the reason); a broken spec or own review does,
+        because reviewing or saving on top of them could lose information.
+        """
+        folder = self.case_folder(case_id)
+        spec = load_spec(self.root, case_id, folder)
+        review, review_fp = load_own_review(self.reviewer, case_id, folder, spec)
+        case = Case(case_id, folder, spec, review, review_fp)
+        load_screening(case)
+        load_other_reviews(self.reviewer, case)
+        locate_images(self.root, case)
+        return case
+
+    def reload_screening(self, case: Case) -> None:
+        """screening.json read again (a run was appended while the case was open)."""
+        case.screening = None
+        load_screening(case)
+
+    def reload_other_reviews(self, case: Case) -> None:
+        """Read the other reviewers' files again (they changed on disk); one's own review
+        and the rest of the case are left as they are."""
+        case.other_reviews = {}
+        case.warnings = [w for w in case.warnings if not isinstance(w, ReviewError)]
+        load_other_reviews(self.reviewer, case)
+
+    def locate_images(self, case: Case) -> None:
+        """Find the case's images again (one was replaced on disk)."""
+        case.images, case.image_info, case.image_problems = {}, {}, {}
+        locate_images(self.root, case)
+
+    # --- saving -----------------------------------------------------------------------
+
+    def save_review(
+        self, case: Case, review: Review | None = None, force: bool = False, index: bool = True
+    ) -> None:
+        """Write this reviewer's review atomically.
+
+        Refuses (ReviewConflictError) when the file changed on disk since the case was
+        loaded or last saved — another window or person wrote it — unless *force*. *index*
+        False: the caller updates the index entry (a save off the index's own thread).
+        """
+        review = review or case.review
+        case.review_fingerprint = write_review_file(
+            case.review_path, review, case.review_fingerprint, force, self.read_only, case.case_id
+        )
+        case.review = review
+        if index:
+            self.update_entry(case)
+
+    def record(self, case: Case, event: str, data: dict[str, Any]) -> None:
+        """Append one event to the case's history.jsonl (the audit log)."""
+        if self.read_only:
+            raise ReadOnlyProjectError("project is open read-only", case.history_path)
+        entry = {"at": utc_now(), "reviewer": self.reviewer, "event": event, "data": data}
+        append_history(case.history_path, entry)
+
+    def replace_entry(self, entry: CaseEntry) -> None:
+        """Put a changed index entry in place (a change-map flag found in the background)."""
+        position = self._position.get(entry.case_id)
+        if position is not None:
+            self.entries[position] = entry
+
+    def update_entry(self, case: Case) -> None:
+        """Keep the index in step with a review changed in memory (the case list's icon)."""
+        position = self._position.get(case.case_id)
+        if position is not None:
+            old = self.entries[position]
+            stale = False
+            if case.review.decision is not None:
+                hashes = image_hashes(case.images, compute=False)  # never a read here
+                stale = is_stale(case.review, hashes) if hashes is not None else old.stale
+            self.entries[position] = replace(
+                old,
+                decision=Decision.NEEDS_RECHECK if stale else case.review.decision,
+                stale=stale,
+                pending_repair=any(r.status == "preview" for r in case.review.repairs),
+                screening=self.screening_of(case).status,
+            )
+
+    def screening_of(self, case: Case) -> CaseScreening:
+        """The filter gate on *case* as it is now, with each probe's result (stale or not)."""
+        return case_screening(
+            case.folder,
+            case.spec,
+            case.review,
+            case.other_reviews.values(),
+            case.screening,
+            self.gate,
+        )
+
+
+class IndexRun:
+    """The listing of ``cases/``, indexed a piece at a time.
+
+    ``next_chunk`` reads files and builds entries (it may run on a worker thread; it only
+    notes what it skips); the index changes only in ``Project.add_entries``, on the
+    caller's thread.
+    """
+
+    def __init__(self, project: Project, listing: list[os.DirEntry[str]]):
+        self.project = project
+        self.total = len(listing)
+        self._listing = listing
+        self._next = 0
+        self._review_name = f"{project.reviewer}.json"
+        project.indexing = not self.done  # an empty cases/ is read at once
+
+    @property
+    def done(self) -> bool:
+        return self._next >= len(self._listing)
+
+    def next_chunk(self, size: int) -> list[CaseEntry]:
+        items = self._listing[self._next : self._next + size]
+        self._next += len(items)
+        if self.done:
+            self.project.indexing = False
+        index_item, review_name = self.project.index_item, self._review_name
+        return [e for item in items if (e := index_item(item, review_name)) is not None]
+
+
+def _has_pending_repair(repairs: Any) -> bool:
+    return isinstance(repairs, list) and any(
+        isinstance(r, dict) and r.get("status") == "preview" for r in repairs
+    )
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

@@ -1,0 +1,369 @@
+"""CPU-bound jobs in worker processes, so they can never hold the window's interpreter.
+
+OpenCV's inpainting, the change map and the making of previews spend much of their time in
+Python and numpy code that holds the GIL; on a thread of the window's own process they make
+the window late by hundreds of milliseconds (measured in ``benchmarks/cpu_jobs.py``). Here
+each job runs in a process of its own interpreter, started with ``spawn`` (no copy of the
+window's state, Qt never imported: a job is a function of the Qt-free core and its
+arguments, sent by pickle), and the pool keeps the window first:
+
+* at most ``workers`` jobs at once, by default one fewer than the machine has cores, while
+  the window works; ``spare`` more (by default up to every core) while it waits for the
+  reviewer, the extra ones paused (SIGSTOP; suspended on Windows) the moment it works again;
+* workers run at a lower OS priority (nice 10; "below normal" on Windows), so a decode the
+  reviewer waits for wins every contended core;
+* ``hold`` (the window decodes the case on screen) keeps queued jobs from starting and
+  pauses the spare ones, until ``release``;
+* ``cancel`` reaches a running job: its worker process is terminated (and another started
+  when next needed), which is safe because a job only writes files atomically.
+
+Results and errors come back through ``done(result, error)``, called on the pool's own
+thread; the caller moves them to wherever it needs them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import itertools
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+#: How much lower than the window workers run (POSIX nice increment).
+WORKER_NICE = 10
+
+Done = Callable[[Any, BaseException | None], None]
+
+
+class JobCancelledError(Exception):
+    """The job was cancelled before or while it ran."""
+
+
+def default_workers() -> int:
+    """One fewer than the cores: one stays with the window."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+def default_spare(workers: int) -> int:
+    """Workers beyond *workers* while the window is idle: up to every core."""
+    return max(0, (os.cpu_count() or 2) - workers)
+
+
+def _pause(process: BaseProcess, paused: bool) -> None:
+    """Stop or continue a worker's process where it is (it keeps its memory and its job)."""
+    with contextlib.suppress(OSError, ValueError):
+        if sys.platform == "win32":
+            import psutil
+
+            with contextlib.suppress(psutil.Error):
+                target = psutil.Process(process.pid)
+                target.suspend() if paused else target.resume()
+        elif process.pid is not None:
+            os.kill(process.pid, signal.SIGSTOP if paused else signal.SIGCONT)
+
+
+def lower_priority(nice: int = WORKER_NICE) -> None:
+    """Make this process yield to the window for the CPU, on one core (OpenCV would
+    otherwise spread one job over every core, the window's too)."""
+    import cv2
+
+    cv2.setNumThreads(1)
+    try:
+        if sys.platform == "win32":
+            import psutil
+
+            psutil.Process().nice(psutil.BELOW_NORMAL_PRIORITY_CLASS)
+        else:
+            os.nice(nice)
+    except (OSError, ImportError):
+        pass
+
+
+def worker_facts() -> dict[str, Any]:
+    """What a worker is: its process id, its niceness, whether Qt was ever imported."""
+    return {
+        "pid": os.getpid(),
+        "nice": os.nice(0) if hasattr(os, "nice") else None,
+        "qt": any(name.split(".")[0] == "PySide6" for name in sys.modules),
+    }
+
+
+def run_each(fn: Callable[..., Any], calls: list[tuple[Any, ...]]) -> list[Any]:
+    """``fn(*args)`` for each of *calls*, in one job: many quick calls then cost one round
+    trip between processes, not one each. A call that fails gives None; the rest go on."""
+    out: list[Any] = []
+    for args in calls:
+        try:
+            out.append(fn(*args))
+        except Exception:  # one case's failure is that case's, as with one job each
+            out.append(None)
+    return out
+
+
+def _worker_main(conn: Connection, nice: int) -> None:
+    lower_priority(nice)
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        job_id, fn, args = message
+        try:
+            reply: tuple[int, bool, Any] = (job_id, True, fn(*args))
+        except BaseException as exc:  # every failure goes back to the one who asked
+            reply = (job_id, False, exc)
+        try:
+            conn.send(reply)
+        except Exception as exc:  # a result or an error that cannot be pickled
+            conn.send((job_id, False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+
+
+@dataclass(eq=False)
+class Job:
+    id: int
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    priority: int
+    done: Done
+    cancelled: bool = False
+    finished: bool = False
+
+
+@dataclass(eq=False)
+class _Worker:
+    process: BaseProcess
+    conn: Connection
+    job: Job | None = None
+    paused: bool = False
+
+
+@dataclass
+class _State:
+    queue: list[tuple[int, int, Job]] = field(default_factory=list)
+    workers: list[_Worker] = field(default_factory=list)
+    held_until: float = 0.0
+    closed: bool = False
+
+
+class ProcessPool:
+    def __init__(self, workers: int | None = None, nice: int = WORKER_NICE, spare: int = 0):
+        self.size = workers or default_workers()
+        self.spare = spare
+        self.nice = nice
+        self._ctx = multiprocessing.get_context("spawn")
+        self._state = _State()
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
+        self._thread: threading.Thread | None = None
+        self._idle = threading.Condition(self._lock)
+
+    # --- the caller's side --------------------------------------------------------------
+
+    def submit(self, fn: Callable[..., Any], *args: Any, done: Done, priority: int = 0) -> Job:
+        """Run ``fn(*args)`` in a worker; higher *priority* first, then first come."""
+        job = Job(next(self._ids), fn, args, priority, done)
+        with self._lock:
+            if self._state.closed:
+                raise RuntimeError("the process pool is shut down")
+            heapq.heappush(self._state.queue, (-priority, job.id, job))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="process-pool", daemon=True)
+                self._thread.start()
+        self._wake()
+        return job
+
+    def cancel(self, job: Job) -> None:
+        """Stop *job*: taken off the queue, or its worker terminated if it is running.
+        ``done`` is then called with a JobCancelledError (unless it had finished)."""
+        with self._lock:
+            if job.finished or job.cancelled:
+                return
+            job.cancelled = True
+            queued = [entry for entry in self._state.queue if entry[2] is job]
+            for entry in queued:
+                self._state.queue.remove(entry)
+            heapq.heapify(self._state.queue)
+            for worker in [w for w in self._state.workers if w.job is job]:
+                self._end(worker)
+        if queued:
+            self._finish(job, None, JobCancelledError("cancelled before it started"))
+        self._wake()
+
+    def hold(self, seconds: float) -> None:
+        """The window is busy for *seconds* (or until ``release``): start no queued job, and
+        pause the jobs running beyond ``size``."""
+        with self._lock:
+            self._state.held_until = time.monotonic() + seconds
+            running = [w for w in self._state.workers if w.job is not None and not w.paused]
+            for worker in running[self.size :]:
+                worker.paused = True
+                _pause(worker.process, True)
+        self._wake()
+
+    def release(self) -> None:
+        with self._lock:
+            self._state.held_until = 0.0
+        self._wake()
+
+    def _resume_all(self) -> None:
+        for worker in self._state.workers:
+            if worker.paused:
+                worker.paused = False
+                _pause(worker.process, False)
+
+    def _end(self, worker: _Worker) -> None:
+        """Terminate a worker's process (continued first if paused, or it would not die)."""
+        with contextlib.suppress(OSError, AttributeError):
+            worker.process.terminate()
+        if worker.paused:
+            worker.paused = False
+            _pause(worker.process, False)
+
+    @property
+    def running(self) -> int:
+        with self._lock:
+            return sum(1 for w in self._state.workers if w.job is not None)
+
+    @property
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._state.queue) + sum(1 for w in self._state.workers if w.job)
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until no job is queued or running; False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._idle:
+            while self._state.queue or any(w.job for w in self._state.workers):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._idle.wait(min(left, 0.1))
+        return True
+
+    def shutdown(self) -> None:
+        """Cancel everything and end the workers."""
+        with self._lock:
+            self._state.closed = True
+            queued = [job for _, _, job in self._state.queue]
+            self._state.queue.clear()
+            workers = list(self._state.workers)
+            for worker in workers:
+                if worker.job is not None:
+                    worker.job.cancelled = True
+                self._end(worker)
+        for job in queued:
+            job.cancelled = True
+            self._finish(job, None, JobCancelledError("the pool was shut down"))
+        self._wake()
+        if self._thread is not None:
+            self._thread.join(5)
+        for worker in workers:
+            worker.process.join(2)
+
+    # --- the pool's thread --------------------------------------------------------------
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):
+            self._wake_w.send_bytes(b"!")
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                if self._state.closed and not any(w.job for w in self._state.workers):
+                    return
+                self._start_jobs()
+                busy = {w.conn: w for w in self._state.workers if w.job is not None}
+                held = self._state.held_until - time.monotonic()
+                waiting = self._state.queue or any(w.paused for w in self._state.workers)
+            timeout = held if held > 0 and waiting else None
+            ready = wait([self._wake_r, *busy], timeout)
+            for conn in ready:
+                if conn is self._wake_r:
+                    while self._wake_r.poll():
+                        self._wake_r.recv_bytes()
+                else:
+                    self._collect(busy[conn])  # type: ignore[index]
+
+    def _start_jobs(self) -> None:
+        state = self._state
+        if state.closed or state.held_until > time.monotonic():
+            return
+        self._resume_all()
+        state.workers = [w for w in state.workers if w.job is not None or w.process.is_alive()]
+        while state.queue:
+            idle = [w for w in state.workers if w.job is None]
+            if len(state.workers) - len(idle) >= self.size + self.spare:
+                return
+            _, _, job = heapq.heappop(state.queue)
+            try:
+                worker = idle[0] if idle else self._spawn()
+                worker.conn.send((job.id, job.fn, job.args))
+            except Exception as exc:  # arguments that cannot be pickled, no process to be had
+                self._lock.release()  # (held by the caller; done() may take it)
+                try:
+                    self._finish(job, None, exc)
+                finally:
+                    self._lock.acquire()
+                continue
+            worker.job = job
+
+    def _spawn(self) -> _Worker:
+        parent, child = self._ctx.Pipe()
+        process = self._ctx.Process(
+            target=_worker_main, args=(child, self.nice), name="sabre-desk-worker", daemon=True
+        )
+        process.start()
+        child.close()
+        worker = _Worker(process, parent)
+        self._state.workers.append(worker)
+        return worker
+
+    def _collect(self, worker: _Worker) -> None:
+        job = worker.job
+        try:
+            _, ok, value = worker.conn.recv()
+        except (EOFError, OSError):  # the worker ended: cancelled, killed or crashed
+            with self._lock:
+                worker.job = None
+                self._state.workers.remove(worker)
+            worker.process.join(2)
+            if job is not None:
+                error = (
+                    JobCancelledError("cancelled while it ran")
+                    if job.cancelled
+                    else RuntimeError(
+                        f"a worker process ended (exit code {worker.process.exitcode})"
+                    )
+                )
+                self._finish(job, None, error)
+            return
+        with self._lock:
+            worker.job = None
+        if job is not None:
+            if job.cancelled:
+                self._finish(job, None, JobCancelledError("cancelled while it ran"))
+            else:
+                self._finish(job, value if ok else None, None if ok else value)
+
+    def _finish(self, job: Job, result: Any, error: BaseException | None) -> None:
+        with self._lock:
+            if job.finished:
+                return
+            job.finished = True
+        try:
+            job.done(result, error)
+        finally:
+            with self._idle:
+                self._idle.notify_all()

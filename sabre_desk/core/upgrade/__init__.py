@@ -1,0 +1,3 @@
+"""Bringing a project an earlier sabre-desk wrote up to date: the plan, then the atomic,
+backed-up upgrade.
+"""

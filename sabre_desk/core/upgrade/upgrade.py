@@ -1,0 +1,219 @@
+"""`sabre-desk upgrade`: bring a project an earlier sabre-desk wrote to the current format.
+
+What it changes is the plan (core/upgrade_plan.py): the ``pressure_test_type`` of cases made
+with an earlier version of a primer, and the manifest (its version, the primers record).
+Reviews, images, screening records and history are never touched: decisions are bound to
+image hashes, screening results to the images and the questions, and neither changes.
+
+Each file is rewritten atomically after its old bytes are kept under
+``.sabre-desk/upgrade-backup-<UTC stamp>/`` at the same relative path, so at every instant a
+file is either old or new and the old one can be put back by hand. The specs go first and
+the manifest last: a run that stops half-way leaves the manifest saying the project is
+still to be upgraded, and the next run finishes what is left. The manifest's lock is held
+throughout, so two upgrades (or an upgrade and `sabre-desk team`) never interleave.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sabre_desk import __version__
+from sabre_desk.core.case.manifest import MANIFEST_NAME, PROJECT_VERSION, Manifest, read_manifest
+from sabre_desk.core.case.review import utc_now
+from sabre_desk.core.upgrade.upgrade_plan import (
+    TYPE_FIELD,
+    CaseMove,
+    UpgradePlan,
+    case_folder_problem,
+    plan_upgrade,
+)
+from sabre_desk.ground.errors import ProjectError, StorageError
+from sabre_desk.ground.reading import LIMITS, parse_json, read_limited
+from sabre_desk.ground.storage import (
+    atomic_write_bytes,
+    atomic_write_json,
+    file_lock,
+    probe_writable,
+    remove_orphan_temps,
+)
+
+BACKUP_PARENT = ".sabre-desk"
+BACKUP_PREFIX = "upgrade-backup-"
+REPORT_NAME = "upgrade.json"
+#: what a spec upgraded in place records about it (a list: one entry per upgrade)
+SPEC_RECORD = "upgraded"
+
+
+class UpgradeError(ProjectError):
+    """The upgrade stopped; the files it names are as they were."""
+
+
+@dataclass
+class UpgradeResult:
+    plan: UpgradePlan
+    dry_run: bool = False
+    #: the folder holding the old bytes of every rewritten file (None: nothing rewritten)
+    backup: Path | None = None
+    #: the files rewritten, relative to the project, in order
+    written: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.plan.to_json(),
+            "dry_run": self.dry_run,
+            "changed": bool(self.written),
+            "written": self.written,
+            "backup": str(self.backup) if self.backup else None,
+        }
+
+
+def upgrade_project(root: Path, *, dry_run: bool = False) -> UpgradeResult:
+    """Upgrade the project at *root* in place (see the module's docstring); with *dry_run*
+    only say what would change. Raises UpgradeError when it stops part-way."""
+    root = Path(root).expanduser().absolute()
+    manifest_path = root / MANIFEST_NAME
+    read_manifest(root)  # not a project, or a newer one: said before anything is locked
+    if dry_run:
+        return UpgradeResult(plan_upgrade(root), dry_run=True)
+    if not probe_writable(root):
+        raise UpgradeError("the project folder cannot be written; nothing was changed", root)
+    with file_lock(manifest_path, busy="another sabre-desk is writing the manifest; try again"):
+        plan = plan_upgrade(root)
+        result = UpgradeResult(plan)
+        if not plan.changes:
+            return result
+        result.backup = _new_backup_folder(root)
+        total = len(plan.files)
+        report = _report(plan, result)
+        try:
+            atomic_write_json(result.backup / REPORT_NAME, report)
+            for move in plan.moves:
+                if _move_case(root, move, result.backup):
+                    result.written.append(move.file)
+            if _write_manifest(root, plan, result.backup):
+                result.written.append(MANIFEST_NAME)
+        except (ProjectError, OSError) as exc:
+            raise _stopped(exc, root, result, total) from exc
+        report.update(finished=True, written=result.written, finished_at=utc_now())
+        with contextlib.suppress(ProjectError, OSError):  # done either way; a rerun says so
+            atomic_write_json(result.backup / REPORT_NAME, report)
+    return result
+
+
+def _stopped(
+    exc: ProjectError | OSError, root: Path, result: UpgradeResult, total: int
+) -> UpgradeError:
+    where: Path | None
+    if isinstance(exc, ProjectError):
+        where, reason = exc.path, exc.reason
+    else:
+        where = Path(exc.filename) if exc.filename else None
+        reason = exc.strerror or str(exc)
+    done = len(result.written)
+    return UpgradeError(
+        f"the upgrade stopped ({reason}); {done} of {total} files were upgraded and every "
+        f"other file is as it was (old copies in {result.backup}); run it again to finish",
+        where or root,
+    )
+
+
+def _new_backup_folder(root: Path) -> Path:
+    """``.sabre-desk/upgrade-backup-<UTC stamp>`` (``-2``, ``-3`` … when a run of the same
+    second made one): a folder of its own for each run."""
+    parent = root / BACKUP_PARENT
+    if parent.is_symlink():
+        raise UpgradeError("is a symbolic link; nothing is written through it", parent)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    try:
+        parent.mkdir(exist_ok=True)
+        for n in range(1, 1000):
+            folder = parent / f"{BACKUP_PREFIX}{stamp}{'' if n == 1 else f'-{n}'}"
+            try:
+                folder.mkdir()
+            except FileExistsError:
+                continue
+            return folder
+    except OSError as exc:
+        reason = f"cannot make the backup folder ({exc.strerror or exc}); nothing was changed"
+        raise UpgradeError(reason, parent) from exc
+    raise UpgradeError("too many upgrade backups in the same second", parent)
+
+
+def _keep_old(backup: Path, rel: str, raw: bytes) -> None:
+    """The old bytes of *rel*, at the same relative path under *backup*."""
+    target = backup.joinpath(*rel.split("/"))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(target, raw)
+
+
+def _move_case(root: Path, move: CaseMove, backup: Path) -> bool:
+    """Give one case's spec its new type; False when it no longer needs it (another run
+    or a person did it meanwhile)."""
+    path = root.joinpath(*move.file.split("/"))
+    problem = case_folder_problem(root, move.case_id)
+    if problem:  # replaced by a link since the plan was made
+        raise StorageError(problem, path.parent)
+    raw = read_limited(path, LIMITS["spec"], StorageError, follow_links=False)
+    spec = parse_json(raw, path, StorageError)
+    if not isinstance(spec, dict) or spec.get(TYPE_FIELD) != move.old_type:
+        return False
+    spec[TYPE_FIELD] = move.new_type
+    records = spec.get(SPEC_RECORD)
+    spec[SPEC_RECORD] = [
+        *(records if isinstance(records, list) else []),
+        {
+            "at": utc_now(),
+            "by": f"sabre-desk {__version__}",
+            "field": TYPE_FIELD,
+            "from": move.old_type,
+            "to": move.new_type,
+            "made_with": {"primer": move.change.primer, "version": move.change.earlier_version},
+        },
+    ]
+    _keep_old(backup, move.file, raw)
+    remove_orphan_temps(path.parent, path.name)  # only an upgrade rewrites a spec in place
+    atomic_write_json(path, spec, kind="spec")
+    return True
+
+
+def _write_manifest(root: Path, plan: UpgradePlan, backup: Path) -> bool:
+    """The manifest, last: every other key kept, the version and the primers record new."""
+    update = plan.manifest
+    if update is None:
+        return False
+    path = root / MANIFEST_NAME
+    raw = read_limited(path, LIMITS["manifest"], StorageError, follow_links=False)
+    data = parse_json(raw, path, StorageError)
+    if not isinstance(data, dict):
+        raise StorageError("not a JSON object", path)
+    data["version"] = PROJECT_VERSION
+    data["primers"] = {name: r.model_dump(mode="json") for name, r in update.primers.items()}
+    if update.default_primer is not None:
+        data["primer"] = update.default_primer[1]
+    try:
+        Manifest.model_validate(data)
+    except ValueError as exc:
+        raise StorageError(f"not upgraded: {exc}", path) from exc
+    _keep_old(backup, MANIFEST_NAME, raw)
+    atomic_write_json(path, data)
+    return True
+
+
+def _report(plan: UpgradePlan, result: UpgradeResult) -> dict[str, Any]:
+    """upgrade.json in the backup folder: what this run set out to change, and whether it
+    finished (a run that stopped says ``"finished": false``)."""
+    return {
+        "format": "sabre-desk-upgrade",
+        "version": 1,
+        "by": f"sabre-desk {__version__}",
+        "started_at": utc_now(),
+        "finished": False,
+        "from_version": plan.version,
+        "to_version": PROJECT_VERSION,
+        "plan": plan.to_json()["changes"],
+        "written": result.written,
+    }
