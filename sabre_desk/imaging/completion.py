@@ -3,7 +3,7 @@
 Wexler, Shechtman and Irani's completion ("Space-time completion of video", 2007) with
 Barnes et al.'s PatchMatch (2009) as the nearest-neighbour search: on a pyramid, coarse to
 fine, every patch that touches the hole is matched to a patch lying wholly on known pixels
-(outside the hole and a margin round it), and each hole pixel becomes the weighted vote of
+(outside the hole, and a margin round it if asked), and each hole pixel becomes the weighted vote of
 the source patches laid over it — a patch counts more the better it matches and the nearer
 it lies to the known pixels, so the fill grows inward from the hole's edge. The coarsest
 level starts from a smooth fill (OpenCV's frequency-selective reconstruction, else Telea);
@@ -21,7 +21,7 @@ well below the smooth fills' while the texture stays:
 - the difference left between the patches and the known pixels along the hole's edge is
   spread inward as a membrane (a Poisson-style correction), so the fill has no step there;
 - within a few pixels of the edge the smooth fill, which continues the known pixels best
-  right there, takes over (its weight falls as exp(-distance / 3 px)).
+  right there, takes over (its weight falls as exp(-distance / 5 px)).
 
 ``cancel`` is checked between iterations (and levels); ``progress`` (if given) is told of
 each iteration done.
@@ -48,8 +48,8 @@ class CompletionCancelledError(RepairError):
 class CompletionParams:
     #: patch side is 2·radius + 1
     patch_radius: int = 3
-    #: known pixels this close to the hole are not copied (an object's soft edge)
-    source_margin: int = 1
+    #: known pixels this close to the hole are not copied (0: any patch wholly outside it)
+    source_margin: int = 0
     #: the coarsest level's hole is at most this long on its longer side: for the completion
     #: that gives the fine texture, and for the one that gives the layout and shading
     texture_hole_px: int = 24
@@ -63,14 +63,14 @@ class CompletionParams:
     #: PatchMatch passes per EM iteration
     passes: int = 2
     #: a hole with more pixels is filled at a lower resolution and scaled into place, which
-    #: bounds the time of any box (about 1 s per 100,000 pixels on one core)
+    #: bounds the time of any box (about 2 s of CPU per 100,000 pixels, on two threads)
     max_fill_pixels: int = 350_000
     #: confidence of a hole pixel falls as gamma ** -(distance to the known pixels)
     gamma: float = 2.0
     #: width (pixels) of the ring of known pixels whose step is spread over the hole; 0: none
     seam_ring: int = 3
     #: the smooth fill's weight along the hole's edge falls as exp(-distance / edge_px)
-    edge_px: float = 3.0
+    edge_px: float = 5.0
     #: past this many pixels in the hole, the smooth fill for the edge is Telea's
     edge_fill_pixels: int = 12_000
     seed: int = 1

@@ -120,3 +120,15 @@ def test_repair_with_the_patch_engine_on_the_demo(
     box = (slice(int(0.595 * h), int(0.69 * h)), slice(int(0.345 * w), int(0.41 * w)))
     assert np.abs(after[box].astype(int) - before[box].astype(int)).mean() > 5  # filled
     assert np.array_equal(after[: h // 3], before[: h // 3])  # far from the box: untouched
+
+
+@pytest.mark.parametrize("box", [PixelRect(0, 0, 160, 160), PixelRect(0, 70, 4, 73)])
+def test_a_box_with_little_or_nothing_around_it_still_gets_a_fill(box: PixelRect) -> None:
+    """The whole image (nothing known to copy from: the smooth fill) or a sliver on its
+    edge: a result of the patch's size, the box no longer the pasted colour."""
+    pasted = brick()
+    pasted[box.y0 : box.y1, box.x0 : box.x1] = (0, 255, 0)
+    reply = make_engine("patchmatch").repair(request(pasted, box, threading.Event()))
+    assert reply.patch.shape == pasted.shape
+    inside = reply.patch[box.y0 : box.y1, box.x0 : box.x1].reshape(-1, 3)
+    assert not (inside == (0, 255, 0)).all(axis=1).any()
