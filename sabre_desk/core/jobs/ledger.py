@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sabre_desk.core.case.review import utc_now
 from sabre_desk.engines.answers import Usage
-from sabre_desk.engines.models import qualified_name
+from sabre_desk.engines.models import Provider, qualified_name
 from sabre_desk.ground.storage import append_history, file_lock, read_history
 
 LEDGER_NAME = "ledger.jsonl"
@@ -143,7 +143,7 @@ def _price(prices: Mapping[str, ModelPrice], model: str, provider: str) -> Model
     whose name may be bare) by the bare name."""
     bare = model.removeprefix(f"{provider}:").removeprefix("models/")
     found = prices.get(model) or prices.get(f"{provider}:{bare}")
-    if found is None and provider == "gemini":
+    if found is None and provider == Provider.GEMINI:
         found = prices.get(bare)
     return found
 
