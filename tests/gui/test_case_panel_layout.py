@@ -65,3 +65,22 @@ def test_each_case_opens_at_its_top(qtbot, laptop: MainWindow) -> None:
         qtbot.keyClick(window.compare.active_canvas(), Qt.Key.Key_N)
     assert bar.value() == 0
     assert seen_in_pane(window, window.case_panel.summary)
+
+
+def test_no_text_of_the_case_panel_is_cut_at_its_right_edge(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    """A primer with a long title and checklist items longer than the pane is wide: the
+    text wraps inside the pane, never runs past its edge (the pane cannot scroll sideways)."""
+    window.resize(1366, 730)
+    open_case(window, demo_project, "attr01_red_triangles")
+    qtbot.wait(50)
+    panel = window.case_panel
+    pane = panel.top_scroll.viewport()
+    assert panel.top_scroll.widget().width() <= pane.width()
+    labels = [panel.summary, panel.details, panel.primer_label]
+    labels += [box.parentWidget() for box in panel.checklist.values()]
+    assert len(labels) > 5
+    for widget in labels:
+        right = widget.mapTo(pane, QPoint(widget.width(), 0)).x()
+        assert right <= pane.width(), widget

@@ -292,7 +292,7 @@ def test_the_primer_checklist_is_ticked_and_saved_and_its_design_shown(
 ) -> None:
     open_case(window, demo_project, "ctx03_wrench_banana")
     panel = window.case_panel
-    assert "Context" in panel.checklist_box.title()
+    assert "Context" in panel.primer_label.text()
     panel.checklist["primer:no_leftovers"].click()
     path = demo_project / "cases" / "ctx03_wrench_banana" / "reviews" / "alice.json"
     qtbot.waitUntil(

@@ -19,12 +19,12 @@ from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
     QGroupBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QTableView,
     QTextBrowser,
     QVBoxLayout,
@@ -151,6 +151,24 @@ class NotesEdit(QPlainTextEdit):
         super().focusOutEvent(event)
 
 
+class CheckItem(QWidget):
+    """A checklist item whose text wraps: a check box cannot wrap its own text, and an item
+    cut at the pane's edge hides what the reviewer is asked to check."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.box = QCheckBox()
+        self.box.setAccessibleName(text)
+        self.label = QLabel(text)
+        self.label.setWordWrap(True)
+        self.label.setBuddy(self.box)
+        self.label.mousePressEvent = lambda _event: self.box.toggle()  # type: ignore[method-assign]
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.box, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(self.label, 1)
+
+
 class CasePanel(QWidget):
     def __init__(self, controller: CaseController, parent: QWidget | None = None):
         super().__init__(parent)
@@ -162,7 +180,13 @@ class CasePanel(QWidget):
         self.design_button = QPushButton("Task design…")
         self.design_button.setToolTip("What this stress test is for, how its images are made")
         self.design_button.clicked.connect(self.show_task_design)
+        #: the primer's title, wrapped: a group box's title never wraps, and a long one would
+        #: widen the pane past its view (the text beside it then cut instead of wrapped)
+        self.primer_label = QLabel()
+        self.primer_label.setWordWrap(True)
+        self.checklist_layout.addWidget(self.primer_label)
         self.checklist_layout.addWidget(self.design_button)
+        self._checklist_rows: list[CheckItem] = []
         self.primer: Primer | None = None
         self.design_dialog: QDialog | None = None
         #: finds the primer of a case; the window sets it when a project opens
@@ -322,9 +346,9 @@ class CasePanel(QWidget):
 
     def _build_checklist(self, case: Case | None) -> None:
         """The review targets of the spec, then the validity checklist of the case's primer."""
-        for box in self.checklist.values():
-            box.deleteLater()
-        self.checklist = {}
+        for row in self._checklist_rows:
+            row.deleteLater()
+        self._checklist_rows, self.checklist = [], {}
         items: list[tuple[str, str]] = []
         for target in case.spec.review_targets if case else []:
             text = f"{target.label} ({target.image_role.value}): {target.description}"
@@ -334,19 +358,15 @@ class CasePanel(QWidget):
             items += [(f"primer:{item.id}", item.text) for item in primer.header.checklist]
         self.primer = primer
         self.design_button.setVisible(primer is not None)
-        self.checklist_box.setTitle(
-            f"Verify — primer: {primer.header.title}" if primer else "Verify"
-        )
+        self.primer_label.setText(f"Primer: {primer.header.title}" if primer else "")
+        self.primer_label.setVisible(primer is not None)
         self.checklist_box.setVisible(bool(items))
         for key, text in items:
-            box = QCheckBox(text)
-            box.setToolTip(text)
-            # A long item is cut (its tooltip has it all), never widens the pane past its
-            # view: the summary above would be cut instead of wrapped.
-            box.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-            box.toggled.connect(lambda on, k=key: self.controller.set_checklist(k, on))
-            self.checklist_layout.addWidget(box)
-            self.checklist[key] = box
+            row = CheckItem(text)
+            row.box.toggled.connect(lambda on, k=key: self.controller.set_checklist(k, on))
+            self.checklist_layout.addWidget(row)
+            self._checklist_rows.append(row)
+            self.checklist[key] = row.box
         if case is not None:
             self._sync(case, Aspect.CHECKLIST)
 
