@@ -47,8 +47,10 @@ LIMITS: dict[str, int] = {
     "model spec reply": 3 * MB,
     # … an image (the largest image file accepted, base64 in JSON), …
     "model image reply": 96 * MB,
-    # … and a batch job's results (every answer of one job, as one file or one listing).
+    # … and a batch job's results (every answer of one job, as one file or one listing; a
+    # job of images holds every image it made, so it may be far larger).
     "model batch results": 256 * MB,
+    "model image batch results": 4096 * MB,
 }
 #: Deepest JSON nesting accepted: the formats nest four or five levels.
 MAX_JSON_DEPTH = 64
