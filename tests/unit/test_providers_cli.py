@@ -349,3 +349,26 @@ def test_a_batch_left_by_ctrl_c_is_collected_by_the_next_run_not_sent_again(
     assert not second.cancelled and second.asked == len(_rows(release))
     assert len(fake.batches) == 1  # the same job, collected
     assert all(json.loads(line)["response"] == "Yes" for line in out.read_text().splitlines())
+
+
+def test_the_windows_screening_process_asks_a_local_server(
+    fakes: tuple[FakeOpenAI, FakeAnthropic], demo_project: Path
+) -> None:
+    from sabre_desk.core.screening.screen_process import ScreenOrder, ScreenProcess
+
+    openai_fake, _ = fakes
+    done: list[object] = []
+    order = ScreenOrder(
+        demo_project,
+        "alice",
+        case_ids=["ctx01_tape_bagel"],
+        model="local:qwen",
+        local_url=openai_fake.url,  # the settings' local_base_url, as the window passes it
+    )
+    job = ScreenProcess(order)
+    job.start(lambda event: None, lambda report, error: done.append((report, error)))
+    assert job.wait(60)
+    ((report, error),) = done
+    assert error is None and report.sent > 0  # type: ignore[attr-defined]
+    asked = [r["body"]["model"] for r in openai_fake.requests]
+    assert asked and set(asked) == {"qwen"}
