@@ -110,14 +110,22 @@ def _image_of(body: dict[str, object]) -> bytes | None:
     return None
 
 
+@pytest.mark.parametrize("split", [False, True], ids=["one job", "larger than a job"])
 def test_predict_through_openai_and_anthropic_batches(
     fakes: tuple[FakeOpenAI, FakeAnthropic],
     release: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    split: bool,
 ) -> None:
+    from sabre_desk.engines.sdk_batch import AnthropicBatchClient, OpenAIBatchClient
+
     openai_fake, anthropic_fake = fakes
     openai_fake.batch_polls = anthropic_fake.batch_polls = 1
+    if split:  # the services' limits, made small: the job goes in parts under one name
+        monkeypatch.setattr(OpenAIBatchClient, "max_requests", 2)
+        monkeypatch.setattr(AnthropicBatchClient, "max_bytes", 1)  # one request a part
     rows = _rows(release)
     for model in (GPT, CLAUDE):
         out = tmp_path / f"batch-{model.split(':')[0]}.jsonl"
@@ -132,7 +140,8 @@ def test_predict_through_openai_and_anthropic_batches(
         before = len(openai_fake.requests) + len(anthropic_fake.requests)
         assert run(capsys, *argv)[0] == 0
         assert len(openai_fake.requests) + len(anthropic_fake.requests) == before
-    assert len(openai_fake.batches) == len(anthropic_fake.batches) == 1
+    assert len(openai_fake.batches) == ((len(rows) + 1) // 2 if split else 1)
+    assert len(anthropic_fake.batches) == (len(rows) if split else 1)
     ledger = [json.loads(x) for x in (tmp_path / "ledger.jsonl").read_text().splitlines()]
     assert {line["model"] for line in ledger} == {GPT, CLAUDE} and all(
         line["batch"] for line in ledger
@@ -372,27 +381,3 @@ def test_the_windows_screening_process_asks_a_local_server(
     assert error is None and report.sent > 0  # type: ignore[attr-defined]
     asked = [r["body"]["model"] for r in openai_fake.requests]
     assert asked and set(asked) == {"qwen"}
-
-
-def test_a_batch_larger_than_the_service_takes_goes_as_several_jobs(
-    fakes: tuple[FakeOpenAI, FakeAnthropic],
-    release: Path,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from sabre_desk.engines.sdk_batch import AnthropicBatchClient, OpenAIBatchClient
-
-    openai_fake, anthropic_fake = fakes
-    monkeypatch.setattr(OpenAIBatchClient, "max_requests", 2)
-    monkeypatch.setattr(AnthropicBatchClient, "max_bytes", 1)  # one request a job
-    rows = _rows(release)
-    for model in (GPT, CLAUDE):
-        out = tmp_path / f"split-{model.split(':')[0]}.jsonl"
-        argv = ["predict", str(release), "--model", model, "--out", str(out), "--batch"]
-        code, _, err = run(capsys, *argv, "--poll", "0.01")
-        assert code == 0, err
-        lines = [json.loads(line) for line in out.read_text().splitlines()]
-        assert len(lines) == len(rows) and all(line["response"] == "Yes" for line in lines)
-    assert len(openai_fake.batches) == (len(rows) + 1) // 2
-    assert len(anthropic_fake.batches) == len(rows)
