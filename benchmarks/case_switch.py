@@ -110,6 +110,19 @@ def add_metadata_cases(root: Path, n: int) -> None:
         os.link(png, folder / "edited.png")
 
 
+def decode_floor(root: Path, pairs: int = 3) -> list[float]:
+    """Milliseconds to decode each of the first *pairs* pairs, one image after the other."""
+    from sabre_desk.imaging.io import load_image
+
+    floor = []
+    for k in range(pairs):
+        t0 = time.perf_counter()
+        load_image(root / f"base{k}.png")
+        load_image(root / f"edited{k}.png")
+        floor.append((time.perf_counter() - t0) * 1e3)
+    return floor
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, max(0, round(q * (len(values) - 1))))]

@@ -28,7 +28,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).parent))
 
-from case_switch import make_project, pct
+from case_switch import decode_floor, make_project, pct
 
 SCENARIOS = (
     "baseline",
@@ -68,19 +68,13 @@ def main() -> None:
     from sabre_desk.engines.pipeline import RepairOrder
     from sabre_desk.gui.app import make_app
     from sabre_desk.gui.main_window import MainWindow
-    from sabre_desk.imaging.io import load_image
     from sabre_desk.settings import Settings
 
     with tempfile.TemporaryDirectory(prefix="sabre-cpu-") as tmp:
         os.environ["SABRE_DESK_CONFIG_DIR"] = str(Path(tmp) / "config")
         root = Path(tmp) / "project"
         make_project(root, args.cases, 2048)
-        floor = []
-        for k in range(3):
-            t0 = time.perf_counter()
-            load_image(root / f"base{k}.png")
-            load_image(root / f"edited{k}.png")
-            floor.append((time.perf_counter() - t0) * 1e3)
+        floor = decode_floor(root)
 
         app = make_app()
         ticker = QTimer()  # wakes the loop below every 2 ms: it waits, it does not spin

@@ -82,6 +82,11 @@ class StallTracer:
             if frame is not None:
                 stall.stacks[_stack(frame, self.depth)] += 1
 
+    def stop_and_report(self, title: str, out=sys.stderr) -> None:  # type: ignore[no-untyped-def]
+        self.stop()
+        print(f"=== {title}", file=out)
+        self.report(out)
+
     def report(self, out=sys.stderr) -> None:  # type: ignore[no-untyped-def]
         long = [s for s in self.stalls if s.length_ms >= self.report_ms]
         print(f"stalls ≥ {self.report_ms:.0f} ms: {len(long)}", file=out)

@@ -93,6 +93,21 @@ def add_case() -> Callable[..., Path]:
 
 
 @pytest.fixture
+def project_with(
+    make_project: ProjectFactory, add_case: Callable[..., Path]
+) -> Callable[..., Path]:
+    """A project of valid paired cases with the given ids; returns its root."""
+
+    def make(*case_ids: str) -> Path:
+        root = make_project()
+        for case_id in case_ids:
+            add_case(root, case_id)
+        return root
+
+    return make
+
+
+@pytest.fixture
 def pipeline_models(
     monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[tuple[FakeGemini, PipelineModels]]:

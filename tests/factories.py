@@ -240,3 +240,18 @@ def every_kind_of_case(demo: Path) -> Path:
     # kept the case after the file was damaged would have
     write_review(cases / TRUNCATED_CASE, "alice", "keep")
     return demo
+
+
+def release_of(demo: Path, folder: Path, reviewer: str = "alice") -> Path:
+    """Every case of the project at *demo* kept by *reviewer*, exported to *folder*."""
+    from sabre_desk.cli import main
+    from sabre_desk.core.case.project import Project
+    from sabre_desk.core.case.review import Decision
+
+    project = Project.open(demo, reviewer)
+    for entry in project.entries:
+        case = project.load_case(entry.case_id)
+        case.review.decision = Decision.KEEP
+        project.save_review(case)
+    assert main(["--reviewer", reviewer, "export", str(demo), str(folder)]) == 0
+    return folder

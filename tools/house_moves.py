@@ -73,7 +73,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
         "predict",
     ),
     "upgrade": ("upgrade", "upgrade_plan"),
-    "desk": ("case_editor", "case_edits", "boxes", "workbench"),
+    "desk": ("case_editor", "case_edits", "boxes", "workbench", "review_save", "view_state"),
 }
 
 ROOM_OF = {module: room for room, modules in ROOMS.items() for module in modules}
@@ -106,16 +106,23 @@ CLI_SLASHED = re.compile(r"sabre_desk/(cli_\w+)\.py")
 
 def _new_dotted(match: re.Match[str]) -> str:
     first, rest, imported = match.group(1), match.group(2), match.group(3)
-    if first in ROOMS and (rest[1:] in ROOMS[first] or (not rest and imported in ROOMS[first])):
+    if first in ROOMS and (_in_room(first, rest[1:]) or (not rest and _in_room(first, imported))):
         return match.group(0)  # already sabre_desk.core.<room>.<module> or "from <room> import"
     if first in ROOM_OF:
         return f"sabre_desk.core.{ROOM_OF[first]}.{first}{rest}"
     return match.group(0)
 
 
+def _in_room(room: str, module: str | None) -> bool:
+    """Whether *module* is one of *room*'s, listed or already there (a module added since)."""
+    if not module:
+        return False
+    return module in ROOMS[room] or (ROOT / "sabre_desk" / "core" / room / f"{module}.py").exists()
+
+
 def _new_slashed(match: re.Match[str]) -> str:
     first, rest, suffix = match.group(1), match.group(2), match.group(3) or ""
-    if first in ROOMS and (rest[1:] in ROOMS[first] or (not rest and not suffix)):
+    if first in ROOMS and (_in_room(first, rest[1:]) or (not rest and not suffix)):
         return match.group(0)
     if first in ROOM_OF and not rest:
         return f"sabre_desk/core/{ROOM_OF[first]}/{first}{suffix}"

@@ -13,12 +13,12 @@ from sabre_desk.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_PROBLEMS,
     CliError,
-    exit_code,
-    in_background,
     open_project,
 )
+from sabre_desk.cli.run_limits import add_run_limit_options, guarded, guarded_exit
 from sabre_desk.core.case.image_settings import AspectRatio, ImageSettings, ImageSize
 from sabre_desk.core.case.primers import PrimerLibrary
+from sabre_desk.core.jobs.run_guard import RunGuard
 from sabre_desk.core.making.image_batch import batch_images
 from sabre_desk.core.making.image_maker import ImageRunReport, make_images
 from sabre_desk.core.making.spec_writer import DEFAULT_TRIES, SpecRunReport, write_specs
@@ -64,6 +64,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--tries", type=int, default=DEFAULT_TRIES, help="replies per specification (default 3)"
     )
     p.add_argument("--seed", type=int, default=0, help="seeds the answer-position balance")
+    add_run_limit_options(p)
     p.set_defaults(run=run_specs)
 
     p = what.add_parser(
@@ -93,6 +94,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         metavar="S",
         help="--batch: seconds between polls",
     )
+    add_run_limit_options(p)
     p.set_defaults(run=run_images)
 
 
@@ -125,7 +127,7 @@ def run_specs(args: argparse.Namespace) -> int:
     if reason:
         raise CliError(reason)
 
-    def work(cancel: threading.Event) -> SpecRunReport:
+    def work(cancel: threading.Event, guard: RunGuard) -> SpecRunReport:
         with writer:
             return write_specs(
                 root,
@@ -136,9 +138,11 @@ def run_specs(args: argparse.Namespace) -> int:
                 tries=args.tries,
                 seed=args.seed,
                 progress=_progress,
+                guard=guard,
             )
 
-    report, interrupted = in_background(work)
+    resume = "run `generate specs` again for the rest (the specifications written are kept)"
+    report, interrupted, stopped = guarded(args, resume, work)
     if report is None:
         return EXIT_INTERRUPTED
     for reason in report.failed:
@@ -148,7 +152,7 @@ def run_specs(args: argparse.Namespace) -> int:
         f"({report.calls} calls, {len(report.failed)} failed); next: "
         f"sabre-desk generate images {root}"
     )
-    return exit_code(interrupted or report.cancelled, bool(report.failed))
+    return guarded_exit(stopped, interrupted, report.cancelled, bool(report.failed))
 
 
 def run_images(args: argparse.Namespace) -> int:
@@ -160,7 +164,7 @@ def run_images(args: argparse.Namespace) -> int:
         raise CliError(reason)
     override = ImageSettings(aspect_ratio=args.aspect_ratio, image_size=args.image_size)
 
-    def work(cancel: threading.Event) -> ImageRunReport:
+    def work(cancel: threading.Event, guard: RunGuard) -> ImageRunReport:
         if args.batch:
             client = GeminiBatchClient(maker.model)
             return batch_images(
@@ -181,9 +185,11 @@ def run_images(args: argparse.Namespace) -> int:
                 override=override,
                 concurrency=max(1, args.concurrency),
                 progress=_progress,
+                guard=guard,
             )
 
-    report, interrupted = in_background(work)
+    resume = "run the same command again to make the rest (the images made are kept)"
+    report, interrupted, stopped = guarded(args, resume, work)
     if report is None:
         return EXIT_INTERRUPTED
     for case_id, why in report.failed:
@@ -192,4 +198,6 @@ def run_images(args: argparse.Namespace) -> int:
         f"imaged {len(report.imaged)} cases ({report.calls} calls), {len(report.failed)} "
         f"failed; next: sabre-desk screen {root}"
     )
-    return exit_code(interrupted or report.cancelled, bool(report.failed))
+    if report.not_done:
+        print(f"not made: {', '.join(sorted(report.not_done))}", file=sys.stderr)
+    return guarded_exit(stopped, interrupted, report.cancelled, bool(report.failed))

@@ -22,15 +22,16 @@ from sabre_desk.cli.common import (
     EXIT_OK,
     EXIT_PROBLEMS,
     CliError,
-    exit_code,
     in_background,
     open_project,
     release_folder,
     reviewer_name,
 )
+from sabre_desk.cli.run_limits import add_run_limit_options, guarded, guarded_exit
 from sabre_desk.core.case.gate import ScreenStatus
 from sabre_desk.core.case.project import MANIFEST_NAME, Project
 from sabre_desk.core.jobs.ledger import LEDGER_NAME, Ledger, summarize
+from sabre_desk.core.jobs.run_guard import RunGuard
 from sabre_desk.core.screening.prompts import shipped_prompts
 from sabre_desk.core.screening.request_cache import RequestCache
 from sabre_desk.core.screening.screen_run import (
@@ -72,6 +73,7 @@ def register(
     p.add_argument("--stale", action="store_true", help="screen the cases whose run is stale")
     p.add_argument("--dry-run", action="store_true", help="say what would be asked; ask nothing")
     p.add_argument("--no-cache", action="store_true", help="ask again even what is cached")
+    add_run_limit_options(p)
     p.set_defaults(run=run_screen)
 
     p = sub.add_parser(
@@ -93,6 +95,7 @@ def register(
         "--project, else ledger.jsonl beside the predictions)",
     )
     p.add_argument("--project", type=Path, help="charge the calls to this project's ledger")
+    add_run_limit_options(p)
     p.set_defaults(run=run_predict)
 
     p = sub.add_parser(
@@ -219,7 +222,7 @@ def run_screen(args: argparse.Namespace) -> int:
     if args.batch:
         return _screen_batch(project, args, engine, cache, ledger)
 
-    def work(cancel: threading.Event) -> tuple[int, ScreenReport | None]:
+    def work(cancel: threading.Event, guard: RunGuard) -> tuple[int, ScreenReport | None]:
         plan = plan_screening(project, engine, prompts, args.cases, args.stale, cancel)
         for line in plan.skipped:
             print(f"skipped {line}", file=sys.stderr)
@@ -245,16 +248,21 @@ def run_screen(args: argparse.Namespace) -> int:
             _Bar(),
             cancel,
             use_cache=not args.no_cache,
+            guard=guard,
         )
         return plan.requests, report
 
-    result, interrupted = in_background(work)
+    result, interrupted, stopped = guarded(args, SCREEN_RESUME, work)
     if result is None or result[1] is None:
         return EXIT_INTERRUPTED if interrupted else EXIT_OK
-    return _screen_summary(result[1], interrupted)
+    return _screen_summary(result[1], interrupted, stopped)
 
 
-def _screen_summary(report: ScreenReport, interrupted: bool) -> int:
+#: How to go on after a run that stopped on its own (its deadline, its give-up rule).
+SCREEN_RESUME = "run the same command again to screen the rest (every answer received is kept)"
+
+
+def _screen_summary(report: ScreenReport, interrupted: bool, stopped: str | None = None) -> int:
     if sys.stderr.isatty():
         sys.stderr.write("\n")
     counts: dict[ScreenStatus, int] = {}
@@ -270,7 +278,12 @@ def _screen_summary(report: ScreenReport, interrupted: bool) -> int:
     )
     for line in report.errors:
         print(f"sabre-desk: error: {line}", file=sys.stderr)
-    return exit_code(interrupted or report.cancelled, bool(report.failures or report.errors))
+    if report.not_done:
+        shown = ", ".join(report.not_done[:10])
+        more = f" and {len(report.not_done) - 10} more" if len(report.not_done) > 10 else ""
+        print(f"not screened: {shown}{more}", file=sys.stderr)
+    failed = bool(report.failures or report.errors)
+    return guarded_exit(stopped, interrupted, report.cancelled, failed)
 
 
 def _n(count: int, word: str) -> str:
@@ -304,7 +317,7 @@ def _screen_batch(
     def notify(line: str) -> None:
         print(line, file=sys.stderr)
 
-    def work(cancel: threading.Event) -> screen_batch.BatchReport:
+    def work(cancel: threading.Event, guard: RunGuard) -> screen_batch.BatchReport:
         earlier = screen_batch.wait_and_collect(
             project, client, cache, ledger, notify, cancel, args.poll
         )
@@ -331,18 +344,19 @@ def _screen_batch(
         earlier.cancelled = later.cancelled
         return earlier
 
-    report, interrupted = in_background(work)
+    resume = "the batch job keeps running at the service; run the same command again to collect it"
+    report, interrupted, stopped = guarded(args, resume, work)
     if report is None:
         return EXIT_INTERRUPTED
     for line in report.jobs:
         print(f"job {line}")
-    if interrupted or report.cancelled:
+    if interrupted or (report.cancelled and stopped is None):
         print(
             "the batch job keeps running at the service; run the same command again to "
             "collect its results",
             file=sys.stderr,
         )
-    return _screen_summary(report, interrupted)
+    return _screen_summary(report, interrupted, stopped)
 
 
 def run_predict(args: argparse.Namespace) -> int:
@@ -373,15 +387,16 @@ def run_predict(args: argparse.Namespace) -> int:
             sys.stderr.write(f"\r{done}/{total} {question_id:50.50}")
             sys.stderr.flush()
 
-    def work(cancel: threading.Event):  # type: ignore[no-untyped-def]
+    def work(cancel: threading.Event, guard: RunGuard):  # type: ignore[no-untyped-def]
         if args.batch:
             client = _batch_client(args, settings)
             return predict_batch(
                 release, out, client, ledger, lambda s: print(s, file=sys.stderr), cancel, args.poll
             )
-        return predict(release, out, engine, ledger, concurrency, progress, cancel)
+        return predict(release, out, engine, ledger, concurrency, progress, cancel, guard)
 
-    report, interrupted = in_background(work)
+    resume = "run the same command again to ask the rest (every answer received is kept)"
+    report, interrupted, stopped = guarded(args, resume, work)
     if sys.stderr.isatty():
         sys.stderr.write("\n")
     if report is None:
@@ -394,7 +409,9 @@ def run_predict(args: argparse.Namespace) -> int:
         f"{report.asked} questions asked, {report.already} answered before; predictions in "
         f"{out}; costs in {ledger_path}"
     )
-    return exit_code(interrupted or report.cancelled, bool(report.failures))
+    if report.not_done:
+        print(f"{report.not_done} questions not asked", file=sys.stderr)
+    return guarded_exit(stopped, interrupted, report.cancelled, bool(report.failures))
 
 
 def run_cost(args: argparse.Namespace) -> int:

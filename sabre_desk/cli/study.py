@@ -8,9 +8,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sabre_desk.cli.common import EXIT_OK, EXIT_USAGE, CliError, open_project, reviewer_name
+from sabre_desk.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    CliError,
+    open_project,
+    reviewer_name,
+)
 from sabre_desk.cli.repair import add_engine_options, engine_from_args
-from sabre_desk.core.repair.study import METHOD_NAMES, load_study, make_study, study_report
+from sabre_desk.core.repair.study import (
+    METHOD_NAMES,
+    load_session,
+    load_study,
+    make_study,
+    study_report,
+)
 from sabre_desk.engines.registry import ENGINES
 from sabre_desk.ground.errors import RepairError
 from sabre_desk.imaging.geometry import parse_box
@@ -95,6 +108,7 @@ def run_new(args: argparse.Namespace) -> int:
 def run_take(args: argparse.Namespace) -> int:
     project = open_project(args.project, "study", index=False)
     study = load_study(project, args.name)
+    load_session(project, study, args.participant)  # a bad one is refused before the window
     from sabre_desk.gui.dialogs.study_dialog import run_study
 
     return run_study(project, study, args.participant)
@@ -126,11 +140,12 @@ def run_report(args: argparse.Namespace) -> int:
                     "started_sessions": report.started,
                     "selections": report.selections,
                     "methods": rows,
+                    "problems": report.problems,
                 },
                 indent=2,
             )
         )
-        return EXIT_OK
+        return _problems(report.problems)
     print(
         f"study {report.study}: {report.completed} completed sessions of {report.started} "
         f"started, {report.selections} selections"
@@ -142,4 +157,11 @@ def run_report(args: argparse.Namespace) -> int:
             f"range {row['participant_min']:.0%}-{row['participant_max']:.0%}"
         )
         print(f"{row['method']:38} {row['votes']:6} {row['preference'] * 100:15.1f}   {spread}")
-    return EXIT_OK
+    return _problems(report.problems)
+
+
+def _problems(problems: list[str]) -> int:
+    """Each problem of the report on a line of its own; exit 1 when there was any."""
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return EXIT_PROBLEMS if problems else EXIT_OK

@@ -16,7 +16,12 @@ from sabre_desk.cli.common import (
     open_project,
     reviewer_name,
 )
-from sabre_desk.core.case.assignments import ASSIGNMENTS_NAME, make_assignments, write_assignments
+from sabre_desk.core.case.assignments import (
+    ASSIGNMENTS_NAME,
+    existing_assignments,
+    make_assignments,
+    write_assignments,
+)
 from sabre_desk.core.team.activity import IDLE_MINUTES, activity
 from sabre_desk.core.team.agreement import (
     ALL,
@@ -229,17 +234,18 @@ def run_assign(args: argparse.Namespace) -> int:
     if not 0.0 <= args.overlap <= 1.0:
         raise CliError(f"--overlap: {args.overlap} must lie between 0 and 1")
     project = open_project(args.project, reviewer_name(args))
-    if project.assignments is not None and not args.replace:
+    existing = existing_assignments(project.root)
+    if existing is not None and not args.replace:
         raise CliError(
-            f"{project.root / ASSIGNMENTS_NAME}: the project is already assigned; "
-            "--replace writes new assignments",
+            f"{project.root / ASSIGNMENTS_NAME}: {existing}; --replace writes new assignments",
             EXIT_PROBLEMS,
         )
     cases = [e.case_id for e in project.entries if e.problem is None]
     assignments = make_assignments(cases, reviewers, args.overlap, args.seed)
     path = write_assignments(project.root, assignments)
     twice = sum(len(names) > 1 for names in assignments.cases.values())
-    load = ", ".join(f"{n} {len(assignments.cases_of(n))}" for n in reviewers)
+    assigned = assignments.by_reviewer()
+    load = ", ".join(f"{n} {len(assigned[n])}" for n in reviewers)
     print(
         f"assigned {len(cases)} cases to {len(reviewers)} reviewer(s): {load}; "
         f"{twice} cases twice (overlap {args.overlap:g}, seed {args.seed}) → {path}"

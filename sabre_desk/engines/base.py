@@ -21,18 +21,9 @@ from typing import ClassVar, Protocol, TypeAlias
 
 import numpy as np
 
+from sabre_desk.engines.ops import RepairOp as RepairOp  # re-exported: its old home
 from sabre_desk.ground.errors import RepairError
 from sabre_desk.imaging.patch import PixelRect
-
-
-class RepairOp(StrEnum):
-    """What a repair does to the box: the one list of operations, everywhere."""
-
-    REMOVE = "remove"
-    SWAP = "swap"
-    CLEAN = "clean"
-    RESTORE = "restore"
-
 
 ALL_OPS: frozenset[RepairOp] = frozenset(RepairOp)
 
@@ -124,6 +115,9 @@ class RepairEngine(Protocol):
     cpu_bound: ClassVar[bool]
     #: Sends the patch over the network; an offline engine never does.
     uses_network: ClassVar[bool]
+    #: A quicker engine whose result the window shows first while this one works (its name
+    #: in the registry), or None: both previews are recorded and the reviewer compares them.
+    quick_preview: ClassVar[str | None]
 
     @classmethod
     def unavailable_reason(cls) -> str | None:

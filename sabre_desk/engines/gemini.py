@@ -103,6 +103,7 @@ class GeminiEngine:
     )
     cpu_bound: ClassVar[bool] = False
     uses_network: ClassVar[bool] = True
+    quick_preview: ClassVar[str | None] = None
 
     def __init__(
         self,

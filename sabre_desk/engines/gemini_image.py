@@ -9,13 +9,9 @@ masked from anything the model said.
 
 from __future__ import annotations
 
-import io
 import math
-import re
-import warnings
 
 import numpy as np
-from PIL import Image, UnidentifiedImageError
 
 from sabre_desk.engines.gemini_reply import (
     BLOCK_REASONS,
@@ -26,8 +22,8 @@ from sabre_desk.engines.gemini_reply import (
     finish_words,
     reply_text,
 )
-from sabre_desk.imaging.io import MAX_PIXELS
-from sabre_desk.imaging.patch import as_rgb8
+from sabre_desk.ground.errors import ImageError
+from sabre_desk.imaging.io import MAX_PIXELS, image_from_bytes
 
 #: The largest image a reply may hold: the limit ``validate`` holds every image to.
 MAX_REPLY_PIXELS = MAX_PIXELS
@@ -82,29 +78,14 @@ def reply_image(response: object, key: str) -> np.ndarray:
 
 
 def decode_image(data: bytes) -> np.ndarray:
-    """Decode with Pillow whatever the declared mime type says (it can be wrong)."""
+    """Decode with the rules every image of a project is read by (whatever the declared mime
+    type says, it can be wrong): a header over the pixel limit, a decompression bomb or
+    bytes that stop short are a NoImageError with the reason, never a crash."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as img:
-                if img.size[0] * img.size[1] > MAX_REPLY_PIXELS:
-                    raise NoImageError(_too_large(img.size[0] * img.size[1]))
-                img.load()
-                pixels = img.convert("RGBA") if img.mode in ("P", "LA") else img
-                return as_rgb8(np.asarray(pixels))
-    except Image.DecompressionBombError as exc:
-        found = re.search(r"\((\d+) pixels\)", str(exc))
-        raise NoImageError(_too_large(int(found.group(1)) if found else None)) from None
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
-        raise NoImageError(f"Gemini returned image bytes that do not decode ({exc})") from None
-
-
-def _too_large(pixels: int | None) -> str:
-    size = f"{pixels / 1e6:.0f} MP" if pixels else "over Pillow's limit"
-    return (
-        f"Gemini returned an image too large to take: {size}, the limit is "
-        f"{MAX_REPLY_PIXELS / 1e6:.0f} MP (possible decompression bomb)"
-    )
+        return image_from_bytes(data, MAX_REPLY_PIXELS)
+    except ImageError as exc:
+        why = f"Gemini returned image bytes that do not decode: {exc.reason}"
+        raise NoImageError(why) from None
 
 
 __all__ = ["BLOCK_REASONS", "FINISH_REASONS", "reply_text"]

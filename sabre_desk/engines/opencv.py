@@ -3,19 +3,19 @@
 Fills the box from its surroundings, which suits removing a leftover fragment, cleaning an
 artifact or restoring background; it cannot draw a new object, so swap is refused.
 
-The default is the frequency-selective reconstruction of ``cv2.xphoto`` (FSR, from the
-contrib build): measured on real photographs with a known background under the box
-(`benchmarks/offline_inpaint.py`) it leaves less error than Telea and keeps about 2.5× the
-texture, where Telea and Navier-Stokes fill the box with a smooth smear (the kind of result
-that got no votes in the paper's repair study). Telea and Navier-Stokes stay, being ~6×
-faster.
+The frequency-selective reconstruction of ``cv2.xphoto`` (FSR, from the contrib build) is
+the quick preview of the patch-based default (``engines/patchmatch.py``), and the default
+where numba is missing: measured on real photographs with a known background under the box
+(`benchmarks/offline_inpaint.py`) it leaves a little less error than Telea and keeps more of
+the texture, where Telea and Navier-Stokes fill the box with a smooth smear (the kind of
+result that got no votes in the paper's repair study). Telea and Navier-Stokes stay, being
+much faster.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-import cv2
 import numpy as np
 
 from sabre_desk.engines.base import (
@@ -33,6 +33,8 @@ FSR_MAX_FILL = 60_000
 
 
 def _fsr_at_full_size(patch: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    import cv2  # OpenCV loads with the first repair, not with the window
+
     out = np.zeros_like(patch)
     # xphoto's mask is the opposite of cv2.inpaint's: 0 marks the pixels to fill.
     cv2.xphoto.inpaint(patch, 255 - mask, out, cv2.xphoto.INPAINT_FSR_FAST)
@@ -40,6 +42,8 @@ def _fsr_at_full_size(patch: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def _fsr(patch: np.ndarray, mask: np.ndarray, radius: int) -> np.ndarray:
+    import cv2  # OpenCV loads with the first repair, not with the window
+
     fill = int(np.count_nonzero(mask))
     if fill <= FSR_MAX_FILL:
         return _fsr_at_full_size(patch, mask)
@@ -74,6 +78,7 @@ class OpenCVEngine:
     #: computes here, on this machine's cores: the window runs it in a worker process
     cpu_bound: ClassVar[bool] = True
     uses_network: ClassVar[bool] = False
+    quick_preview: ClassVar[str | None] = None
     #: whether the fill uses the radius (said in the repair's note)
     uses_radius: ClassVar[bool] = True
 
@@ -91,6 +96,11 @@ class OpenCVEngine:
     def fill(patch: np.ndarray, mask: np.ndarray, radius: int) -> np.ndarray:
         raise NotImplementedError
 
+    def fill_request(self, request: EngineRequest, mask: np.ndarray, radius: int) -> np.ndarray:
+        """The fill for one request; an engine that works in steps overrides it to watch
+        the request's cancel event between them."""
+        return self.fill(request.patch, mask, radius)
+
     def repair(self, request: EngineRequest) -> EngineReply:
         check_cancelled(request)
         if request.op not in self.ops:
@@ -105,13 +115,13 @@ class OpenCVEngine:
         mask[max(0, b.y0 - pad) : min(h, b.y1 + pad), max(0, b.x0 - pad) : min(w, b.x1 + pad)] = 255
         radius = self.radius or min(MAX_RADIUS, max(3, min(b.width, b.height) // 8))
         # OpenCV works in BGR; inpainting is channel-symmetric, so RGB in, RGB out is fine.
-        filled = self.fill(request.patch, mask, radius)
+        filled = self.fill_request(request, mask, radius)
         note = f"{self.name}, radius {radius}px" if self.uses_radius else self.name
         return EngineReply(filled, model=None, notes=[note])
 
 
 class FsrEngine(OpenCVEngine):
-    """Frequency-selective reconstruction: the offline default (keeps texture)."""
+    """Frequency-selective reconstruction: the quick preview of the patch-based default."""
 
     name: ClassVar[str] = "opencv-fsr"
     label: ClassVar[str] = "OpenCV frequency-selective inpainting, offline (keeps texture)"
@@ -119,6 +129,8 @@ class FsrEngine(OpenCVEngine):
 
     @classmethod
     def unavailable_reason(cls) -> str | None:
+        import cv2  # OpenCV loads with the first repair, not with the window
+
         if not hasattr(cv2, "xphoto"):
             return (
                 "needs the contrib build of OpenCV (opencv-contrib-python-headless), which "
@@ -137,6 +149,8 @@ class TeleaEngine(OpenCVEngine):
 
     @staticmethod
     def fill(patch: np.ndarray, mask: np.ndarray, radius: int) -> np.ndarray:
+        import cv2  # OpenCV loads with the first repair, not with the window
+
         return cv2.inpaint(patch, mask, radius, cv2.INPAINT_TELEA)
 
 
@@ -146,4 +160,6 @@ class NavierStokesEngine(OpenCVEngine):
 
     @staticmethod
     def fill(patch: np.ndarray, mask: np.ndarray, radius: int) -> np.ndarray:
+        import cv2  # OpenCV loads with the first repair, not with the window
+
         return cv2.inpaint(patch, mask, radius, cv2.INPAINT_NS)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-import cv2
 import numpy as np
 
 from sabre_desk.engines.base import EngineRequest, RepairEngine, RepairOp, check_cancelled
@@ -91,6 +90,8 @@ class RepairOutcome:
 
 def _engine_view(patch: np.ndarray, box: PixelRect) -> tuple[np.ndarray, PixelRect, float]:
     """The patch (and the box in it) as the engine gets it: scaled down past the limit."""
+    import cv2  # OpenCV loads with the first repair, not with the window
+
     height, width = patch.shape[:2]
     if width * height <= MAX_ENGINE_PIXELS:
         return patch, box, 1.0

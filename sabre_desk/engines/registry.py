@@ -22,11 +22,14 @@ from sabre_desk.engines.base import (
 from sabre_desk.engines.file import FileEngine
 from sabre_desk.engines.gemini import GeminiEngine
 from sabre_desk.engines.opencv import FsrEngine, NavierStokesEngine, TeleaEngine
+from sabre_desk.engines.patchmatch import PatchMatchEngine
 from sabre_desk.ground.errors import EngineUnavailableError
 
 #: Engines by name, in the order they are offered; the first offline one that runs here
-#: is the default (FSR: offline, and the best of them measured).
+#: is the default (patch-based completion: offline, and the best of them measured; where
+#: numba is missing, FSR).
 ENGINES: dict[str, type[RepairEngine]] = {
+    PatchMatchEngine.name: PatchMatchEngine,
     FsrEngine.name: FsrEngine,
     TeleaEngine.name: TeleaEngine,
     NavierStokesEngine.name: NavierStokesEngine,
@@ -65,6 +68,18 @@ def default_engine() -> str:
         if not cls.uses_network and not needs and cls.unavailable_reason() is None:
             return cls.name
     return next(iter(ENGINES))
+
+
+def preview_chain(name: str) -> tuple[str, ...]:
+    """The engines a repair with ``name`` runs, in the order their previews land: the
+    engine's quick preview first when it has one that runs here (so the reviewer sees a
+    result at once), then the engine itself."""
+    quick = engine_class(name).quick_preview
+    if quick is None or quick == name or quick not in ENGINES:
+        return (name,)
+    if ENGINES[quick].unavailable_reason() is not None:
+        return (name,)
+    return (quick, name)
 
 
 def engines_for(op: RepairOp) -> list[type[RepairEngine]]:

@@ -25,6 +25,9 @@ KB, MB = 1 << 10, 1 << 20
 
 #: Largest file of each kind read whole into memory. Generous for real files (a spec is a
 #: few KB, a review with many repairs a few hundred KB), small enough for a laptop.
+#: The one table of limits: the readers refuse a file over its kind's limit and the writers
+#: (``storage.atomic_write_json(..., kind=...)``) refuse to write one, so nothing the app
+#: writes can be a file its own reader calls too large. docs/PROJECT_FORMAT.md lists it.
 LIMITS: dict[str, int] = {
     "manifest": 1 * MB,
     "spec": 1 * MB,
@@ -38,6 +41,16 @@ LIMITS: dict[str, int] = {
     "status": 64 * KB,  # a staged case's last failure
     "image record": 1 * MB,  # what made each image of a staged case
     "manifest.sha256": 256 * MB,
+    "screening brief": 256 * KB,  # screening.brief.json: the latest run in brief
+    "request cache entry": 1 * MB,  # cache/requests/xx/<key>.json: one answer
+    "prediction line": 16 * MB,  # one line of a predictions file (``score`` reads them)
+    # Not a file: the longest model answer (text) kept anywhere. The prompts ask for a
+    # word or a letter in a few tokens; a reply longer than this is a failed call, and only
+    # an excerpt of it is kept with the reason.
+    "kept answer": 16 * KB,
+    # Not a file: the longest accepted specification reply kept in its generation record
+    # (a rejected reply is never kept, only its length and the reasons).
+    "kept reply": 64 * KB,
     # What a model's reply may weigh on the wire, read with the limit before it is parsed
     # (engines/reply_limits.py): a text answer's envelope (ids, usage, safety ratings) plus
     # ``model reply per token`` bytes for each output token it may use, …
@@ -52,6 +65,8 @@ LIMITS: dict[str, int] = {
     "model batch results": 256 * MB,
     "model image batch results": 4096 * MB,
 }
+#: How much of an over-long reply is kept beside the reason it was refused.
+EXCERPT_CHARS = 80
 #: Deepest JSON nesting accepted: the formats nest four or five levels.
 MAX_JSON_DEPTH = 64
 
@@ -273,16 +288,26 @@ class QuickReadError(ValueError):
     """A file the index cannot read (not regular, too large); the message is the reason."""
 
 
-def quick_json(path: str, limit: int) -> Any:
+class LinkFoundError(QuickReadError):
+    """``quick_json(..., follow_links=False)`` met a symbolic link (the caller decides)."""
+
+
+def quick_json(path: str, limit: int, follow_links: bool = True) -> Any:
     """Parse a small JSON file (the index's hot loop); None when absent, ValueError if bad.
 
     The hot loop of indexing, so plain ``os`` calls; still only regular files of at most
-    *limit* bytes are read (a FIFO or a link to a device would block or never end).
+    *limit* bytes are read (a FIFO or a link to a device would block or never end). Without
+    *follow_links* a symbolic link is not opened: LinkFoundError.
     """
+    flags = _QUICK_FLAGS if follow_links else _QUICK_FLAGS | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, _QUICK_FLAGS)
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        if not follow_links and Path(path).is_symlink():
+            raise LinkFoundError("is a symbolic link") from exc
+        raise
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

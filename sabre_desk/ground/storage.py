@@ -25,6 +25,7 @@ from sabre_desk.ground.errors import LockBusyError, ProjectError, StorageError
 from sabre_desk.ground.reading import (
     LIMITS,
     describe_kind,
+    human_size,
     iter_lines,
     loads,
     open_regular,
@@ -210,11 +211,29 @@ def dumps_json(data: Any) -> bytes:
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def atomic_write_json(path: Path, data: Any) -> bytes:
-    """Write *data* as JSON atomically; returns the bytes written (for change detection)."""
+def atomic_write_json(path: Path, data: Any, kind: str | None = None) -> bytes:
+    """Write *data* as JSON atomically; returns the bytes written (for change detection).
+
+    With *kind* (a key of ``reading.LIMITS``) the bytes are checked against the limit the
+    reader of that kind applies: a file over it is refused here (StorageError, nothing
+    written) rather than written and then called too large by every later read."""
     payload = dumps_json(data)
+    check_size(path, payload, kind)
     atomic_write_bytes(path, payload)
     return payload
+
+
+def check_size(path: Path, payload: bytes, kind: str | None) -> None:
+    """StorageError when *payload* is over what the reader of *kind* accepts."""
+    if kind is None:
+        return
+    limit = LIMITS[kind]
+    if len(payload) > limit:
+        raise StorageError(
+            f"not written: it would be {human_size(len(payload))}, over the "
+            f"{human_size(limit)} limit for a {kind} file; the previous version is unchanged",
+            path,
+        )
 
 
 def read_json(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
+import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +13,7 @@ from PySide6.QtCore import (
     QEvent,
     QMessageLogContext,
     QObject,
+    QSocketNotifier,
     QTimer,
     QtMsgType,
     qInstallMessageHandler,
@@ -39,7 +42,16 @@ def _qt_message(kind: QtMsgType, context: QMessageLogContext, message: str) -> N
         print(message, file=sys.stderr)
 
 
+#: How long a thread running Python may keep the interpreter lock while another waits for
+#: it (Python's default: 5 ms). The GUI thread lets go of the lock at every file-system call
+#: and every hand-over to a pool; each time a pool thread is busy in Python meanwhile (the
+#: index read behind, the live poll, hashing), the GUI thread waited up to 5 ms to go on,
+#: and a case switch makes dozens of such calls. At 1 ms the window gets it back at once.
+SWITCH_INTERVAL_S = 0.001
+
+
 def make_app(argv: list[str] | None = None) -> QApplication:
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(argv or sys.argv[:1])
     qInstallMessageHandler(_qt_message)
@@ -81,10 +93,12 @@ class FileOpenRequests(QObject):
         return super().eventFilter(watched, event)
 
 
-def _close_on_signals(window: MainWindow) -> QTimer:
+def _close_on_signals(window: MainWindow) -> QSocketNotifier:
     """SIGTERM (a logout, `kill`) and Ctrl+C close the window the way its close button
-    does: the open case is saved first. Python handles signals only between its own
-    callbacks, so a light timer gives it one every half second."""
+    does: the open case is saved first. Python runs a signal handler only between its own
+    callbacks, and an idle window runs none; so the signal also writes a byte to a socket
+    the event loop listens to (``signal.set_wakeup_fd``), which wakes it to run the handler.
+    No timer: an idle window stays asleep."""
 
     def close(_signum: int, _frame: object) -> None:
         QTimer.singleShot(0, window.close)
@@ -92,10 +106,20 @@ def _close_on_signals(window: MainWindow) -> QTimer:
     for name in ("SIGTERM", "SIGINT"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), close)
-    awake = QTimer(window)
-    awake.timeout.connect(lambda: None)
-    awake.start(500)
-    return awake
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    signal.set_wakeup_fd(writer.fileno())
+    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read, window)
+
+    sockets = (reader, writer)  # kept open by the connection below, as long as the window
+
+    def drain() -> None:  # the Python handler runs as this callback returns
+        with contextlib.suppress(OSError):
+            sockets[0].recv(64)
+
+    notifier.activated.connect(drain)
+    return notifier
 
 
 def run_gui(
@@ -117,7 +141,8 @@ def run_gui(
         window.statusBar().showMessage(warning)
     window.show()
     _close_on_signals(window)
-    _opens = FileOpenRequests(app, window.open_project)  # lives as long as the event loop
+    if sys.platform == "darwin":  # only macOS's Finder sends file-open events
+        _opens = FileOpenRequests(app, window.open_project)  # lives as long as the event loop
     if screenshot is not None:
         taken: list[bool] = []
 

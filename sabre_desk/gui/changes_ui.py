@@ -26,6 +26,7 @@ from sabre_desk.gui.idle_sweep import IdleSweep
 from sabre_desk.gui.image_loader import image_key
 from sabre_desk.gui.process_jobs import ProcessJobs
 from sabre_desk.gui.session import Session
+from sabre_desk.gui.widgets.fit_rows import keep_fitted
 from sabre_desk.imaging.diff import ChangeMap, score_outside
 
 CACHE_SIZE = 24
@@ -49,7 +50,7 @@ class ChangesSection(QWidget):
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.regions = QListWidget()
-        self.regions.setMaximumHeight(80)  # leaves the probe table its rows
+        keep_fitted(self.regions)  # in the case panel's scrolling pane: no scrollbar of its own
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addWidget(self.summary)

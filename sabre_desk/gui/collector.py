@@ -10,7 +10,9 @@ it — a segfault, seen in the collector, under load. So while the application r
 automatic collection is off and a timer on the GUI thread collects instead, by Python's
 own rule: a generation is collected once its count has passed its threshold, the oldest
 only once a quarter more objects have reached it since it was last collected (with a
-large project open, a full collection takes long enough to be seen).
+large project open, a full collection takes long enough to be seen). An idle window makes
+no garbage, so the timer slows down while nothing is due (an idle window should sleep) and
+is back at its pace as soon as a collection was due.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, QTimer, Slot
 #: How often the GUI thread looks whether a collection is due. Young garbage waits at most
 #: this long; collecting it takes a few milliseconds at most.
 CHECK_MS = 500
+#: Each look that finds nothing due doubles the wait, up to this.
+IDLE_CHECK_MS = 4000
 
 
 class GuiCollector(QObject):
@@ -31,7 +35,7 @@ class GuiCollector(QObject):
         self._pending = 0  # objects moved into it since
         self._timer = QTimer(self)
         self._timer.setInterval(CHECK_MS)
-        self._timer.timeout.connect(self.collect_due)
+        self._timer.timeout.connect(self._check)
         self.start()
 
     @property
@@ -41,14 +45,27 @@ class GuiCollector(QObject):
     def start(self) -> None:
         gc.disable()
         self._long_lived, self._pending = len(gc.get_objects(2)), 0
-        self._timer.start()
+        self._timer.start(CHECK_MS)
 
     def stop(self) -> None:
         """Hand collection back to Python: only where no Qt object or pool thread is left."""
         self._timer.stop()
         gc.enable()
 
+    @property
+    def interval(self) -> int:
+        """Milliseconds until the next look."""
+        return self._timer.interval()
+
     @Slot()
+    def _check(self) -> None:
+        before = gc.get_count()
+        self.collect_due()
+        due = gc.get_count() != before  # a collection ran (it resets the counts)
+        wait = CHECK_MS if due else min(IDLE_CHECK_MS, 2 * self._timer.interval())
+        if wait != self._timer.interval():
+            self._timer.setInterval(wait)
+
     def collect_due(self) -> int:
         """Collect what Python's automatic collection would collect now; returns how many
         objects were found unreachable."""

@@ -3,7 +3,10 @@
 The editor holds the case's state and operations; this adapter gives it what only Qt has —
 signals for the widgets, a ``QUndoStack`` per case, the autosave timer, the workers that
 check validity and record repairs — and replaces the editor whenever another case opens, so
-nothing of one case (its messages, its edits, its verdict) can show on the next. Widgets
+nothing of one case (its messages, its edits, its verdict) can show on the next. Autosaves,
+and the save of a case the reviewer moves on from, are written on a save thread
+(``review_saver``); a save that must be done before going on (Save Now, closing, a repair
+landing) waits for those first. Widgets
 express intents (``set_decision``, ``add_box`` …); the editor turns each into an ``Edit``,
 pushed on the case's undo stack, which applies it to the editor.
 """
@@ -22,11 +25,13 @@ from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.case.validity import ERROR, CaseReport, Validity
 from sabre_desk.core.desk.case_editor import SAVE_DELAY_MS, Aspect, CaseEditor, SaveState
 from sabre_desk.core.desk.case_edits import Edit
+from sabre_desk.core.desk.review_save import ReviewSave
 from sabre_desk.core.repair import repairs
 from sabre_desk.core.repair.repairs import RepairStep
 from sabre_desk.ground.errors import CaseLoadError, ProjectError
 from sabre_desk.gui.commands import EditCommand
 from sabre_desk.gui.landings import Landing, Landings
+from sabre_desk.gui.review_saver import ReviewSaver
 from sabre_desk.gui.workers import Worker
 from sabre_desk.imaging.io import IMAGE_EXTENSIONS
 
@@ -65,7 +70,11 @@ class CaseController(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(SAVE_DELAY_MS)
-        self._timer.timeout.connect(self.save_now)
+        self._timer.timeout.connect(self._save_in_background)
+        self.saver = ReviewSaver(project, self._on_saved, self)
+        #: editors of cases left whose save failed: tried again before closing, or before
+        #: their case opens again
+        self._unsaved: list[CaseEditor] = []
         self.landings = Landings(project, self)
         self.landings.recorded.connect(self._on_recorded)
         self._validity = Validity(project)
@@ -99,7 +108,10 @@ class CaseController(QObject):
         """Save the current case, then open *case_id* in a new editor. False when the
         current case could not be saved (the reviewer keeps it open and sees why) or
         *case_id* failed to load."""
-        if not self.save_now():
+        self._timer.stop()
+        if self.editor is not None and self.editor.dirty:
+            self.saver.submit(self.editor)  # written while the next case opens
+        if not self._settle_saves_of(case_id):
             return False
         self.landings.settle(case_id)
         try:
@@ -125,12 +137,23 @@ class CaseController(QObject):
     def _open_editor(self, editor: CaseEditor) -> None:
         self._close_editor()
         self.editor = editor
+        editor.before_write = self.saver.wait
         editor.changed.connect(self.review_changed.emit)
         editor.entry_changed.connect(self.entry_changed.emit)
         editor.box_focus.connect(self.box_focus.emit)
         editor.image_replaced.connect(self.image_replaced.emit)
-        editor.save_state.connect(self._on_save_state)
-        editor.conflict.connect(self.conflict.emit)
+        editor.save_state.connect(
+            lambda state, detail: (
+                self._on_save_state(state, detail) if editor is self.editor else None
+            )
+        )
+        editor.conflict.connect(
+            lambda message: (
+                self.conflict.emit(message)
+                if editor is self.editor
+                else self.job_failed.emit(f"Not saved: {message}")
+            )
+        )
         editor.failed.connect(self.job_failed.emit)
         editor.refused.connect(self.decision_refused.emit)
         editor.decided.connect(self.decision_made.emit)
@@ -289,6 +312,9 @@ class CaseController(QObject):
         one the reviewer left (its review is written there). ``preview_landed`` follows."""
         case = self.case
         if case is None or case.case_id != case_id:
+            if not self._settle_saves_of(case_id):  # the landing reads its review from disk
+                self._not_recorded(case_id, "its review could not be saved")
+                return
             self.landings.submit(case_id, record, summary)
             return
         try:
@@ -349,16 +375,47 @@ class CaseController(QObject):
     # --- saving --------------------------------------------------------------------------
 
     def save_now(self, force: bool = False) -> bool:
-        """Write the review (and its history events) now. True when nothing is left unsaved."""
+        """Write the review (and its history events) now, after every save on its way.
+        True when nothing of the open case is left unsaved."""
         self._timer.stop()
+        self.saver.wait()
         return self.editor is None or self.editor.save(force=force)
 
     def flush(self) -> bool:
-        """Everything on disk: the open case's changes (False if they could not be saved)
-        and the repairs still being recorded in other cases."""
+        """Everything on disk: the open case's changes, the saves on their way and those
+        of cases left that failed (False if any could not be saved), and the repairs still
+        being recorded in other cases."""
         saved = self.save_now()
+        self._unsaved = [editor for editor in self._unsaved if not editor.save()]
         self.landings.settle()
-        return saved
+        return saved and not self._unsaved
+
+    def _save_in_background(self) -> None:
+        if self.editor is not None:
+            self.saver.submit(self.editor)
+
+    def _on_saved(self, editor: CaseEditor, job: ReviewSave, saved: bool) -> None:
+        """A save was acknowledged (its editor has taken note and said so)."""
+        if saved or not editor.dirty:
+            return
+        if job.error is None:  # changed while it was written: the rest is saved next
+            if editor is self.editor:
+                self._timer.start()
+            else:
+                self.saver.submit(editor)
+        elif editor is not self.editor and editor not in self._unsaved:
+            self._unsaved.append(editor)  # its message named the file; tried again later
+
+    def _settle_saves_of(self, case_id: str) -> bool:
+        """Before *case_id* is read from disk: its saves on their way have landed, and an
+        earlier failed one is tried again (False, with its message, if it fails again)."""
+        if any(job.case.case_id == case_id for job in self.saver.jobs):
+            self.saver.wait()
+        for editor in [e for e in self._unsaved if e.case_id == case_id]:
+            if not editor.save():
+                return False
+            self._unsaved.remove(editor)
+        return True
 
     def resolve_conflict(self, keep_mine: bool) -> None:
         """After a conflict: overwrite the file with this window's review, or reload it."""

@@ -15,11 +15,22 @@ import logging
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from types import TracebackType
 
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from PySide6.QtGui import QDesktopServices, QGuiApplication
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from sabre_desk.app_log import log_dir, log_path
 
@@ -63,10 +74,37 @@ def show_startup_error(text: str) -> None:
     box.exec()
 
 
-def open_log_folder() -> QUrl:
-    """Help > Open Log Folder: the folder in the desktop's file manager (made if missing)."""
+class FolderPathDialog(QDialog):
+    """Where a folder is, when no file manager could show it: its path, to copy."""
+
+    def __init__(self, folder: Path, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Log folder")
+        note = QLabel("No file manager opened the log folder. It is here:")
+        self.path = QLineEdit(str(folder))
+        self.path.setReadOnly(True)
+        self.path.setMinimumWidth(self.path.fontMetrics().horizontalAdvance(str(folder)) + 24)
+        self.copy = QPushButton("Copy Path")
+        self.copy.clicked.connect(self._copy)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.addButton(self.copy, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(note)
+        layout.addWidget(self.path)
+        layout.addWidget(buttons)
+
+    def _copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.path.text())
+        self.copy.setText("Copied")
+
+
+def open_log_folder(parent: QWidget | None = None) -> QUrl:
+    """Help > Open Log Folder: the folder in the desktop's file manager (made if missing);
+    where none opens it, a dialog says where it is and copies its path."""
     folder = log_dir()
     folder.mkdir(parents=True, exist_ok=True)
     url = QUrl.fromLocalFile(str(folder))
-    QDesktopServices.openUrl(url)
+    if not QDesktopServices.openUrl(url):
+        FolderPathDialog(folder, parent).exec()
     return url

@@ -6,6 +6,11 @@ when there is no preview yet (then its preview is written behind it). In memory,
 image is held as its preview; the full-resolution level is kept only for the images of the
 case on screen and of the last cases zoomed into.
 
+The images of the case on screen (``now``) are decoded side by side, one thread each, and
+each is shown as it lands: a jump to a case never shown costs about the slower of its two
+decodes, not their sum. Neighbours read ahead stay on the pool that leaves the window a
+core of its own.
+
 Keys include the file's size and modification time, so an image replaced on disk (an
 accepted repair, another tool) is loaded again instead of shown stale. A request for an
 image already being loaded joins that load instead of starting a second one.
@@ -63,7 +68,8 @@ class ImageLoader(QObject):
         self.background = QThreadPool(self)
         self.background.setMaxThreadCount(1)
         # Reading a stored preview takes a few milliseconds, mostly in OpenCV's JPEG decoder
-        # (GIL-free): the two images of a pair are read at once, on both cores.
+        # (GIL-free): the two images of a pair are read at once, on both cores; so are the
+        # two images of a case on screen that has no previews yet (decoded in full).
         self.previews = QThreadPool(self)
         self.previews.setMaxThreadCount(PREVIEW_THREADS)
         self._budget_source = budget
@@ -100,9 +106,10 @@ class ImageLoader(QObject):
     def failure(self, key: Key) -> str | None:
         return self._failures.get(key)
 
-    def request(self, path: Path, full: bool = False) -> Key:
+    def request(self, path: Path, full: bool = False, now: bool = False) -> Key:
         """Make sure *path* is (being) loaded, as its full image when *full*; ``loaded`` or
-        ``failed`` follows unless it is held already."""
+        ``failed`` follows unless it is held already. *now*: it is wanted on screen now
+        (not read ahead), and is decoded beside the other image of its case."""
         key = image_key(path)
         if full and key not in self._zoomed:
             self._zoomed.append(key)
@@ -110,20 +117,28 @@ class ImageLoader(QObject):
         if key in self._failures or (held is not None and (not full or not held.is_preview)):
             return key
         if key in self._in_flight and (self._in_flight[key] or not full):
+            queued = self._queued.get(key)
+            if now and not full and queued is not None and queued.withdraw():
+                self._start(key, path, False, self.previews)  # read ahead, wanted now
             return key
         self._in_flight[key] = full
+        on_screen = now or self._has_preview(path)  # both cores: the reviewer waits for it
+        self._start(key, path, full, self.previews if on_screen and not full else self.pool)
+        return key
+
+    def _start(self, key: Key, path: Path, full: bool, pool: QThreadPool) -> None:
         worker = Worker(_load, key, path, self.store, full, self.view_scale())
         # Bound methods, not lambdas: a method of a loader that is gone is not called (a
         # window closed while a decode was still on its way).
         worker.returned.connect(self._on_result)
         self._queued[key] = worker
-        worker.start(self.pool if full or not self._has_preview(path) else self.previews)
-        return key
+        worker.start(pool)
 
-    def request_folder(self, folder: Path) -> list[Key]:
-        """Request every image of a case folder (a case about to be shown, or a neighbour)."""
+    def request_folder(self, folder: Path, now: bool = False) -> list[Key]:
+        """Request every image of a case folder: a case about to be shown (*now*; Base
+        first), or a neighbour read ahead."""
         paths = (find_image(folder, role.value) for role in ImageRole)
-        return [self.request(path) for path in paths if path is not None]
+        return [self.request(path, now=now) for path in paths if path is not None]
 
     def cancel_except(self, keep: set[Key]) -> int:
         """The images in *keep* are the ones on screen now: drop decodes still waiting for a

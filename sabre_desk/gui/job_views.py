@@ -68,6 +68,12 @@ class JobStrip(QWidget):
             self._on_added(job)
         self.setVisible(bool(self.views))
 
+    @staticmethod
+    def row_height() -> int:
+        """The height a job's row needs (its Cancel button and progress bar), known before
+        any job runs: the status bar keeps it, whether or not a job shows."""
+        return max(QPushButton("Cancel").sizeHint().height(), QProgressBar().sizeHint().height())
+
     def _on_added(self, job: Job) -> None:
         view = JobView(job, self)
         self.views[job] = view

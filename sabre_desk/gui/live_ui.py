@@ -1,9 +1,13 @@
 """What other windows and other people write, brought in while the window is open.
 
 Polling (``core.live`` says why: change notifications never hear of a write made by
-another computer on a network drive): the open case every second on the GUI thread (a few
-``stat`` calls), the whole project every ten seconds on a thread of its own. Nothing here
-changes anything; it says what changed, and the team tools decide what to read again.
+another computer on a network drive): the open case on the GUI thread (a few ``stat``
+calls), the whole project on a thread of its own. Each poll backs off while it finds
+nothing: the open case from every second to every few seconds, the project from every ten
+seconds to every minute, and both are back at their quick pace as soon as something changed
+or the reviewer opened another case. An idle window then wakes a few times a minute, not
+several times a second. Nothing here changes anything; it says what changed, and the team
+tools decide what to read again.
 """
 
 from __future__ import annotations
@@ -14,10 +18,13 @@ from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.team.live import CaseStamp, ProjectWatch, case_stamp, compare
+from sabre_desk.gui.polling import backed_off
 from sabre_desk.gui.workers import Worker
 
 CASE_POLL_MS = 1000
+CASE_POLL_MAX_MS = 4000
 PROJECT_POLL_MS = 10_000
+PROJECT_POLL_MAX_MS = 60_000
 
 
 class LiveUpdates(QObject):
@@ -52,12 +59,12 @@ class LiveUpdates(QObject):
         if folder is None:
             self.case_timer.stop()
         else:
-            self.case_timer.start()
+            self.case_timer.start(CASE_POLL_MS)
 
     def follow_project(self, project: Project) -> None:
         """Watch the rest of *project*; the first look, behind the index, takes note."""
         self._project, self._watch = project, ProjectWatch()
-        self.project_timer.start()
+        self.project_timer.start(PROJECT_POLL_MS)
 
     def poll_case(self) -> None:
         if self._folder is None:
@@ -65,6 +72,7 @@ class LiveUpdates(QObject):
         stamp = case_stamp(self._folder)
         changes = compare(self._stamp, stamp)
         self._stamp = stamp
+        backed_off(self.case_timer, bool(changes), CASE_POLL_MS, CASE_POLL_MAX_MS)
         if changes:
             self.case_changed.emit(changes)
 
@@ -79,7 +87,10 @@ class LiveUpdates(QObject):
         worker.start(self.pool)
 
     def _on_looked(self, project: Project, ids: list[str]) -> None:
-        if project is self._project and ids:
+        if project is not self._project:
+            return
+        backed_off(self.project_timer, bool(ids), PROJECT_POLL_MS, PROJECT_POLL_MAX_MS)
+        if ids:
             self.cases_changed.emit(ids)
 
     def _on_finished(self) -> None:

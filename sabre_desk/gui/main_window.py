@@ -11,7 +11,7 @@ import binascii
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt, QThread, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, Qt, QThread, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -45,6 +45,7 @@ from sabre_desk.gui.full_resolution import FullResolution
 from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.index_reader import IndexReader
 from sabre_desk.gui.job_views import JobStrip
+from sabre_desk.gui.keyboard_home import KeyboardHome
 from sabre_desk.gui.menus import WindowActions, WindowParts
 from sabre_desk.gui.pipeline_ui import PipelineUi
 from sabre_desk.gui.preview_sweep import PreviewSweep
@@ -71,6 +72,7 @@ from sabre_desk.imaging.geometry import Rect
 from sabre_desk.settings import Settings, save_settings
 
 PREFETCH_NEIGHBOURS = 2  # cases decoded ahead on each side of the current one
+PREVIEWS_AHEAD = 12  # cases each side whose previews the sweep makes first
 EMPTY_PROJECT = (
     "no cases yet: put case folders into its cases/ folder (see docs/PROJECT_FORMAT.md), "
     "then reopen the project"
@@ -88,6 +90,7 @@ class MainWindow(QMainWindow):
         #: rendering a screenshot: problems go to stderr, never to a dialog nobody closes
         self.unattended = False
         self._fitted = False  # the frame was checked against the screen once shown
+        self._framed = False  # ... and once more when first active (the frame known then)
         self.session = Session(self)
         self.session.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
         self.session.error.connect(self.report_error)
@@ -195,11 +198,13 @@ class MainWindow(QMainWindow):
                 ),
                 open_project=self.open_project,
                 export_release=lambda: export_release(self.session, self.pool, self),
+                focus_image=self.focus_case,
                 save_settings=self._save_settings,
                 quit=self.close,
             ),
         )
         self.actions_.add_to_edit(self.repair_ui.run_action)
+        self.actions_.add_to_edit(self.repair_ui.accept_action)
         self.team_ui = TeamUi(
             self.session, self.compare, self.workbench, self.case_list, self.pool, self
         )
@@ -213,6 +218,11 @@ class MainWindow(QMainWindow):
         self.evaluate_ui.add_actions(self.actions_)
         self.job_strip = JobStrip(self.job_board, parent=self)
         self.statusBar().addPermanentWidget(self.job_strip)
+        # As tall as a running job's row from the start: a message or a job appearing never
+        # changes its height and shifts the images above it.
+        self.statusBar().setFixedHeight(
+            max(self.statusBar().sizeHint().height(), self.job_strip.row_height() + 4)
+        )
         self.actions_.add_to_view(self.changes_ui.action)
         self.pipeline_ui = PipelineUi(
             self.session, self.workbench, self.case_list, settings, self.job_board, self
@@ -224,6 +234,10 @@ class MainWindow(QMainWindow):
         self.toolbar = build_toolbar(
             self, self.actions_, self.changes_ui.action, self.repair_ui.run_action
         )
+        self.keyboard = KeyboardHome(self, self._focus_image, self.focus_case)
+        docks = (self.cases_dock, self.case_panel_dock, self.repair_ui.dock, self.pipeline_ui.dock)
+        for dock in docks:  # a panel closed: the keyboard goes back to the image
+            self.keyboard.watch_dock(dock)
         self._restore_layout()
         self.statusBar().showMessage("Open a project folder (File > Open, or drop it here).")
 
@@ -256,6 +270,7 @@ class MainWindow(QMainWindow):
             self.report_error("Cannot open project", str(exc))
             return False
         self.loader.clear()
+        self.compare.state.close()  # nothing of the last project's view is kept
         limit = self.settings.preview_cache_mb * 1024**2
         self.loader.set_store(PreviewStore.for_project(project.root, project.read_only, limit))
         self.central.setCurrentWidget(self.compare)
@@ -326,8 +341,8 @@ class MainWindow(QMainWindow):
         if controller is None or (controller.case and controller.case.case_id == case_id):
             return
         entry = controller.project.entry(case_id)
-        if entry is not None and entry.is_valid:  # its images read while the case loads,
-            self.loader.cancel_except(set(self.loader.request_folder(entry.folder)))  # first
+        if entry is not None and entry.is_valid:  # its images first, read while it loads
+            self.loader.cancel_except(set(self.loader.request_folder(entry.folder, now=True)))
         if not controller.load(case_id) and controller.case is not None:
             # the current case could not be saved: stay on it, the reason is shown
             self.case_list.blockSignals(True)
@@ -377,6 +392,7 @@ class MainWindow(QMainWindow):
         self._waiting.clear()
         self._shown_case = case.case_id
         roles = case.spec.image_roles
+        self.compare.open_case(case.case_id)  # fitted, unless shown again
         info = case.image_info.get(roles[0])
         self.compare.set_aspect(info.width / info.height if info and info.height else None)
         self.compare.show_roles(roles)
@@ -389,7 +405,7 @@ class MainWindow(QMainWindow):
                 self.compare.expect_paint(role)
                 canvas.show_message(f"⚠ {case.image_problems[role].message}")
                 continue
-            key = self.loader.request(case.images[role])
+            key = self.loader.request(case.images[role], now=True)
             image = self.loader.cached(key)
             failure = self.loader.failure(key)
             if image is not None:
@@ -404,6 +420,7 @@ class MainWindow(QMainWindow):
     def _on_case_failed(self, case_id: str, message: str) -> None:
         self._waiting.clear()
         self._shown_case = case_id
+        self.compare.open_case(case_id)
         self.compare.show_roles((ImageRole.BASE, ImageRole.EDITED))
         for role in (ImageRole.BASE, ImageRole.EDITED):
             self.compare.expect_paint(role)
@@ -429,6 +446,7 @@ class MainWindow(QMainWindow):
 
     def _on_all_painted(self) -> None:
         self.jobs.release()
+        self._show_zoom()
         if self._shown_case is not None:
             self.images_shown.emit(self._shown_case)
             # Only now, so that flipping quickly does not queue decodes nobody will see.
@@ -439,6 +457,8 @@ class MainWindow(QMainWindow):
         for entry in self.workbench.neighbours(case_id, PREFETCH_NEIGHBOURS):
             if entry.is_valid:
                 self.loader.request_folder(entry.folder)
+        ahead = self.workbench.neighbours(case_id, PREVIEWS_AHEAD)[2 * PREFETCH_NEIGHBOURS :]
+        self.previews.ahead([e.folder for e in ahead if e.is_valid])  # found by later jumps
 
     # --- review changes -------------------------------------------------------------------
 
@@ -509,7 +529,21 @@ class MainWindow(QMainWindow):
         if canvas is not None:
             canvas.setFocus()
 
+    def focus_case(self) -> None:
+        """Ctrl+I (or Esc with nothing else to cancel): the keyboard on the image, the Case
+        tab in front: the review goes on from the keys wherever they were."""
+        self._focus_image()
+        if self.case_panel_dock.isVisible():
+            self.case_panel_dock.raise_()
+
     # --- status, errors, conflicts --------------------------------------------------------
+
+    def _show_zoom(self) -> None:
+        """The status bar names an image of this case at its zoom now, never the last's."""
+        canvas = self.compare.active_canvas()
+        role = next((r for r, c in self.compare.canvases.items() if c is canvas), None)
+        if role is not None:
+            self._on_cursor(role, None)
 
     def _on_cursor(self, role: ImageRole, xy: tuple[int, int] | None) -> None:
         self.position_label.show_position(role, self.compare.canvases[role].screen_zoom, xy)
@@ -541,6 +575,19 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._fitted and not self.unattended:
             self._fitted = True
+            keep_frame_on_screen(self)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Once first active, the window manager has framed the window: its frame is known
+        now (it was not when shown), and is checked against the screen once more."""
+        super().changeEvent(event)
+        if (
+            event.type() == QEvent.Type.ActivationChange
+            and self.isActiveWindow()
+            and not self._framed
+            and not self.unattended
+        ):
+            self._framed = True
             keep_frame_on_screen(self)
 
     def _restore_layout(self) -> None:

@@ -48,6 +48,7 @@ class WindowParts:
     new_case: Callable[[], object]
     open_project: Callable[[Path], object]
     export_release: Callable[[], object]
+    focus_image: Callable[[], None]  # the keyboard on the image, the Case tab in front
     save_settings: Callable[[], None]
     quit: Callable[[], object]
 
@@ -119,6 +120,9 @@ class WindowActions:
         self._add(go, "Go", "&Go to Case…", "Ctrl+G", case_list.go_to_case)
         self._add(go, "Go", "Focus Case &List", "Ctrl+L", lambda: case_list.view.setFocus())
         self._add(go, "Go", "&Filter Cases", QKeySequence.StandardKey.Find, case_list.focus_filter)
+        self.focus_image = self._add(
+            go, "Go", "Back to the &Image and the Case Tab", ["Ctrl+I", "Esc"], parts.focus_image
+        )
 
         self.view = view = bar.addMenu("&View")
         self.fit_action = self._add(view, "View", "&Fit to Window", ["F", "Ctrl+0"], compare.fit)
@@ -134,13 +138,16 @@ class WindowActions:
             view, "View", "S&wipe (Base Left of a Divider)", "W", self._toggle_swipe
         )
         self.swipe.setCheckable(True)
+        compare.swipe_changed.connect(self.swipe.setChecked)  # also when its comparison ends
         self._view_anchor = view.addSeparator()
         for dock in parts.docks:
             view.addAction(dock.toggleViewAction())
 
         help_menu = bar.addMenu("&Help")
         self._add(help_menu, "Help", "&Keyboard Shortcuts", "F1", self.show_shortcuts)
-        self._add(help_menu, "Help", "Open &Log Folder", None, open_log_folder)
+        self._add(
+            help_menu, "Help", "Open &Log Folder", None, lambda: open_log_folder(parts.parent)
+        )
         self._add(help_menu, "Help", "&About sabre-desk", None, self._about)
         session.opened.connect(self.bind_undo)
 

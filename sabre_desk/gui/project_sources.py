@@ -9,7 +9,6 @@ from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from sabre_desk.core.case.project import MANIFEST_NAME
-from sabre_desk.demo.writer import write_demo_project
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.dialogs.new_project_dialog import NewProjectDialog
 from sabre_desk.gui.workers import Worker
@@ -46,6 +45,8 @@ class ProjectSources:
             self.open_project(folder)
             return
         self.say("Drawing the demo project…")
+        from sabre_desk.demo.writer import write_demo_project  # draws with OpenCV: on demand
+
         worker = Worker(write_demo_project, folder)
         worker.returned.connect(lambda _root: self.open_project(folder))
         worker.errored.connect(

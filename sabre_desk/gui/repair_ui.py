@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QDockWidget, QWidget
 
 from sabre_desk.core.case.review import Box, RepairRecord
 from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.desk.view_state import Comparison
 from sabre_desk.core.desk.workbench import ViewMode, Workbench
 from sabre_desk.core.repair import repairs
 from sabre_desk.ground.errors import RepairError
@@ -61,12 +62,15 @@ class RepairUi(QObject):
         self.panel: RepairPanel | None = None
         self.previewing: RepairRecord | None = None
         self._zoom_box: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)
-        self._keep_view: tuple[float, float, float] | None = None
+        self._zoom_in = False  # another repair shown: zoom in on its box once painted
         self.run_action = QAction("&Repair the Selected Box", parent)
         self.run_action.setShortcut(QKeySequence("Ctrl+R"))
         self.run_action.triggered.connect(self.run)
-        for canvas in compare.canvases.values():
-            canvas.box_selected.connect(lambda _i: self.panel and self.panel.refresh())
+        self.accept_action = QAction("&Accept the Repair Shown", parent)
+        self.accept_action.setShortcut(QKeySequence("Ctrl+Return"))
+        self.accept_action.triggered.connect(self.accept)
+        for role, canvas in compare.canvases.items():
+            canvas.box_selected.connect(lambda i, r=role: self._on_box_selected(r, i))
         session.opened.connect(self.attach)
         workbench.mode_changed.connect(self._on_mode_changed)
 
@@ -77,6 +81,14 @@ class RepairUi(QObject):
         self.dock.setWidget(self.panel)
         controller.image_replaced.connect(self._on_image_replaced)
         controller.preview_landed.connect(self._on_preview_landed)
+
+    def _on_box_selected(self, role: ImageRole, index: int) -> None:
+        """The box selected (or just drawn) is the one a repair repairs, on its image."""
+        if self.panel is None:
+            return
+        if index >= 0 and self.previewing is None:
+            self.panel.choose_role(role)
+        self.panel.refresh()
 
     def selected_box(self, role: ImageRole) -> tuple[float, float, float, float] | None:
         controller = self.session.controller
@@ -90,6 +102,13 @@ class RepairUi(QObject):
         if self.panel is not None:
             self.dock.raise_()
             self.panel.run_repair()
+
+    def accept(self) -> None:
+        """Ctrl+Return: accept the repair shown beside the image, as its button does."""
+        if self.panel is not None and self.previewing is not None and self.panel.accept.isEnabled():
+            self.panel.accept.click()
+        else:
+            self.session.say("No repair preview to accept is shown", 4000)
 
     # --- jobs ---------------------------------------------------------------------------------
 
@@ -119,15 +138,12 @@ class RepairUi(QObject):
             return
         role = ImageRole(record.image_role)
         # The same repair shown again (accepted, reverted, undone): the reviewer keeps the
-        # zoom they were judging it at; another repair opens zoomed in on its box.
-        same = self.previewing is not None and self.previewing.id == record.id
-        left = self.compare.canvases[LEFT]
-        if not same:
-            self._keep_view = None
-        elif left.image_size is not None:  # (while still loading, the view kept stands)
-            self._keep_view = left.view_state()
+        # zoom they were judging it at (the view state's); another repair opens zoomed in
+        # on its box. Leaving the comparison gives back the zoom the case had.
+        self._zoom_in = self.previewing is None or self.previewing.id != record.id
         self.previewing = record
         self.workbench.set_mode(ViewMode.REPAIR_COMPARISON)
+        self.compare.state.enter(Comparison.REPAIR)
         compare = self.compare
         compare.show_roles((LEFT, RIGHT))
         label = {"accepted": "now the image", "reverted": "reverted"}.get(record.status, "preview")
@@ -148,12 +164,8 @@ class RepairUi(QObject):
 
     def _zoom_to_repair(self) -> None:
         """Like DLEBench's crops: both sides zoomed in on the repaired region."""
-        if self.previewing is None:
-            return
-        if self._keep_view is not None:
-            self.compare.canvases[LEFT].apply_view_state(self._keep_view)
-            self.compare.canvases[RIGHT].apply_view_state(self._keep_view)
-        else:
+        if self.previewing is not None and self._zoom_in:
+            self._zoom_in = False
             self.compare.canvases[LEFT].zoom_to(self._zoom_box)
 
     def _leave_preview(self, redraw: bool = False) -> None:
@@ -167,6 +179,7 @@ class RepairUi(QObject):
         """Back to reviewing, for whatever reason (a case switch, a panel choice)."""
         if mode is ViewMode.REVIEWING and self.previewing is not None:
             self.previewing = None
+            self.compare.state.leave(Comparison.REPAIR)
             for role, caption in self.compare.captions.items():
                 caption.setText(CAPTIONS[role])
 

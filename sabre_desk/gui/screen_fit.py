@@ -23,7 +23,11 @@ def open_within_screen(window: QWidget, width: int, height: int) -> None:
         return
     area = screen.availableGeometry()
     window.resize(QSize(min(width, area.width()), min(height, area.height() - FRAME_ALLOWANCE)))
-    window.move(area.center() - window.rect().center())
+    # Centred with its frame: the title bar above it counts, or a window as tall as the
+    # screen allows ends below the screen's edge by half of it.
+    left = area.left() + (area.width() - window.width()) // 2
+    top = area.top() + (area.height() - window.height() - FRAME_ALLOWANCE) // 2
+    window.move(left, max(area.top(), top))
 
 
 def keep_frame_on_screen(window: QWidget) -> None:
@@ -39,6 +43,10 @@ def keep_frame_on_screen(window: QWidget) -> None:
             min(window.height(), area.height() - (frame.height() - window.height())),
         )
         window.move(area.topLeft())
+    elif not area.contains(frame):  # it fits, but hangs over an edge: moved onto the screen
+        x = min(max(frame.left(), area.left()), area.right() + 1 - frame.width())
+        y = min(max(frame.top(), area.top()), area.bottom() + 1 - frame.height())
+        window.move(x, y)
 
 
 def screen_key(screen: QScreen) -> str:

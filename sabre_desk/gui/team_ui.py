@@ -21,6 +21,7 @@ from sabre_desk.core.case.review import Box, Review
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.desk.workbench import ViewMode, Workbench
 from sabre_desk.core.team.live import CaseChanges
+from sabre_desk.core.team.ratings import adjudicator_rule
 from sabre_desk.core.team.team import CaseTeam, case_team, in_queue, queue
 from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.canvas.team_boxes import OtherBoxes, TeamColors
@@ -258,8 +259,11 @@ class TeamUi(QObject):
                 self.case_list.select(entry.case_id)
                 return
         project = self.session.project
-        who = "" if project is None or project.is_adjudicator else " (for adjudicators)"
-        self.session.say(f"No disagreement waits to be settled{who}.", 5000)
+        if project is None or project.is_adjudicator:
+            self.session.say("No disagreement waits to be settled.", 5000)
+        else:
+            rule = adjudicator_rule(project.manifest.adjudicators)
+            self.session.say(f"No disagreement for you to settle: {rule}.", 5000)
 
     def show_dialog(self) -> TeamDialog | None:
         project = self.session.project

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from sabre_desk.imaging.patch import PixelRect
@@ -62,6 +61,8 @@ def soft_mask(
     Borders that are the image's own edge are left alone, so a box touching the image edge
     is repaired right up to it.
     """
+    import cv2  # OpenCV loads with the first repair, not with the window
+
     h, w = shape
     core = np.ones((h, w), np.uint8)
     gx0, gy0 = max(0, box.x0 - grow_px), max(0, box.y0 - grow_px)
@@ -97,6 +98,8 @@ def _desc(n: int) -> np.ndarray:
 
 def fit_to(patch: np.ndarray, height: int, width: int) -> np.ndarray:
     """Resize an engine's reply to the patch size (engines pick their own aspect ratios)."""
+    import cv2  # OpenCV loads with the first repair, not with the window
+
     if patch.shape[:2] == (height, width):
         return patch
     shrinking = patch.shape[0] * patch.shape[1] > height * width
@@ -111,6 +114,8 @@ def blend(original: np.ndarray, repaired: np.ndarray, mask: np.ndarray) -> np.nd
     for the same arithmetic in numpy); where A is 0 or 1 the result is exactly the original
     or the reply.
     """
+    import cv2  # OpenCV loads with the first repair, not with the window
+
     mask = np.ascontiguousarray(mask, dtype=np.float32)
     return cv2.blendLinear(
         np.ascontiguousarray(repaired), np.ascontiguousarray(original), mask, 1.0 - mask
@@ -138,6 +143,8 @@ def seam_score(original: np.ndarray, result: np.ndarray, mask: np.ndarray) -> fl
     the band carries no more edge energy than the original had there. The band is where the
     mask is neither 0 nor 1, widened by a few pixels (for a hard paste: the box outline).
     """
+    import cv2  # OpenCV loads with the first repair, not with the window
+
     kernel = np.ones((7, 7), np.uint8)
     touched = cv2.dilate((mask > 0.02).astype(np.uint8), kernel)
     solid = cv2.erode((mask > 0.98).astype(np.uint8), kernel)

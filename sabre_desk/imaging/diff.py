@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import cv2
 import numpy as np
 
 from sabre_desk.imaging.patch import as_rgb8
@@ -84,6 +83,8 @@ def _work_size(width: int, height: int) -> tuple[int, int]:
 
 
 def _lab(rgb: np.ndarray, size: tuple[int, int], sigma: float) -> np.ndarray:
+    import cv2  # loaded with the first change map, not with the window
+
     if rgb.shape[1::-1] != size:
         rgb = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(rgb.astype(np.float32) / 255.0, cv2.COLOR_RGB2Lab)
@@ -100,6 +101,8 @@ def _aligned_delta(
     already above *threshold* without shifting can change the outcome, so only they are
     matched (a few percent of the image instead of all of it, nine times over).
     """
+    import cv2  # loaded with the first change map, not with the window
+
     d = lab_e - lab_b
     delta = np.sqrt(np.einsum("ijk,ijk->ij", d, d)).astype(np.float32)
     ys, xs = np.nonzero(delta > threshold)
@@ -117,6 +120,8 @@ def _aligned_delta(
 
 
 def change_map(base: np.ndarray, edited: np.ndarray) -> ChangeMap:
+    import cv2  # loaded with the first change map, not with the window
+
     base, edited = as_rgb8(base), as_rgb8(edited)
     notes: list[str] = []
     bh, bw = base.shape[:2]
@@ -203,6 +208,8 @@ def score_outside(
 
 def overlay(edited: np.ndarray, result: ChangeMap, alpha: float = 0.55) -> np.ndarray:
     """A picture for people: the Edited image with the change heat and region boxes."""
+    import cv2  # loaded with the first change map, not with the window
+
     edited = as_rgb8(edited)
     h, w = edited.shape[:2]
     heat: np.ndarray = np.clip(result.delta / (2.0 * result.threshold), 0.0, 1.0)
@@ -241,6 +248,8 @@ def overlay(edited: np.ndarray, result: ChangeMap, alpha: float = 0.55) -> np.nd
 def heat_rgba(result: ChangeMap) -> np.ndarray:
     """The changed pixels coloured by how much they changed (RGBA), transparent elsewhere:
     the overlay the window draws over Edited."""
+    import cv2  # loaded with the first change map, not with the window
+
     level = np.clip(result.delta / (2.0 * result.threshold), 0.0, 1.0)
     colored = cv2.applyColorMap((level * 255).astype(np.uint8), cv2.COLORMAP_INFERNO)
     rgba = cv2.cvtColor(colored, cv2.COLOR_BGR2RGBA)

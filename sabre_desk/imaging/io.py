@@ -10,13 +10,14 @@ file and the reason.
 from __future__ import annotations
 
 import contextlib
+import io
 import re
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
-import cv2
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
@@ -24,6 +25,8 @@ from sabre_desk.ground.errors import ImageError
 from sabre_desk.ground.reading import open_regular
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp")
+#: The formats a case's images may be in (Pillow's names), with the extension each is given.
+FORMAT_SUFFIXES = {"PNG": ".png", "JPEG": ".jpg", "WEBP": ".webp"}
 #: Largest image accepted, in pixels (≈ 10,000 × 10,000). Larger files are refused before
 #: any pixel is decoded, so a hostile or mistaken file cannot exhaust a laptop's memory.
 MAX_PIXELS = 100_000_000
@@ -56,30 +59,41 @@ class ImageInfo:
 def _open(path: Path, max_pixels: int = MAX_PIXELS) -> Iterator[Image.Image]:
     """Open an image file's header; only a regular file is opened (a FIFO named
     ``base.png`` or a link to a device must not block or stream forever)."""
-    with open_regular(path, ImageError, missing="image is missing") as (handle, _):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-                img = Image.open(handle)
-        except Image.DecompressionBombError as exc:
-            # Pillow refuses far-too-large headers itself at open; say it in our words.
-            found = re.search(r"\((\d+) pixels\)", str(exc))
-            size = f"{int(found.group(1)) / 1e6:.0f} MP" if found else "over Pillow's limit"
+    with (
+        open_regular(path, ImageError, missing="image is missing") as (handle, _),
+        _opened(handle, path, max_pixels) as img,
+    ):
+        yield img
+
+
+@contextlib.contextmanager
+def _opened(
+    handle: IO[bytes], path: Path | None, max_pixels: int = MAX_PIXELS
+) -> Iterator[Image.Image]:
+    """Pillow's image of *handle*, its failures as ImageError in a person's words."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            img = Image.open(handle)
+    except Image.DecompressionBombError as exc:
+        # Pillow refuses far-too-large headers itself at open; say it in our words.
+        found = re.search(r"\((\d+) pixels\)", str(exc))
+        size = f"{int(found.group(1)) / 1e6:.0f} MP" if found else "over Pillow's limit"
+        raise ImageError(
+            f"image is too large: {size}, the limit is {max_pixels / 1e6:.0f} MP "
+            "(possible decompression bomb)",
+            path,
+        ) from exc
+    except UnidentifiedImageError as exc:
+        raise ImageError("not a readable image (unknown or corrupt format)", path) from exc
+    except OSError as exc:
+        if "truncated" in str(exc).lower():
             raise ImageError(
-                f"image is too large: {size}, the limit is {max_pixels / 1e6:.0f} MP "
-                "(possible decompression bomb)",
-                path,
+                "image file is truncated or corrupt (header incomplete)", path
             ) from exc
-        except UnidentifiedImageError as exc:
-            raise ImageError("not a readable image (unknown or corrupt format)", path) from exc
-        except OSError as exc:
-            if "truncated" in str(exc).lower():
-                raise ImageError(
-                    "image file is truncated or corrupt (header incomplete)", path
-                ) from exc
-            raise ImageError(f"cannot read image ({exc.strerror or exc})", path) from exc
-        with img:
-            yield img
+        raise ImageError(f"cannot read image ({exc.strerror or exc})", path) from exc
+    with img:
+        yield img
 
 
 def _orientation(img: Image.Image) -> int:
@@ -112,7 +126,7 @@ _TRANSPOSE = {
 }
 
 
-def _check_size(path: Path, width: int, height: int, max_pixels: int) -> None:
+def _check_size(path: Path | None, width: int, height: int, max_pixels: int) -> None:
     if width <= 0 or height <= 0:
         raise ImageError(f"image has no pixels ({width}×{height})", path)
     if width * height > max_pixels:
@@ -127,15 +141,19 @@ def probe_image(path: Path, max_pixels: int = MAX_PIXELS) -> ImageInfo:
     """Read only the header: displayed size, format and orientation. No pixel is decoded."""
     path = Path(path)
     with _open(path, max_pixels) as img:
-        orientation = _orientation(img)
-        width, height = img.size
-        _check_size(path, width, height, max_pixels)
-        if orientation in _SWAPS_AXES:
-            width, height = height, width
-        return ImageInfo(path, width, height, img.format or "?", img.mode, orientation)
+        return _info(img, path, max_pixels)
 
 
-def _to_rgb_array(img: Image.Image, path: Path) -> np.ndarray:
+def _info(img: Image.Image, path: Path, max_pixels: int) -> ImageInfo:
+    orientation = _orientation(img)
+    width, height = img.size
+    _check_size(path, width, height, max_pixels)
+    if orientation in _SWAPS_AXES:
+        width, height = height, width
+    return ImageInfo(path, width, height, img.format or "?", img.mode, orientation)
+
+
+def _to_rgb_array(img: Image.Image, path: Path | None) -> np.ndarray:
     if img.mode in ("I;16", "I;16B", "I;16L", "I"):
         arr = np.asarray(img, dtype=np.uint32 if img.mode == "I" else np.uint16)
         top = 65535 if img.mode != "I" else max(int(arr.max()), 1)
@@ -154,7 +172,7 @@ def _to_rgb_array(img: Image.Image, path: Path) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
-def _decode(img: Image.Image, path: Path, max_pixels: int) -> None:
+def _decode(img: Image.Image, path: Path | None, max_pixels: int) -> None:
     """Decode every pixel of an opened image: a truncated or corrupt file only shows itself
     here, never in its header."""
     _check_size(path, img.size[0], img.size[1], max_pixels)
@@ -171,23 +189,49 @@ def _decode(img: Image.Image, path: Path, max_pixels: int) -> None:
         raise ImageError(f"cannot decode image: {reason}", path) from exc
 
 
-def check_decodes(path: Path, max_pixels: int = MAX_PIXELS) -> None:
-    """Raise ImageError unless the image at *path* decodes fully (what a model evaluated
-    on it would need); nothing is converted or kept."""
+def check_decodes(path: Path, max_pixels: int = MAX_PIXELS) -> ImageInfo:
+    """What the header says, once every pixel of the image at *path* has decoded (what a
+    model evaluated on it would need), or ImageError; nothing is converted or kept."""
     path = Path(path)
     with _open(path, max_pixels) as img:
+        info = _info(img, path, max_pixels)
         _decode(img, path, max_pixels)
+        return info
+
+
+def case_image_suffix(info: ImageInfo) -> str:
+    """The extension a case's image gets: the one of the format its bytes decoded as
+    (a PNG named ``photo.jpg`` or ``noext`` is written as ``.png``), or ImageError for a
+    format a case does not hold."""
+    suffix = FORMAT_SUFFIXES.get(info.format)
+    if suffix is None:
+        raise ImageError(
+            f"is a {info.format} image; a case's images are PNG, JPEG or WebP", info.path
+        )
+    return suffix
 
 
 def load_image(path: Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     """Decode an image fully to an RGB uint8 array (H, W, 3) as a photo viewer shows it."""
     path = Path(path)
     with _open(path, max_pixels) as img:
-        orientation = _orientation(img)
-        _decode(img, path, max_pixels)
-        transpose = _TRANSPOSE.get(orientation)
-        oriented = img.transpose(transpose) if transpose is not None else img
-        return _to_rgb_array(oriented, path)
+        return _pixels(img, path, max_pixels)
+
+
+def image_from_bytes(data: bytes, max_pixels: int = MAX_PIXELS) -> np.ndarray:
+    """Decode image bytes that arrived from elsewhere (a model's reply) under the same rules
+    as a project's files: the same pixel limit and decompression-bomb refusal, the same
+    orientation and RGB conversion; every failure an ImageError with the reason."""
+    with _opened(io.BytesIO(data), None, max_pixels) as img:
+        return _pixels(img, None, max_pixels)
+
+
+def _pixels(img: Image.Image, path: Path | None, max_pixels: int) -> np.ndarray:
+    orientation = _orientation(img)
+    _decode(img, path, max_pixels)
+    transpose = _TRANSPOSE.get(orientation)
+    oriented = img.transpose(transpose) if transpose is not None else img
+    return _to_rgb_array(oriented, path)
 
 
 def find_image(folder: Path, role: str) -> Path | None:
@@ -201,6 +245,8 @@ def find_image(folder: Path, role: str) -> Path | None:
 
 def encode_png(rgb: np.ndarray) -> bytes:
     """The pixels (RGB, or one channel) as PNG bytes, lossless."""
+    import cv2  # OpenCV loads in a third of a second: only when an image is encoded
+
     pixels = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR) if rgb.ndim == 3 else rgb
     ok, encoded = cv2.imencode(".png", pixels, [cv2.IMWRITE_PNG_COMPRESSION, PNG_LEVEL])
     if not ok:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from sabre_desk.ground.errors import RepairError
@@ -73,6 +72,8 @@ def crop(image: np.ndarray, rect: PixelRect) -> np.ndarray:
 
 def draw_marker(patch: np.ndarray, box: PixelRect, thickness: int | None = None) -> np.ndarray:
     """A copy of *patch* with a red rectangle drawn just outside *box* (patch coordinates)."""
+    import cv2  # loaded with the first repair, not with the window
+
     marked = patch.copy()
     t = thickness or max(2, round(min(patch.shape[:2]) / 150))
     h, w = patch.shape[:2]
@@ -84,6 +85,8 @@ def draw_marker(patch: np.ndarray, box: PixelRect, thickness: int | None = None)
 
 def marker_path(shape: tuple[int, int], box: PixelRect, thickness: int | None = None) -> np.ndarray:
     """Boolean mask of where the marker was drawn (to look for leftovers in a reply)."""
+    import cv2  # loaded with the first repair, not with the window
+
     path = np.zeros(shape, np.uint8)
     t = thickness or max(2, round(min(shape) / 150))
     h, w = shape

@@ -6,19 +6,27 @@ tell it from the level made from the full image). The header names the source fi
 ``stat`` saw it and by its SHA-256, the full image's size, and each level's size, length and
 CRC-32. Decoding checks all of it: a file that is truncated, corrupt, for another source or
 of another version is a miss (``None``), never an error and never a wrong picture.
+
+The header also carries ``mac``: an HMAC-SHA256, under a secret of the user's, of the header
+and every JPEG byte. Anyone can write into a shared project folder, and a header is easy to
+copy, so without it a file naming case A's image (its ``stat`` and SHA-256) could carry case
+B's pixels and be shown as A's. With it, only this user's own previews are shown; checking
+it costs one pass over a megabyte or two.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import struct
 import zlib
 from dataclasses import dataclass
 from typing import Any
 
-import cv2
 import numpy as np
 
+from sabre_desk.ground.reading import loads
 from sabre_desk.imaging.pyramid import Level
 
 MAGIC = b"SABRE-PV1"
@@ -38,10 +46,27 @@ class Preview:
     sha256: str
 
 
+def preview_mac(key: bytes, header: dict[str, Any], blobs: bytes | memoryview) -> str:
+    """The MAC binding a header (without its ``mac``) to the JPEG bytes that follow it."""
+    described = {k: v for k, v in header.items() if k != "mac"}
+    canonical = json.dumps(described, sort_keys=True, separators=(",", ":")).encode()
+    mac = hmac.new(key, _LENGTH.pack(len(canonical)) + canonical, hashlib.sha256)
+    mac.update(blobs)
+    return mac.hexdigest()
+
+
 def encode_preview(
-    width: int, height: int, levels: list[Level], source: dict[str, int], sha256: str
+    width: int,
+    height: int,
+    levels: list[Level],
+    source: dict[str, int],
+    sha256: str,
+    key: bytes | None = None,
 ) -> bytes:
-    """The bytes of a preview file holding *levels* (reduced levels only, largest first)."""
+    """The bytes of a preview file holding *levels* (reduced levels only, largest first),
+    signed with *key* (see the module's docstring)."""
+    import cv2  # loaded with the first image, not with the window
+
     params = [
         cv2.IMWRITE_JPEG_QUALITY,
         JPEG_QUALITY,
@@ -66,16 +91,16 @@ def encode_preview(
                 "crc32": zlib.crc32(blob),
             }
         )
-    header = json.dumps(
-        {
-            "width": width,
-            "height": height,
-            "source": source,
-            "sha256": sha256,
-            "levels": described,
-        },
-        separators=(",", ":"),
-    ).encode()
+    fields: dict[str, Any] = {
+        "width": width,
+        "height": height,
+        "source": source,
+        "sha256": sha256,
+        "levels": described,
+    }
+    if key is not None:
+        fields["mac"] = preview_mac(key, fields, b"".join(blobs))
+    header = json.dumps(fields, separators=(",", ":")).encode()
     return b"".join([MAGIC, _LENGTH.pack(len(header)), header, *blobs])
 
 
@@ -87,11 +112,25 @@ def read_header(data: bytes) -> tuple[dict[str, Any], int] | None:
     (length,) = _LENGTH.unpack_from(data, len(MAGIC))
     if length > MAX_HEADER or start + length > len(data):
         return None
-    try:
-        header = json.loads(data[start : start + length])
+    try:  # strict and depth-bounded: a header nested 30,000 deep is a miss, not a crash
+        header = loads(data[start : start + length])
     except ValueError:
         return None
     return (header, start + length) if isinstance(header, dict) else None
+
+
+def signed_header(data: bytes, key: bytes | None) -> tuple[dict[str, Any], int] | None:
+    """The header of a preview whose MAC under *key* holds (any header when *key* is
+    None), and where its JPEGs begin; None otherwise."""
+    found = read_header(data)
+    if found is None or key is None:
+        return found
+    header, offset = found
+    mac = header.get("mac")
+    if not isinstance(mac, str):
+        return None
+    expected = preview_mac(key, header, memoryview(data)[offset:])
+    return found if hmac.compare_digest(mac, expected) else None
 
 
 def needed_level(scales: list[float], view_scale: float | None) -> int:
@@ -105,14 +144,19 @@ def needed_level(scales: list[float], view_scale: float | None) -> int:
 
 
 def decode_preview(
-    data: bytes, source: dict[str, int] | None = None, view_scale: float | None = None
+    data: bytes,
+    source: dict[str, int] | None = None,
+    view_scale: float | None = None,
+    key: bytes | None = None,
 ) -> Preview | None:
     """The preview in *data*, or None if anything is wrong with it (or it names another
     *source* than the one given). With *view_scale* only the level that paints such a
     view is decoded: a 1366×768 laptop shows a 2048-pixel pair at about 0.2, where the
     512-pixel level is enough and the 1024 one (three quarters of the decoding) is waste;
-    every level's checksum is still checked."""
-    found = read_header(data)
+    every level's checksum is still checked. With *key*, its MAC must hold too."""
+    import cv2  # loaded with the first image, not with the window
+
+    found = signed_header(data, key)
     if found is None:
         return None
     header, offset = found
@@ -142,7 +186,12 @@ def decode_preview(
             return None
         if wanted not in (-1, index):
             continue
-        pixels = cv2.imdecode(np.frombuffer(blob, np.uint8), cv2.IMREAD_COLOR)
+        if max(w, h) > PREVIEW_MAX_PX:
+            return None  # not a level a preview keeps: never decoded
+        try:
+            pixels = cv2.imdecode(np.frombuffer(blob, np.uint8), cv2.IMREAD_COLOR)
+        except cv2.error:
+            return None
         if pixels is None or pixels.shape[:2] != (h, w):
             return None
         levels.append((scale, cv2.cvtColor(pixels, cv2.COLOR_BGR2BGRA)))

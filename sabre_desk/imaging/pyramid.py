@@ -9,7 +9,6 @@ releases the GIL while it works.
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
 #: Reduced copies are made down to this longest side, each half the previous one.
@@ -21,11 +20,15 @@ Level = tuple[float, np.ndarray]
 
 def to_bgra(rgb: np.ndarray) -> np.ndarray:
     """RGB (H, W, 3) → BGRA (H, W, 4): the byte order of Qt's native 32-bit format."""
+    import cv2  # loaded with the first image, not with the window
+
     return cv2.cvtColor(np.ascontiguousarray(rgb), cv2.COLOR_RGB2BGRA)
 
 
 def reduce_levels(top: Level) -> list[Level]:
     """The levels below *top*, each half the previous one, down to SMALLEST_LEVEL_PX."""
+    import cv2  # loaded with the first image, not with the window
+
     levels: list[Level] = []
     scale, current = top
     while max(current.shape[:2]) // 2 >= SMALLEST_LEVEL_PX:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from sabre_desk.gui.collector import CHECK_MS
+from sabre_desk.gui.collector import IDLE_CHECK_MS
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.workers import Worker
 
@@ -48,5 +48,5 @@ def test_cycles_are_freed_on_the_gui_thread_not_on_the_pool_thread_at_work(
     freed_on: list[str] = []
     Worker(leave_a_cycle_then_allocate, freed_on).start(window.pool)
     window.pool.waitForDone()
-    qtbot.waitUntil(lambda: bool(freed_on), timeout=4 * CHECK_MS + 2000)  # still freed
+    qtbot.waitUntil(lambda: bool(freed_on), timeout=2 * IDLE_CHECK_MS + 2000)  # still freed
     assert freed_on == [threading.main_thread().name]

@@ -78,7 +78,7 @@ def test_every_registered_engine_is_listed_with_its_label(
     open_case(window, demo_project, CASE)
     panel = window.repair_ui.panel
     assert entries(panel) == [(cls.name, cls.label, True, cls.label) for cls in ENGINES.values()]
-    assert panel.engine.currentData() == "opencv-fsr"  # the offline default
+    assert panel.engine.currentData() == "patchmatch"  # the offline default
 
 
 def test_an_engine_that_cannot_run_here_is_greyed_with_its_reason(

@@ -7,11 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QDialog, QMessageBox
 
 from sabre_desk.core.case.review import Decision
 from sabre_desk.core.release.release import verify
 from sabre_desk.gui.dialogs.export_dialog import export_release
+from sabre_desk.gui.dialogs.export_options import ExportOptionsDialog
 from sabre_desk.gui.main_window import MainWindow
 
 
@@ -23,16 +24,27 @@ def test_export_from_the_window(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """File > Export Release…: the reviewer names a new folder; the export runs behind."""
+    """File > Export Release…: the reviewer says what the release is (a new folder, its
+    name, its licence, the reviews a case needs: the command's options); it runs behind."""
     told: list[str] = []
     monkeypatch.setattr(QMessageBox, "information", lambda *a, **k: told.append(a[2]))
     asked: list[str] = []
 
-    def choose(parent: object, title: str, suggested: str) -> tuple[str, str]:
-        asked.append(suggested)
-        return str(tmp_path / "release"), ""
+    def choose(dialog: ExportOptionsDialog) -> int:
+        asked.append(dialog.folder.text())
+        assert dialog.name.placeholderText() == "sabre_desk_demo"  # the command's default
+        assert dialog.license.currentText() == "(none chosen yet)"
+        assert [d for d, box in dialog.decisions.items() if box.isChecked()] == [Decision.KEEP]
+        dialog.folder.setText(str(demo_project))  # a folder that exists is refused
+        assert not dialog.buttons.button(dialog.buttons.StandardButton.Ok).isEnabled()
+        dialog.folder.setText(str(tmp_path / "release"))
+        dialog.name.setText("desk_bench")
+        dialog.license.setCurrentIndex(dialog.license.findData("cc-by-4.0"))
+        dialog.min_reviews.setValue(1)
+        assert dialog.buttons.button(dialog.buttons.StandardButton.Ok).isEnabled()
+        return QDialog.DialogCode.Accepted.value
 
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", choose)
+    monkeypatch.setattr(ExportOptionsDialog, "exec", choose)
     open_case(window, demo_project, "ctx01_tape_bagel")
     window.controller.set_decision(Decision.KEEP)  # not yet saved: the export saves first
     (action,) = [a for a in window.actions_.groups["File"] if a.text() == "&Export Release…"]
@@ -47,6 +59,9 @@ def test_export_from_the_window(
     assert told and "1 cases" in told[0]
     rows = (tmp_path / "release" / "benchmark.jsonl").read_text().splitlines()
     assert [json.loads(r)["case_id"] for r in rows] == ["ctx01_tape_bagel"] * 4
+    release = json.loads((tmp_path / "release" / "release.json").read_text())
+    assert release["name"] == "desk_bench"
+    assert "license: cc-by-4.0" in (tmp_path / "release" / "README.md").read_text()
 
 
 def test_a_cancelled_export_writes_nothing(

@@ -100,3 +100,31 @@ def test_a_primer_without_fixed_probes_takes_questions_of_its_types(
     spec = json.loads((root / "cases" / "small" / "spec.json").read_text())
     assert spec["questions"][0]["eval_type"] == "count_exact"
     assert spec["generation_mode"] == "single_image"
+
+
+def test_the_chosen_photos_show_as_thumbnails_and_the_questions_read_as_words(
+    qtbot, window: MainWindow, tmp_path: Path, photos: dict[str, Path]
+) -> None:
+    """No {source_entity} in the questions: the attribute's name until it is typed, then
+    what was typed; each photo chosen shows on its button, small."""
+    root = init_project(tmp_path / "study", primer="context")
+    assert window.open_project(root)
+    qtbot.waitUntil(lambda: not window.project.indexing, timeout=5000)
+    dialog = NewCaseDialog(window.project, window)
+    qtbot.addWidget(dialog)
+    table = dialog.questions
+    shown = [table.item(r, PROMPT).text() for r in range(table.rowCount())]
+    assert shown[0] == "Is there a ‹source entity› in the image?"
+    assert not any("{" in text for text in shown)
+    dialog.attribute_edits["source_entity"].setText("stapler")
+    assert table.item(0, PROMPT).text() == "Is there a stapler in the image?"
+    assert dialog.draft.questions[0].prompt == "Is there a {source_entity} in the image?"
+    dialog.attribute_edits["source_entity"].setText("pen")  # still follows the attribute
+    assert table.item(0, PROMPT).text() == "Is there a pen in the image?"
+
+    assert dialog.photos[ImageRole.BASE].thumbnail is None
+    dialog.set_image(ImageRole.BASE, photos["desk_base"])
+    thumbnail = dialog.photos[ImageRole.BASE].thumbnail
+    assert thumbnail is not None and (thumbnail.width(), thumbnail.height()) == (96, 72)
+    assert thumbnail.pixelColor(48, 36).getRgb()[:3] == (200, 180, 150)  # that photo
+    assert not dialog.photos[ImageRole.BASE].icon().isNull()

@@ -202,3 +202,24 @@ def test_an_image_shown_for_the_first_time_gets_its_preview_at_once(
     store = window.loader.store
     images = window.controller.case.images
     qtbot.waitUntil(lambda: all(store.has(images[r]) for r in (BASE, EDITED)), timeout=10000)
+
+
+def test_a_preview_nested_30000_deep_shows_the_base_and_is_made_again(
+    qtbot, make_window, open_case, big_project: Path
+) -> None:
+    """Not "maximum recursion depth exceeded" on every open: a preview the cache cannot read
+    is a miss, the image itself is shown, and the bad file is gone."""
+    from sabre_desk.core.case.preview_cache import stamp
+    from sabre_desk.imaging.preview_file import MAGIC
+
+    store = make_previews(big_project)
+    base = big_project / "cases" / "case2" / "base.png"
+    bad = store.file_for(stamp(base))  # type: ignore[arg-type]
+    deep = b"[" * 30_000 + b"]" * 30_000
+    bad.write_bytes(MAGIC + len(deep).to_bytes(4, "big") + deep)
+    window = make_window()
+    open_case(window, big_project, "case0")
+    _show(qtbot, window, "case2")
+    canvas = window.compare.canvases[BASE]
+    assert canvas.message == "" and canvas.image_size == (1600, 1200)
+    qtbot.waitUntil(lambda: store.read(base) is not None, timeout=10000)

@@ -20,6 +20,7 @@ from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.repair import repairs
 from sabre_desk.core.repair.repairs import RepairStep
 from sabre_desk.core.team.final import all_reviews, settle
+from sabre_desk.core.team.ratings import adjudicator_rule
 from sabre_desk.core.team.team import write_team_settings
 from sabre_desk.gui.dialogs.shortcuts import shortcuts_html
 from sabre_desk.gui.main_window import MainWindow
@@ -279,9 +280,38 @@ def test_assigned_to_me_filter_and_the_team_dialog(
     }
     assert progress == {"alice": "2", "bob": "2"}  # assigned
     assert dialog.confusion.item(0, 2).text() == "1"  # alice Keep × bob Edited replacement failed
-    # blind review: the disagreement itself is for adjudicators only
-    assert "adjudicators" in dialog.disagreements.item(0).text()
+    # Each decision's name whole in the confusion table's headers.
+    header = dialog.confusion.horizontalHeader()
+    for column in range(dialog.confusion.columnCount()):
+        label = dialog.confusion.horizontalHeaderItem(column).text()
+        assert header.sectionSize(column) >= header.fontMetrics().horizontalAdvance(label), label
+    # No adjudicator named: anyone may settle. The dialog says so in the core's words, in
+    # its header and its Disagreements tab alike, and its disputed case is the one Next
+    # Disagreement (Ctrl+Shift+D) goes to.
+    rule = adjudicator_rule(None)
+    assert rule in dialog.header.text()
+    note = dialog.disagreements_note.text()
+    assert note.startswith("1 disputed") and rule.capitalize() in note
+    assert dialog.disagreements.item(0).text().startswith("c1 — ")
     dialog.close()
+    disputed = [c.case_id for c in dialog.summary.ratings.cases if c.disputed]
+    qtbot.waitUntil(
+        lambda: [e.case_id for e in window.workbench.entries if e.disputed] == disputed,
+        timeout=5000,
+    )
+    with qtbot.waitSignal(window.images_shown, timeout=10000):
+        window.case_list.select("c2")
+    window.activateWindow()  # as the window manager does when a dialog closes
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    canvas = window.compare.canvases[EDITED]
+    canvas.setFocus()
+    with qtbot.waitSignal(window.images_shown, timeout=10000):
+        qtbot.keyClick(
+            canvas,
+            Qt.Key.Key_D,
+            Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+        )
+    assert window.controller.case.case_id == "c1"
 
 
 def test_the_shortcuts_sheet_lists_the_team_keys(window: MainWindow) -> None:

@@ -37,8 +37,14 @@ def history(root: Path, case_id: str = CASE) -> list[dict]:
 
 
 def wait_saved(qtbot, root: Path, check: Callable[[dict], bool]) -> dict:
-    """Autosave promises 0.5 s; wait a little longer than that for the file to say so."""
+    """Autosave promises 0.5 s; wait a little longer than that for the file to say so, and
+    for the window to have it acknowledged (the history events are written with it)."""
     qtbot.waitUntil(lambda: check(on_disk(root)), timeout=1500)
+    windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
+    qtbot.waitUntil(
+        lambda: all(w.controller is None or not w.controller.saver.pending for w in windows),
+        timeout=1500,
+    )
     return on_disk(root)
 
 

@@ -42,6 +42,8 @@ def test_help_is_unchanged(
     path: tuple[str, ...], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("COLUMNS", "100")
+    for key in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):  # an engine's help says if it can run
+        monkeypatch.delenv(key, raising=False)
     with pytest.raises(SystemExit) as exit_:
         main([*path, "--help"])
     assert exit_.value.code == 0

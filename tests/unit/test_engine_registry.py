@@ -52,7 +52,7 @@ def test_every_registered_engine_is_a_choice_of_repair_with_its_label() -> None:
         assert f"{cls.name}: {cls.label}" in text
         for param in cls.params:
             assert f"{param.flag} {param.metavar}" in text
-    assert "the repair engine (default: opencv-fsr)" in text
+    assert "the repair engine (default: patchmatch)" in text
     assert "file: An image made in another editor (needs --file IMAGE)" in text
 
 
@@ -120,12 +120,12 @@ def test_an_engine_that_cannot_run_here_says_why_in_help_and_when_chosen(
 def test_the_default_is_the_first_offline_engine_that_runs_here(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert registry.default_engine() == "opencv-fsr"
+    assert registry.default_engine() == "patchmatch"
     # an engine that cannot run here is passed over, however early it is registered
     monkeypatch.setattr(
         registry, "ENGINES", {UnpluggedEngine.name: UnpluggedEngine, **ENGINES}, raising=True
     )
-    assert registry.default_engine() == "opencv-fsr"
+    assert registry.default_engine() == "patchmatch"
 
 
 def test_the_model_comes_from_the_flag_else_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:

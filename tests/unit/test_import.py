@@ -25,7 +25,7 @@ def write_source(folder: Path) -> Path:
     folder.mkdir()
     (folder / "b1.png").write_bytes(png_bytes(64, 48, (10, 20, 30)))
     (folder / "e1.png").write_bytes(png_bytes(64, 48, (30, 20, 10)))
-    (folder / "mug.jpg").write_bytes(png_bytes(40, 40))  # a PNG named .jpg: the header decides
+    (folder / "mug.jpg").write_bytes(png_bytes(40, 40))  # a PNG named .jpg: the bytes decide
     (folder / "small.png").write_bytes(png_bytes(32, 24))
     (folder / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 20)
     rows = [
@@ -76,7 +76,7 @@ def test_import_takes_the_valid_rows_names_each_bad_one_and_is_idempotent(tmp_pa
 
     case = root / "cases" / "tape_bagel"
     assert sorted(p.name for p in case.iterdir()) == ["base.png", "edited.png", "spec.json"]
-    assert (root / "cases" / "mug_photo" / "image.jpg").read_bytes() == (
+    assert (root / "cases" / "mug_photo" / "image.png").read_bytes() == (
         source.parent / "mug.jpg"
     ).read_bytes()
     assert json.loads((case / "spec.json").read_text())["provenance"]["row"] == (

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from sabre_desk.engines.base import EngineReply, EngineRequest
 from sabre_desk.engines.opencv import FsrEngine, TeleaEngine
+from sabre_desk.engines.patchmatch import PatchMatchEngine
 from sabre_desk.engines.pipeline import RepairOrder, plan_repair, run_repair
 from sabre_desk.engines.registry import ENGINES
 from sabre_desk.ground.errors import EngineUnavailableError, RepairError
@@ -151,8 +152,9 @@ def test_opencv_removes_an_object_from_a_flat_background(engine: str) -> None:
 
 
 def test_the_offline_default_restores_texture_where_telea_smears() -> None:
-    """An object on a patterned surface, removed: the default (FSR) rebuilds the pattern
-    under it far closer to the truth than Telea's smooth fill does."""
+    """An object on a patterned surface, removed: the default (patch-based completion), and
+    FSR, the quick preview shown before it, rebuild the pattern under it far closer to the
+    truth than Telea's smooth fill does."""
     import cv2
 
     from sabre_desk.engines.registry import default_engine
@@ -168,8 +170,9 @@ def test_the_offline_default_restores_texture_where_telea_smears() -> None:
         repaired = run_repair(pasted, order, ENGINES[engine]()).image
         return float(np.abs(repaired.astype(int) - truth.astype(int))[89:151, 128:192].mean())
 
-    assert default_engine() == FsrEngine.name
-    assert error(FsrEngine.name) < 0.8 * error(TeleaEngine.name)
+    assert default_engine() == PatchMatchEngine.name
+    for engine in (PatchMatchEngine.name, FsrEngine.name):
+        assert error(engine) < 0.8 * error(TeleaEngine.name), engine
 
 
 def test_a_large_box_is_filled_at_a_lower_resolution_and_only_inside_the_box() -> None:

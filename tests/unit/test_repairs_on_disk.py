@@ -227,7 +227,7 @@ def test_cli_repair_writes_the_preview_and_accepts(demo_project: Path) -> None:
         (["--box", "0.5,0.5,0.4,0.6"], "--box"),
         (
             ["--box", "0.1,0.1,0.2,0.2", "--op", "swap"],
-            "--op swap: opencv-fsr cannot swap; engines that can: --engine gemini, --engine file",
+            "--op swap: patchmatch cannot swap; engines that can: --engine gemini, --engine file",
         ),
         (
             ["--box", "0.1,0.1,0.2,0.2", "--role", "image"],

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-import sabre_desk.core.case.project as project_module
+from sabre_desk.core.case import case_files
 from sabre_desk.core.case.project import Project
 from sabre_desk.ground.errors import ReviewConflictError
 from sabre_desk.ground.storage import TEMP_SUFFIX
@@ -50,7 +50,7 @@ def test_a_save_between_the_check_and_the_rename_is_refused_not_lost(
             racer.start()
             racer.join(timeout=1.0)  # without a lock it completes here, inside the gap
 
-    monkeypatch.setattr(project_module, "_before_replace", between_check_and_rename)
+    monkeypatch.setattr(case_files, "_before_replace", between_check_and_rename)
     case_1.review.notes = "from the first window"
     first.save_review(case_1)
     racer.join(timeout=20)

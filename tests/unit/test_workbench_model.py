@@ -62,6 +62,23 @@ def test_filters_combine_and_clear() -> None:
     assert wb.visible_count == 10
 
 
+def test_typing_in_the_filter_narrows_and_backspace_widens_again() -> None:
+    wb = Workbench()
+    wb.set_entries(entries(30))
+    wb.update_entry(replace(wb.entry("c12"), decision=Decision.KEEP))
+    shown = []
+    for text in ("c", "c1", "c12", "c1", "", "c2"):
+        wb.set_filter(text=text)
+        shown.append(wb.visible_ids())
+    assert shown[1] == ["c1", *(f"c{i}" for i in range(10, 20))] == shown[3]
+    assert shown[2] == ["c12"] and len(shown[0]) == len(shown[4]) == 30
+    assert shown[5] == ["c2", *(f"c{i}" for i in range(20, 30))]
+    wb.set_filter(text="c1", show=Show.UNREVIEWED)  # text and a decision filter at once
+    assert "c12" not in wb.visible_ids() and "c13" in wb.visible_ids()
+    wb.set_filter(text="c12")  # more text under a decision filter: still none decided
+    assert wb.visible_ids() == []
+
+
 def test_next_previous_stop_at_the_ends_and_next_unreviewed_wraps() -> None:
     wb = Workbench()
     wb.set_entries(entries(5))

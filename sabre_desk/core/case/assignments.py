@@ -9,6 +9,7 @@ works as before: every reviewer may review every case.
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Iterable
 from pathlib import Path
@@ -73,6 +74,16 @@ class Assignments(BaseModel):
     def cases_of(self, reviewer: str) -> set[str]:
         return {case_id for case_id, names in self.cases.items() if reviewer in names}
 
+    def by_reviewer(self) -> dict[str, set[str]]:
+        """Reviewer → their cases, every reviewer named (even those with none), built in one
+        pass: asking ``cases_of`` for each reviewer in turn costs reviewers × cases, which
+        for a large team is hours."""
+        index: dict[str, set[str]] = {name: set() for name in self.reviewers}
+        for case_id, names in self.cases.items():
+            for name in names:
+                index.setdefault(name, set()).add(case_id)
+        return index
+
     def reviewers_of(self, case_id: str) -> list[str]:
         return list(self.cases.get(case_id, []))
 
@@ -114,7 +125,7 @@ def make_assignments(
 def read_assignments(root: Path) -> Assignments | None:
     """The project's assignments; None when it has none. Raises AssignmentsError."""
     path = root / ASSIGNMENTS_NAME
-    if not path.exists() and not path.is_symlink():
+    if not os.path.lexists(path):
         return None
     data, _ = read_json(path, "assignments", AssignmentsError)
     try:
@@ -123,7 +134,27 @@ def read_assignments(root: Path) -> Assignments | None:
         raise AssignmentsError(describe_validation_error(exc), path) from exc
 
 
+def existing_assignments(root: Path) -> str | None:
+    """Why new assignments would replace something, or None when there is nothing there.
+
+    Anything at the name counts, readable or not: a file of a newer version, a hand-edited
+    file with a typo, even a FIFO or a link. Assignments are a team's shared plan, so what
+    cannot be read is still not ours to overwrite unasked. Reading is bounded (LIMITS,
+    regular files only), so this answers at once whatever lies there.
+    """
+    path = root / ASSIGNMENTS_NAME
+    if not os.path.lexists(path):
+        return None
+    try:
+        read_assignments(root)
+    except AssignmentsError as exc:
+        return f"cannot be read ({exc.reason})"
+    return "the project is already assigned"
+
+
 def write_assignments(root: Path, assignments: Assignments) -> Path:
+    """Write (or replace) assignments.json in one step: a link or a FIFO at the name is
+    replaced by the new file, never written through."""
     path = root / ASSIGNMENTS_NAME
     atomic_write_json(path, assignments.model_dump(mode="json"))
     return path

@@ -12,6 +12,13 @@ source. An image rewritten or replaced (an accepted repair, another tool) gets a
 and its old preview is never read again; the file also records the source's SHA-256, which
 ``verify`` checks against the image (the window does after showing a preview).
 
+Whose: every preview is signed with a secret of the user's (``preview.key`` in the per-user
+cache folder) and named with it, so a preview someone else put in a shared project folder is
+never shown (a crafted file naming case A's image but holding case B's pixels is a miss),
+and two people sharing a project keep their own previews instead of discarding each
+other's. The shard folders ``previews/<xx>`` are never followed when they are links: a link
+there is replaced by a real folder before anything is written, and read as a miss.
+
 How much: at most ``limit_bytes``; past it the least recently used previews (by
 modification time, refreshed on every use) are removed. Every failure to read or write is a
 miss, never an error: the window then decodes the image itself.
@@ -22,6 +29,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import secrets
+import stat as stat_module
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +48,7 @@ from sabre_desk.imaging.preview_file import (
     decode_preview,
     encode_preview,
     preview_levels,
-    read_header,
+    signed_header,
 )
 from sabre_desk.imaging.pyramid import Level, display_levels
 
@@ -60,6 +69,56 @@ CACHEDIR_TAG = (
 )
 
 Stamp = dict[str, int]
+KEY_NAME = "preview.key"
+KEY_BYTES = 32
+_keys: dict[Path, bytes] = {}
+_keys_lock = threading.Lock()
+
+
+def preview_key() -> bytes:
+    """This user's secret that signs their previews, made once in the per-user cache folder
+    (0600). When it cannot be kept there, a secret for this process only (its previews are
+    then made again by the next one: a cache, nothing lost)."""
+    path = user_cache_root() / KEY_NAME
+    with _keys_lock:
+        if path not in _keys:
+            _keys[path] = _load_or_make_key(path) or secrets.token_bytes(KEY_BYTES)
+        return _keys[path]
+
+
+def _load_or_make_key(path: Path) -> bytes | None:
+    for _ in range(2):
+        try:
+            key = read_limited(path, 1024, ProjectError, follow_links=False)
+            return key if len(key) == KEY_BYTES else None
+        except ProjectError:
+            pass
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+            fd = os.open(path, flags, 0o600)
+        except FileExistsError:
+            continue  # another process made it meanwhile: read theirs
+        except OSError:
+            return None
+        key = secrets.token_bytes(KEY_BYTES)
+        try:
+            os.write(fd, key)
+            os.fsync(fd)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        return key
+    return None
+
+
+def real_folder(folder: Path) -> bool:
+    """Whether *folder* is a folder itself, not a link to one (nothing follows a link)."""
+    try:
+        return stat_module.S_ISDIR(os.lstat(folder).st_mode)
+    except OSError:
+        return False
 
 
 def user_cache_root() -> Path:
@@ -117,9 +176,13 @@ class PreviewStore:
     """Reads and writes the previews of one project; safe to use from several threads and
     processes at once (every write is atomic, every read checked)."""
 
-    def __init__(self, folder: Path, limit_bytes: int = DEFAULT_LIMIT_BYTES):
+    def __init__(
+        self, folder: Path, limit_bytes: int = DEFAULT_LIMIT_BYTES, key: bytes | None = None
+    ):
         self.folder = Path(folder)
         self.limit_bytes = limit_bytes
+        self.key = key if key is not None else preview_key()
+        self._key_id = hashlib.sha256(b"sabre-desk preview name:" + self.key).hexdigest()[:16]
         self._lock = threading.Lock()
         self._bytes: int | None = None  # what the folder holds, counted once, then kept
 
@@ -129,13 +192,13 @@ class PreviewStore:
     ) -> PreviewStore:
         return cls(cache_folder(root, read_only), limit_bytes)
 
-    def __reduce__(self) -> tuple[type[PreviewStore], tuple[Path, int]]:
-        # Sent to worker processes as what it is: a folder and a limit.
-        return (PreviewStore, (self.folder, self.limit_bytes))
+    def __reduce__(self) -> tuple[type[PreviewStore], tuple[Path, int, bytes]]:
+        # Sent to worker processes as what it is: a folder, a limit and the signing key.
+        return (PreviewStore, (self.folder, self.limit_bytes, self.key))
 
     def file_for(self, source: Stamp) -> Path:
         name = hashlib.sha256(
-            "{ino}:{size}:{mtime_ns}:{ctime_ns}".format(**source).encode()
+            "{key}:{ino}:{size}:{mtime_ns}:{ctime_ns}".format(key=self._key_id, **source).encode()
         ).hexdigest()
         return self.folder / name[:2] / f"{name[2:34]}{SUFFIX}"
 
@@ -151,7 +214,10 @@ class PreviewStore:
         data = self._read_bytes(file)
         if data is None:
             return None
-        preview = decode_preview(data, source, view_scale)
+        try:
+            preview = decode_preview(data, source, view_scale, self.key)
+        except (ValueError, RecursionError, MemoryError):
+            preview = None
         if preview is None:
             self._discard(file)  # corrupt, truncated or a collision: made again later
             return None
@@ -165,10 +231,12 @@ class PreviewStore:
         if source is None:
             return False
         data = self._read_bytes(self.file_for(source))
-        found = read_header(data) if data is not None else None
+        found = signed_header(data, self.key) if data is not None else None
         return found is not None and found[0].get("source") == source
 
     def _read_bytes(self, file: Path) -> bytes | None:
+        if not (real_folder(self.folder) and real_folder(file.parent)):
+            return None  # a link in the cache is never followed
         try:
             return read_limited(file, MAX_PREVIEW_BYTES, ProjectError, follow_links=False)
         except ProjectError:
@@ -182,7 +250,7 @@ class PreviewStore:
             return True
         file = self.file_for(source)
         data = self._read_bytes(file)
-        found = read_header(data) if data is not None else None
+        found = signed_header(data, self.key) if data is not None else None
         if found is None:
             return True
         try:
@@ -206,7 +274,7 @@ class PreviewStore:
         kept = preview_levels(levels)
         if not kept:
             return False
-        data = encode_preview(size[0], size[1], kept, source, sha256)
+        data = encode_preview(size[0], size[1], kept, source, sha256, self.key)
         file = self.file_for(source)
         try:
             self._prepare(file.parent)
@@ -229,7 +297,13 @@ class PreviewStore:
         return self.write(path, (full.shape[1], full.shape[0]), levels, source, sha256)
 
     def _prepare(self, folder: Path) -> None:
-        if folder.is_dir():
+        """Make the shard *folder*; a link in its place (to anywhere) is removed first, and
+        a cache folder that is itself a link is refused: nothing is written through one."""
+        if os.path.lexists(self.folder) and not real_folder(self.folder):
+            raise ProjectError("the preview folder is a link; not written through", self.folder)
+        if folder.is_symlink():
+            folder.unlink()
+        if real_folder(folder):
             return
         folder.mkdir(parents=True, exist_ok=True)
         top = self.folder.parent

@@ -1,5 +1,8 @@
 """Open a project folder, index its cases, load one case, save a review.
 
+The project keeps its folder, its manifest and its index; what one case's files hold and
+how each is checked is ``case_files``, which ``load_case`` and ``save_review`` call.
+
 Indexing is the hot path (a project may hold 100,000 cases): it lists ``cases/`` once,
 reads each spec.json and this reviewer's review as plain JSON and decodes no image. Loading
 one case validates it fully but still only reads image headers; pixels are decoded by
@@ -9,14 +12,24 @@ whoever shows or checks them.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from sabre_desk.core.case.assignments import Assignments, AssignmentsError, read_assignments
 from sabre_desk.core.case.binding import image_hashes, is_stale, quick_stale
+from sabre_desk.core.case.case_files import (
+    HISTORY_NAME,
+    REVIEWS_DIR,
+    SPEC_NAME,
+    Case,
+    load_other_reviews,
+    load_own_review,
+    load_screening,
+    load_spec,
+    locate_images,
+    write_review_file,
+)
 from sabre_desk.core.case.decode_cache import identity
 from sabre_desk.core.case.gate import GateRule, ScreenStatus
 from sabre_desk.core.case.manifest import (
@@ -26,54 +39,48 @@ from sabre_desk.core.case.manifest import (
     Manifest,
     read_manifest,
 )
-from sabre_desk.core.case.question_edits import edit_problems
 from sabre_desk.core.case.review import (
     Decision,
     Review,
-    ownership_problem,
     utc_now,
-    validate_review,
 )
 from sabre_desk.core.case.screening import (
-    SCREENING_NAME,
     CaseScreening,
-    ScreeningRecord,
     case_screening,
     quick_status,
 )
-from sabre_desk.core.case.spec import ImageRole, SampleSpec
 from sabre_desk.ground.errors import (
     CaseLoadError,
-    ImageError,
     ProjectError,
     ReadOnlyProjectError,
-    ReviewConflictError,
     ReviewError,
-    ScreeningError,
-    SpecError,
-    StorageError,
 )
 from sabre_desk.ground.ids import id_problem
-from sabre_desk.ground.reading import LIMITS, quick_json, short_reason
+from sabre_desk.ground.paths import inside_project
+from sabre_desk.ground.reading import (
+    LIMITS,
+    LinkFoundError,
+    QuickReadError,
+    quick_json,
+    short_reason,
+)
 from sabre_desk.ground.storage import (
     append_history,
-    atomic_write_bytes,
-    dumps_json,
-    file_fingerprint,
-    file_lock,
-    fingerprint,
     probe_writable,
-    read_json,
-    remove_orphan_temps,
 )
-from sabre_desk.ground.validation_messages import describe_validation_error
-from sabre_desk.imaging.io import ImageInfo, find_image, probe_image
 
-__all__ = ["MANIFEST_NAME", "PROJECT_FORMAT", "PROJECT_VERSION", "Manifest"]
+__all__ = [
+    "HISTORY_NAME",
+    "MANIFEST_NAME",
+    "PROJECT_FORMAT",
+    "PROJECT_VERSION",
+    "REVIEWS_DIR",
+    "SPEC_NAME",
+    "Case",
+    "Manifest",
+    "write_review_file",
+]
 CASES_DIR = "cases"
-SPEC_NAME = "spec.json"
-REVIEWS_DIR = "reviews"
-HISTORY_NAME = "history.jsonl"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,32 +118,6 @@ class CaseEntry:
     @property
     def is_valid(self) -> bool:
         return self.problem is None
-
-
-@dataclass
-class Case:
-    """A fully loaded case: validated spec, screening, reviews and image locations."""
-
-    case_id: str
-    folder: Path
-    spec: SampleSpec
-    review: Review
-    review_fingerprint: str | None
-    screening: ScreeningRecord | None = None
-    other_reviews: dict[str, Review] = field(default_factory=dict)
-    images: dict[ImageRole, Path] = field(default_factory=dict)
-    image_info: dict[ImageRole, ImageInfo] = field(default_factory=dict)
-    image_problems: dict[ImageRole, ImageError] = field(default_factory=dict)
-    #: problems that do not stop reviewing (a corrupt screening.json, another's review)
-    warnings: list[CaseLoadError] = field(default_factory=list)
-
-    @property
-    def review_path(self) -> Path:
-        return self.folder / REVIEWS_DIR / f"{self.review.reviewer}.json"
-
-    @property
-    def history_path(self) -> Path:
-        return self.folder / HISTORY_NAME
 
 
 class Project:
@@ -186,7 +167,11 @@ class Project:
 
     @property
     def is_adjudicator(self) -> bool:
-        return self.reviewer in self.manifest.adjudicators
+        """This reviewer may settle a disagreement: one of the adjudicators the manifest
+        names, or anyone when it names none (``ratings.adjudicator_rule`` says it in words;
+        ``ratings.is_adjudication`` applies the same rule to a review)."""
+        named = self.manifest.adjudicators
+        return not named or self.reviewer in named
 
     def load_assignments(self) -> None:
         """(Re)read assignments.json; a bad file is reported and the project works as if
@@ -277,7 +262,7 @@ class Project:
         assigned = None if self._mine is None else case_id in self._mine
         spec_path = os.path.join(folder, SPEC_NAME)  # noqa: PTH118 - hot loop, see CaseEntry
         try:
-            spec = quick_json(spec_path, LIMITS["spec"])
+            spec = self._quick_spec(spec_path)
         except (ValueError, OSError) as exc:
             reason = f"unreadable ({short_reason(exc)})"
             return CaseEntry(case_id, cases_dir, problem=reason, problem_file=Path(spec_path))
@@ -320,6 +305,16 @@ class Project:
             assigned_to_me=assigned,
             screening=screening,
         )
+
+    def _quick_spec(self, path: str) -> Any:
+        """A case's spec.json for the index; a link is followed only when it stays in the
+        project (another project's spec must not make a case here what it is not)."""
+        try:
+            return quick_json(path, LIMITS["spec"], follow_links=False)
+        except LinkFoundError:  # rare, so the check costs nothing in the hot loop
+            if not inside_project(self.root, path):
+                raise QuickReadError("is a link leading outside the project; not read") from None
+            return quick_json(path, LIMITS["spec"])
 
     def fresh_entry(self, case_id: str) -> CaseEntry | None:
         """The case's entry read again from disk (another reviewer or window changed it),
@@ -375,10 +370,7 @@ class Project:
         return folder
 
     def _inside(self, path: Path) -> bool:
-        try:
-            return path.resolve().is_relative_to(self.root.resolve())
-        except OSError:
-            return False
+        return inside_project(self.root, path)
 
     def load_case(self, case_id: str) -> Case:
         """Load and validate one case. Raises CaseLoadError (with file and reason).
@@ -388,118 +380,30 @@ class Project:
         because reviewing or saving on top of them could lose information.
         """
         folder = self.case_folder(case_id)
-        spec = self._load_spec(case_id, folder)
-        review, review_fp = self._load_own_review(case_id, folder, spec)
+        spec = load_spec(self.root, case_id, folder)
+        review, review_fp = load_own_review(self.reviewer, case_id, folder, spec)
         case = Case(case_id, folder, spec, review, review_fp)
-        self._load_screening(case)
-        self._load_other_reviews(case)
-        for role in spec.image_roles:
-            self._locate_image(case, role)
+        load_screening(case)
+        load_other_reviews(self.reviewer, case)
+        locate_images(self.root, case)
         return case
-
-    def _load_spec(self, case_id: str, folder: Path) -> SampleSpec:
-        path = folder / SPEC_NAME
-        if path.is_symlink() and not self._inside(path):
-            raise SpecError("is a link leading outside the project", path, case_id)
-        data, _ = read_json(path, "spec", SpecError)
-        try:
-            return SampleSpec.model_validate(data)
-        except ValidationError as exc:
-            raise SpecError(describe_validation_error(exc), path, case_id) from exc
-
-    def _load_own_review(
-        self, case_id: str, folder: Path, spec: SampleSpec
-    ) -> tuple[Review, str | None]:
-        path = folder / REVIEWS_DIR / f"{self.reviewer}.json"
-        try:
-            data, raw = read_json(path, "review", ReviewError, follow_links=False)
-        except ReviewError as exc:
-            if not path.exists():
-                return Review.empty(case_id, self.reviewer), None
-            raise ReviewError(exc.reason + "; it is left untouched", path, case_id) from exc
-        try:
-            review = validate_review(data, path, case_id)
-        except ReviewError as exc:
-            raise ReviewError(exc.reason + "; it is left untouched", path, case_id) from exc
-        problem = ownership_problem(review, case_id, self.reviewer)
-        problem = problem or "; ".join(edit_problems(spec, review.question_edits))
-        if problem:
-            raise ReviewError(problem + "; it is left untouched", path, case_id)
-        return review, fingerprint(raw)
 
     def reload_screening(self, case: Case) -> None:
         """screening.json read again (a run was appended while the case was open)."""
         case.screening = None
-        self._load_screening(case)
-
-    def _load_screening(self, case: Case) -> None:
-        path = case.folder / SCREENING_NAME
-        if not path.exists():
-            return
-        try:
-            data, _ = read_json(path, "screening", ScreeningError)
-            case.screening = ScreeningRecord.model_validate(data)
-        except ScreeningError as exc:
-            case.warnings.append(exc)
-        except ValidationError as exc:
-            reason = describe_validation_error(exc)
-            case.warnings.append(ScreeningError(reason, path, case.case_id))
+        load_screening(case)
 
     def reload_other_reviews(self, case: Case) -> None:
         """Read the other reviewers' files again (they changed on disk); one's own review
         and the rest of the case are left as they are."""
         case.other_reviews = {}
         case.warnings = [w for w in case.warnings if not isinstance(w, ReviewError)]
-        self._load_other_reviews(case)
-
-    def _load_other_reviews(self, case: Case) -> None:
-        """The other reviewers' files, each held to the rules of one's own: a file whose
-        name, ``reviewer`` or ``case_id`` disagree with where it lies, or whose question
-        edits break the spec, is reported and left out (it cannot sway a release)."""
-        folder = case.folder / REVIEWS_DIR
-        if not folder.is_dir() or folder.is_symlink():
-            return
-        for path in sorted(folder.glob("*.json")):
-            name = path.stem
-            if name == self.reviewer:
-                continue
-            try:
-                data, _ = read_json(path, "review", ReviewError, follow_links=False)
-                review = validate_review(data, path, case.case_id)
-                problem = id_problem(name, "reviewer file name") or ownership_problem(
-                    review, case.case_id, name
-                )
-                problem = problem or "; ".join(edit_problems(case.spec, review.question_edits))
-                if problem:
-                    raise ReviewError(problem + "; this review is ignored", path, case.case_id)
-                case.other_reviews[name] = review
-            except ReviewError as exc:
-                case.warnings.append(exc)
+        load_other_reviews(self.reviewer, case)
 
     def locate_images(self, case: Case) -> None:
         """Find the case's images again (one was replaced on disk)."""
         case.images, case.image_info, case.image_problems = {}, {}, {}
-        for role in case.spec.image_roles:
-            self._locate_image(case, role)
-
-    def _locate_image(self, case: Case, role: ImageRole) -> None:
-        path = find_image(case.folder, role.value)
-        if path is None:
-            expected = f"expected {role.value}.png, .jpg, .jpeg or .webp"
-            case.image_problems[role] = ImageError(
-                f"image is missing ({expected})", case.folder / f"{role.value}.png", case.case_id
-            )
-            return
-        if not self._inside(path):
-            case.image_problems[role] = ImageError(
-                "is a link leading outside the project; not followed", path, case.case_id
-            )
-            return
-        case.images[role] = path
-        try:
-            case.image_info[role] = probe_image(path)
-        except ImageError as exc:
-            case.image_problems[role] = exc
+        locate_images(self.root, case)
 
     # --- saving -----------------------------------------------------------------------
 
@@ -513,30 +417,10 @@ class Project:
         False: the caller updates the index entry (a save off the index's own thread).
         """
         review = review or case.review
-        path = case.review_path
-        if self.read_only:
-            raise ReadOnlyProjectError("project is open read-only; nothing was saved", path)
-        if path.parent.is_symlink():
-            raise StorageError("reviews/ is a symbolic link; nothing is written through it", path)
-        try:
-            path.parent.mkdir(exist_ok=True)
-        except OSError as exc:
-            raise StorageError(f"cannot create the folder ({exc.strerror or exc})", path) from exc
-        with file_lock(path):
-            remove_orphan_temps(path.parent, path.name)
-            if not force and file_fingerprint(path) != case.review_fingerprint:
-                raise ReviewConflictError(
-                    "changed on disk since it was opened (another window or person); "
-                    "reload it or choose to overwrite",
-                    path,
-                    case.case_id,
-                )
-            review.updated_at = utc_now()
-            payload = dumps_json(review.model_dump(mode="json", exclude_none=False))
-            _before_replace(path)
-            atomic_write_bytes(path, payload)
+        case.review_fingerprint = write_review_file(
+            case.review_path, review, case.review_fingerprint, force, self.read_only, case.case_id
+        )
         case.review = review
-        case.review_fingerprint = fingerprint(payload)
         if index:
             self.update_entry(case)
 
@@ -580,10 +464,6 @@ class Project:
             case.screening,
             self.gate,
         )
-
-
-def _before_replace(path: Path) -> None:
-    """A point between the conflict check and the rename (tests race a second writer here)."""
 
 
 class IndexRun:

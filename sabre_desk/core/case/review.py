@@ -31,7 +31,7 @@ from sabre_desk.core.case.spec import (
     ImageRole,
     LongText,
 )
-from sabre_desk.engines.base import RepairOp
+from sabre_desk.engines.ops import RepairOp
 from sabre_desk.ground.errors import ReviewError
 from sabre_desk.ground.ids import id_problem
 from sabre_desk.ground.validation_messages import describe_validation_error

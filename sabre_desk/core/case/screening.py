@@ -35,8 +35,12 @@ from sabre_desk.core.case.review import Review, repaired_since
 from sabre_desk.core.case.spec import SampleSpec
 from sabre_desk.ground.errors import ScreeningError
 from sabre_desk.ground.hashing import file_sha256
+from sabre_desk.ground.reading import LIMITS
 from sabre_desk.ground.storage import (
+    atomic_write_bytes,
     atomic_write_json,
+    check_size,
+    dumps_json,
     file_lock,
     read_json,
     remove_orphan_temps,
@@ -45,7 +49,7 @@ from sabre_desk.ground.validation_messages import describe_validation_error
 
 SCREENING_NAME = "screening.json"
 BRIEF_NAME = "screening.brief.json"
-BRIEF_LIMIT = 256 * 1024
+BRIEF_LIMIT = LIMITS["screening brief"]
 
 
 class ImageSeen(BaseModel):
@@ -135,9 +139,38 @@ def append_run(folder: Path, run: ScreeningRun, case_id: str | None = None) -> S
                 case_id,
             ) from exc
         record.runs.append(run)
-        atomic_write_json(path, record.model_dump(mode="json", exclude_none=True))
+        atomic_write_bytes(path, bounded_payload(record, path))
         write_brief(folder, run)
     return record
+
+
+#: What a run whose raw answers were dropped to keep screening.json bounded says about it.
+COMPACTED_NOTE = "raw answers dropped to keep screening.json under its size limit"
+
+
+def bounded_payload(record: ScreeningRecord, path: Path) -> bytes:
+    """*record* as the bytes of screening.json, within the limit its reader applies.
+
+    Runs only ever get appended, so a case screened again and again would one day have a
+    file too large to read, and every run in it would be lost to the reader. When the
+    record is over the limit, the earlier runs lose their raw answers first (each keeps its
+    verdicts: parsed answer, correct, failed), then the oldest runs go, half of what is
+    left at a time; the latest run is always kept whole. ``check_size`` refuses what is
+    still over (a single run over the limit)."""
+    limit = LIMITS["screening"]
+    payload = dumps_json(record.model_dump(mode="json", exclude_none=True))
+    if len(payload) > limit:
+        for older in record.runs[:-1]:
+            if any(r.response for r in older.results.values()):
+                for result in older.results.values():
+                    result.response = ""
+                older.note = older.note or COMPACTED_NOTE
+        payload = dumps_json(record.model_dump(mode="json", exclude_none=True))
+    while len(payload) > limit and len(record.runs) > 1:
+        del record.runs[: max(1, (len(record.runs) - 1) // 2)]
+        payload = dumps_json(record.model_dump(mode="json", exclude_none=True))
+    check_size(path, payload, "screening")
+    return payload
 
 
 # --- the brief (what the case index reads) ---------------------------------------------
@@ -172,7 +205,7 @@ def _stat_key(path: Path) -> dict[str, int] | None:
 
 def write_brief(folder: Path, run: ScreeningRun | Mapping[str, Any]) -> None:
     brief = {"screening": _stat_key(folder / SCREENING_NAME), "run": brief_of(run)}
-    atomic_write_json(folder / BRIEF_NAME, brief)
+    atomic_write_json(folder / BRIEF_NAME, brief, kind="screening brief")
 
 
 # --- the status of a case ----------------------------------------------------------------

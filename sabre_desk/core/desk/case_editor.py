@@ -38,6 +38,7 @@ from sabre_desk.core.desk.case_edits import (
     QuestionChange,
     RepairEdit,
 )
+from sabre_desk.core.desk.review_save import ReviewSave
 from sabre_desk.core.jobs.events import Event
 from sabre_desk.core.repair import repairs
 from sabre_desk.core.repair.repairs import RepairStep
@@ -45,9 +46,7 @@ from sabre_desk.core.team.ratings import adjudicators_of
 from sabre_desk.core.team.team import others_disputed
 from sabre_desk.ground.errors import (
     ProjectError,
-    ReadOnlyProjectError,
     ReviewConflictError,
-    StorageError,
 )
 
 #: A change is on disk this long after it was made (well inside the promise of 0.5 s).
@@ -88,6 +87,12 @@ class CaseEditor:
         self._check = check
         self.validity: CaseReport | None = None
         self.dirty = False
+        self._version = 0  # changes made so far: a save acknowledged for an older one
+        #: is not "saved"
+        self.saving: ReviewSave | None = None  # handed to a save thread, not acknowledged
+        #: called before the editor writes the case's files itself (a repair step): the
+        #: window finishes the saves on their way first, so that no two writes race
+        self.before_write: Callable[[], None] = lambda: None
         #: a decision waits to be bound to its images (not yet hashed when it was made)
         self.unbound = False
         self.messages: list[str] = []
@@ -355,6 +360,7 @@ class CaseEditor:
 
     def take_repair_step(self, step: RepairStep, repair_id: str) -> bool:
         """The step on disk (after saving what is pending), then the news."""
+        self.before_write()
         if not self.save():
             return False
         owner = holder(self.case.folder) if step in (RepairStep.ACCEPT, RepairStep.REVERT) else None
@@ -381,6 +387,7 @@ class CaseEditor:
             data["undo"] = True
         self._events.append((event, data))
         self.dirty = True
+        self._version += 1
         self.save_state.emit(SaveState.PENDING, "")
         self.autosave_due.emit()
         self.changed.emit(aspect)
@@ -404,30 +411,54 @@ class CaseEditor:
     # --- saving --------------------------------------------------------------------------
 
     def save(self, force: bool = False) -> bool:
-        """Write the review (and its history events) now. True when nothing is unsaved."""
-        if not self.dirty:
-            return True
+        """Write the review (and its history events) now, on this thread. True when nothing
+        is unsaved. (A save already handed to a save thread is waited for by the caller.)"""
+        job = self.begin_save(force)
+        if job is None:
+            return not self.dirty
+        job.write(self.project)
+        return self.end_save(job)
+
+    def begin_save(self, force: bool = False) -> ReviewSave | None:
+        """What is to be saved, for ``ReviewSave.write`` on any thread; None when nothing
+        is, or a save is still on its way (the next one is taken once it is acknowledged)."""
+        if not self.dirty or self.saving is not None:
+            return None
         case = self.case
         if self.unbound:  # hashed by now, as a rule (remembered): else read here, once
             case.review.decided_on = image_hashes(case.images) or {}
             self.unbound = False
-        try:
-            self.project.save_review(case, force=force)
-        except ReviewConflictError as exc:
-            self.save_state.emit(SaveState.CONFLICT, exc.message)
-            self.conflict.emit(exc.message)
-            return not self.dirty
-        except (ReadOnlyProjectError, StorageError) as exc:
+        events, self._events = self._events, []
+        review = case.review.model_copy(deep=True)
+        job = ReviewSave(case, review, events, case.review_fingerprint, force, self._version)
+        self.saving = job
+        return job
+
+    def end_save(self, job: ReviewSave) -> bool:
+        """The outcome of *job*, on the editor's thread: "saved" only now. True when nothing
+        is left unsaved (a change made while it was written is still to save)."""
+        self.saving = None
+        exc = job.error
+        if exc is not None:
+            self._events[:0] = job.events  # owed again, before any made since
+            if isinstance(exc, ReviewConflictError):
+                self.save_state.emit(SaveState.CONFLICT, exc.message)
+                self.conflict.emit(exc.message)
+                return not self.dirty
             self.save_state.emit(SaveState.ERROR, exc.message)
             self.failed.emit(f"Not saved: {exc.message}")
             return False
+        case = self.case
+        case.review_fingerprint = job.fingerprint
+        case.review.updated_at = job.review.updated_at
+        self.project.update_entry(case)
+        if job.history_error is not None:
+            self.failed.emit(
+                f"Review saved, but the history log was not: {job.history_error.message}"
+            )
+        if job.version != self._version:
+            return False
         self.dirty = False
-        events, self._events = self._events, []
-        try:
-            for event, data in events:
-                self.project.record(case, event, data)
-        except StorageError as exc:
-            self.failed.emit(f"Review saved, but the history log was not: {exc.message}")
         self.save_state.emit(SaveState.SAVED, "")
         return True
 

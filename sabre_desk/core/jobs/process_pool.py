@@ -97,6 +97,18 @@ def worker_facts() -> dict[str, Any]:
     }
 
 
+def run_each(fn: Callable[..., Any], calls: list[tuple[Any, ...]]) -> list[Any]:
+    """``fn(*args)`` for each of *calls*, in one job: many quick calls then cost one round
+    trip between processes, not one each. A call that fails gives None; the rest go on."""
+    out: list[Any] = []
+    for args in calls:
+        try:
+            out.append(fn(*args))
+        except Exception:  # one case's failure is that case's, as with one job each
+            out.append(None)
+    return out
+
+
 def _worker_main(conn: Connection, nice: int) -> None:
     lower_priority(nice)
     while True:

@@ -14,15 +14,19 @@ Qt-free and thread-safe: the calls of one run report from a pool of threads.
 
 from __future__ import annotations
 
+import contextlib
+import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 #: Consecutive failures of one kind after which a run stops (the command's --give-up-after).
 DEFAULT_GIVE_UP_AFTER = 5
 #: A rate limit asking for a longer wait than this is recorded, not waited for.
 LONGEST_RATE_LIMIT_WAIT_S = 60.0
+#: The kind of failure of a call the service refused for its rate limit.
+RATE_LIMITED = "rate-limited"
 
 
 @dataclass(frozen=True)
@@ -111,3 +115,62 @@ class RunGuard:
             if self.stop_reason is None:
                 self.stop_reason = f"stopped: {why}; {self._resume}"
         self.cancel.set()
+
+    @contextlib.contextmanager
+    def watching(self) -> Iterator[None]:
+        """While the run is under way, a thread that stops it the moment its deadline
+        passes: the calls under way see the cancel event at once, so a run against a
+        silent service ends at its deadline, not when its slowest call gives up."""
+        if self._end is None:
+            yield
+            return
+        finished = threading.Event()
+
+        def watch() -> None:
+            while not finished.is_set() and not self.cancel.is_set():
+                left = self.seconds_left() or 0.0
+                if left <= 0:
+                    self.check()
+                    return
+                finished.wait(min(left, 0.5))
+
+        thread = threading.Thread(target=watch, name="run-deadline", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            finished.set()
+            thread.join()
+
+    def outcome(self, failure: str | None) -> None:
+        """Tell the guard how one call ended: *failure* is its reason, None a success."""
+        if failure is None:
+            self.succeeded()
+            return
+        kind = failure_kind(failure)
+        if kind == RATE_LIMITED:
+            self.rate_limit(None)  # the client already waited what it could
+        else:
+            self.failed(kind)
+
+
+_STATUS = re.compile(r"answered (\d{3})")
+
+
+def failure_kind(reason: str) -> str:
+    """The kind of a failed call, from its reason, in the words of the stop line; two
+    failures of one kind are the same trouble (a silent service, a refused key)."""
+    text = reason.lower()
+    if text.startswith("the answer is too long"):  # before its excerpt is looked at
+        return "the reply was too long"
+    status = _STATUS.search(text)
+    if status:
+        code = status.group(1)
+        return RATE_LIMITED if code == "429" else f"the service answered {code}"
+    if "asked to wait" in text or "rate limit" in text:
+        return RATE_LIMITED
+    if "did not finish answering" in text or "timed out" in text or "timeout" in text:
+        return "the service did not answer in time"
+    if "could not reach" in text:
+        return "the service could not be reached"
+    return "the call failed"

@@ -125,6 +125,18 @@ def fill(template: str, attributes: dict[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda m: attributes.get(m.group(1)) or m.group(0), template)
 
 
+def readable(template: str, attributes: dict[str, str]) -> str:
+    """The wording as a person reads it while writing the case: each {attribute} given so
+    far filled in, each one still to give named in its place (‹source entity›), never a
+    placeholder in braces."""
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return attributes.get(name) or f"‹{name.replace('_', ' ')}›"
+
+    return _PLACEHOLDER.sub(one, template)
+
+
 def new_draft(primer: Primer | None) -> CaseDraft:
     """A draft with the primer's required attributes and fixed probes in place."""
     draft = CaseDraft(primer)

@@ -32,6 +32,7 @@ from sabre_desk.core.case.project import CASES_DIR
 from sabre_desk.core.case.review import utc_now
 from sabre_desk.core.case.spec import GenerationMode, SampleSpec
 from sabre_desk.core.jobs.ledger import Ledger
+from sabre_desk.core.jobs.run_guard import RunGuard
 from sabre_desk.core.making.importing import write_case
 from sabre_desk.core.making.incoming import (
     Staged,
@@ -76,6 +77,8 @@ class ImageRunReport:
     failed: list[tuple[str, str]] = field(default_factory=list)  # (case, reason)
     calls: int = 0
     cancelled: bool = False
+    #: cases left as they were (the run was stopped or cancelled before them)
+    not_done: list[str] = field(default_factory=list)
 
 
 class CaseFailedError(Exception):
@@ -170,8 +173,10 @@ def make_images(
     override: ImageSettings | None = None,
     concurrency: int = 4,
     progress: Callable[[int, int, str], None] | None = None,
+    guard: RunGuard | None = None,
 ) -> ImageRunReport:
-    """Make the missing images of the waiting specifications (all, or *cases*)."""
+    """Make the missing images of the waiting specifications (all, or *cases*); *guard* (the
+    run's deadline and give-up rule) is told how each case's calls ended."""
     report = ImageRunReport()
     jobs = case_jobs(root, cases, override, report)
     ledger = Ledger.of_project(root)
@@ -182,13 +187,19 @@ def make_images(
         nonlocal done
         case_id = job.staged.case_id
         try:
+            if guard is not None and not guard.check():
+                raise MakeCancelledError()
             _make_case(root, job, maker, ledger, cancel, report, lock)
         except MakeCancelledError:
-            report.cancelled = True
+            with lock:
+                report.cancelled = True
+                report.not_done.append(case_id)
             return
         except (CaseFailedError, MakeFailedError) as exc:
             fail(job.staged, exc.reason, report, lock)
             outcome = f"failed: {exc.reason}"
+            if guard is not None and isinstance(exc, MakeFailedError):
+                guard.outcome(exc.reason)
         except (ProjectError, StorageError) as exc:
             fail(job.staged, exc.message, report, lock)
             outcome = f"failed: {exc.message}"
@@ -196,6 +207,8 @@ def make_images(
             with lock:
                 report.imaged.append(case_id)
             outcome = "imaged"
+            if guard is not None:
+                guard.succeeded()
         with lock:
             done += 1
             if progress:
@@ -259,7 +272,7 @@ def keep_image(
         "at": utc_now(),
         "notes": [*result.notes, *([note] if note else [])],
     }
-    atomic_write_json(folder / RECORD_NAME, records)
+    atomic_write_json(folder / RECORD_NAME, records, kind="image record")
 
 
 def finish_case(root: Path, job: CaseJob) -> None:

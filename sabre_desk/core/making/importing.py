@@ -2,8 +2,9 @@
 a folder of images with a specification beside each.
 
 Each case is checked whole before anything is written (its spec against the schema and its
-primer, its images' headers and sizes), then written into a hidden folder inside ``cases/``
-and renamed into place, so a case is either absent or complete, whatever stops the import.
+primer, its images decoded to the last pixel and their sizes; each image is named by the
+format it decoded as), then written into a hidden folder inside ``cases/`` and renamed into
+place, so a case is either absent or complete, whatever stops the import.
 Importing the same source twice changes nothing: a case that is already there with the
 same specification and the same image bytes is "unchanged"; one that differs is reported,
 never overwritten (it may carry weeks of reviews).
@@ -11,6 +12,7 @@ never overwritten (it may carry weeks of reviews).
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import uuid
@@ -29,10 +31,11 @@ from sabre_desk.core.release.export import copy_file
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.hashing import file_sha256
 from sabre_desk.ground.ids import id_problem
+from sabre_desk.ground.paths import inside_project
 from sabre_desk.ground.reading import MB, iter_lines, loads
 from sabre_desk.ground.storage import atomic_write_json, read_json
 from sabre_desk.ground.validation_messages import describe_validation_error
-from sabre_desk.imaging.io import IMAGE_EXTENSIONS, find_image, probe_image
+from sabre_desk.imaging.io import IMAGE_EXTENSIONS, case_image_suffix, check_decodes, find_image
 
 #: Longest JSONL line accepted: a specification is a few KB.
 MAX_ROW = 1 * MB
@@ -87,17 +90,33 @@ def jsonl_rows(source: Path) -> Iterator[Row | tuple[str, str]]:
         if not isinstance(data, dict):
             yield where, "a row is a JSON object (a specification with 'images')"
             continue
-        images = data.get("images")
-        if not isinstance(images, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in images.items()
-        ):
-            yield where, 'images: an object like {"base": "a.png", "edited": "b.png"}'
+        problem = row_fields_problem(data)
+        if problem:
+            yield where, problem
             continue
         spec = {k: v for k, v in data.items() if k not in ROW_FIELDS}
         case_id = data.get("case_id")
-        yield Row(
-            where, spec, {k: base / v for k, v in images.items()}, case_id if case_id else None
-        )
+        images = {k: base / v for k, v in data["images"].items()}
+        yield Row(where, spec, images, case_id if case_id else None)
+
+
+def row_fields_problem(data: dict[str, Any]) -> str | None:
+    """Why a row's own fields (not the specification's) are unusable, or None: each is
+    checked for its type here, so a number for a case id or a NUL byte in a path is a
+    reason for this row, never a crash of the whole import."""
+    images = data.get("images")
+    if not isinstance(images, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in images.items()
+    ):
+        return 'images: an object like {"base": "a.png", "edited": "b.png"}'
+    for role, name in images.items():
+        if "\0" in name or not name.strip():
+            shown = json.dumps(name, ensure_ascii=True)[:80]
+            return f"images: {role}: {shown} is not a file name (empty, or with a NUL byte)"
+    case_id = data.get("case_id")
+    if case_id is not None and not isinstance(case_id, str):
+        return f"case_id: give the case id as text, not {type(case_id).__name__} {case_id!r:.40}"
+    return None
 
 
 def folder_rows(source: Path) -> Iterator[Row | tuple[str, str]]:
@@ -127,6 +146,8 @@ def folder_rows(source: Path) -> Iterator[Row | tuple[str, str]]:
 
 
 def _checked(row: Row, library: PrimerLibrary, default_primer: str | None) -> SampleSpec:
+    """The row's specification, checked against the schema, its primer and its images'
+    roles (the images themselves are ``_decoded``)."""
     if not isinstance(row.spec, dict):
         raise RowError("the specification is not a JSON object")
     try:
@@ -145,10 +166,19 @@ def _checked(row: Row, library: PrimerLibrary, default_primer: str | None) -> Sa
             f"a {spec.generation_mode.value} case needs images {', '.join(sorted(wanted))}; "
             f"given: {given}"
         )
+    return spec
+
+
+def _decoded(row: Row) -> dict[str, str]:
+    """The extension of each of the row's images: every image decoded whole (a truncated
+    file is refused here, not found out later by `validate`) and named by the format it
+    decoded as, whatever its source file was called; the sizes of a pair must match."""
     sizes: set[tuple[int, int]] = set()
-    for path in row.images.values():
+    suffixes: dict[str, str] = {}
+    for role, path in row.images.items():
         try:
-            info = probe_image(path)
+            info = check_decodes(path)
+            suffixes[role] = case_image_suffix(info)
         except ProjectError as exc:
             raise RowError(exc.message) from None
         except OSError as exc:
@@ -157,7 +187,7 @@ def _checked(row: Row, library: PrimerLibrary, default_primer: str | None) -> Sa
     mismatch = pair_size_problem(sizes)
     if mismatch:
         raise RowError(mismatch)
-    return spec
+    return suffixes
 
 
 def pair_size_problem(sizes: set[tuple[int, int]]) -> str | None:
@@ -180,14 +210,28 @@ def _same_case(folder: Path, spec: dict[str, Any], images: dict[str, Path]) -> b
         return False
     for role, path in images.items():
         there = find_image(folder, role)
-        if there is None or file_sha256(there) != file_sha256(path):
+        # Only regular files are hashed: opening a FIFO would wait for a writer forever.
+        if there is None or not there.is_file() or not path.is_file():
+            return False
+        try:
+            if file_sha256(there) != file_sha256(path):
+                return False
+        except OSError:
             return False
     return True
 
 
-def write_case(cases: Path, case_id: str, spec: dict[str, Any], images: dict[str, Path]) -> None:
+def write_case(
+    cases: Path,
+    case_id: str,
+    spec: dict[str, Any],
+    images: dict[str, Path],
+    suffixes: dict[str, str] | None = None,
+) -> None:
     """Write the case into a hidden folder and rename it into place: absent or complete.
-    A hidden folder of this case left by a killed writer is removed first."""
+    Each image is named by its role and *suffixes* (the decoded format's extension; by
+    default its own). A hidden folder of this case left by a killed writer is removed
+    first."""
     leftover = re.compile(rf"^\.import-{re.escape(case_id)}-[0-9a-f]{{8}}$")
     for old in cases.iterdir():
         if leftover.match(old.name) and not old.is_symlink():
@@ -196,8 +240,9 @@ def write_case(cases: Path, case_id: str, spec: dict[str, Any], images: dict[str
     temp.mkdir()
     try:
         for role, path in images.items():
-            copy_file(path, temp / f"{role}{path.suffix.lower()}")
-        atomic_write_json(temp / SPEC_NAME, spec)
+            suffix = suffixes[role] if suffixes is not None else path.suffix.lower()
+            copy_file(path, temp / f"{role}{suffix}")
+        atomic_write_json(temp / SPEC_NAME, spec, kind="spec")
         temp.rename(cases / case_id)
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
@@ -215,6 +260,8 @@ def import_cases(
     manifest_data, _ = read_json(project_root / MANIFEST_NAME, "manifest", ProjectError)
     manifest = Manifest.model_validate(manifest_data)
     cases = project_root / CASES_DIR
+    if cases.is_symlink() or not inside_project(project_root, cases):
+        raise ProjectError("is a symbolic link; nothing is imported through it", cases)
     if not source.exists():
         raise ProjectError("no such file or folder", source)
     rows = folder_rows(source) if source.is_dir() else jsonl_rows(source)
@@ -238,21 +285,26 @@ def import_cases(
             folder = cases / case_id
             if folder.exists():
                 if _same_case(folder, item.spec, item.images):
+                    # its images were decoded when it was written: no need again
                     report.unchanged.append(case_id)
                     continue
+                _decoded(item)  # a broken image is the reason to give, if there is one
                 raise RowError(
                     f"case {case_id!r} is already in the project with other content; "
                     "give the row another case_id (nothing was overwritten)"
                 )
+            suffixes = _decoded(item)
             if not dry_run:
                 recorded = {
                     **item.spec,
                     "provenance": {"imported_from": str(source), "row": item.where, "at": stamp},
                 }
-                write_case(cases, case_id, recorded, item.images)
+                write_case(cases, case_id, recorded, item.images, suffixes)
             report.imported.append(case_id)
         except RowError as exc:
             report.problems.append((item.where, str(exc)))
+        except ProjectError as exc:  # an image gone or changed since it was checked
+            report.problems.append((item.where, exc.message))
         if progress is not None:
             progress(done, item.where)
     return report

@@ -70,7 +70,7 @@ def stage_spec(root: Path, case_id: str, spec: dict[str, Any]) -> Path:
     """Keep a valid specification until its images are made."""
     folder = staged_folder(root, case_id)
     folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(folder / SPEC_NAME, spec)
+    atomic_write_json(folder / SPEC_NAME, spec, kind="spec")
     return folder
 
 
@@ -96,9 +96,8 @@ def made_images(folder: Path) -> dict[str, Path]:
 
 
 def mark_failed(folder: Path, stage: str, reason: str) -> None:
-    atomic_write_json(
-        folder / STATUS_NAME, {"state": "failed", "stage": stage, "reason": reason, "at": utc_now()}
-    )
+    status = {"state": "failed", "stage": stage, "reason": reason[:4096], "at": utc_now()}
+    atomic_write_json(folder / STATUS_NAME, status, kind="status")
 
 
 def clear_failed(folder: Path) -> None:

@@ -6,10 +6,11 @@ answers with one specification as structured output (the response schema is the 
 Sample Specification schema tightened by the primer). A reply is accepted only when it
 parses, fits the schema, keeps the primer's rules and names a concept not used before in the
 project; otherwise the validator's messages go back to the model in the same conversation
-for another try, up to a limit. Every prompt, model id and reply is kept in the
-specification's ``generation`` record; a specification that never came right is recorded
-with its reasons (``generation/spec_failures.jsonl``), and its calls are in the cost ledger
-like every other.
+for another try, up to a limit. The prompt, the model id, the accepted reply and every
+attempt's reasons and length are kept in the specification's ``generation`` record (a
+rejected reply itself never is: see ``attempt_record``); a specification that never came
+right is recorded with its reasons (``generation/spec_failures.jsonl``), and its calls are
+in the cost ledger like every other.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from sabre_desk.core.case.spec import (
     SampleSpec,
 )
 from sabre_desk.core.jobs.ledger import Ledger
+from sabre_desk.core.jobs.run_guard import RunGuard
 from sabre_desk.core.making.incoming import (
     record_spec_failure,
     stage_spec,
@@ -43,10 +45,11 @@ from sabre_desk.core.making.incoming import (
     staged_ids,
     staged_spec,
 )
-from sabre_desk.engines.gemini_make import MakeFailedError, Written
+from sabre_desk.engines.gemini_make import MakeCancelledError, MakeFailedError, Written
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.hashing import file_sha256
 from sabre_desk.ground.ids import id_problem
+from sabre_desk.ground.reading import LIMITS
 from sabre_desk.ground.validation_messages import describe_validation_error
 
 #: Tries per specification: the first reply and this many corrections, minus one.
@@ -253,11 +256,13 @@ def write_specs(
     tries: int = DEFAULT_TRIES,
     seed: int = 0,
     progress: Callable[[int, int, str], None] | None = None,
+    guard: RunGuard | None = None,
 ) -> SpecRunReport:
     """Write *n* new specifications for *primer* into the project at *root*.
 
     Each valid one is kept at once (a killed run keeps what it paid for); each call is
-    entered in the ledger, whatever came of it."""
+    entered in the ledger, whatever came of it. *guard* (the run's deadline and give-up
+    rule) is told how each call ended and may stop the run between calls."""
     if n < 1:
         raise ValueError("--n: ask for at least one specification")
     report = SpecRunReport()
@@ -269,7 +274,7 @@ def write_specs(
     rng = random.Random(seed)
     positions = _unknown_positions(root, primer)
     for number in range(1, n + 1):
-        if cancel.is_set():
+        if cancel.is_set() or (guard is not None and not guard.check()):
             report.cancelled = True
             break
         prompt = first_prompt(primer, taken_list, number, n)
@@ -279,18 +284,28 @@ def write_specs(
         for _ in range(tries):
             try:
                 reply = writer.write(turns, schema, cancel)
+            except MakeCancelledError:
+                break
             except MakeFailedError as exc:
                 report.calls += 1
                 ledger.add(STAGE, writer.kind, writer.model, exc.usage)
-                attempts.append({"reply": None, "problems": [exc.reason]})
+                attempts.append(attempt_record(None, [exc.reason]))
+                if guard is not None:
+                    guard.outcome(exc.reason)
                 break  # the service failed (after its retries): another try would too
+            if guard is not None:
+                guard.succeeded()
             report.calls += 1
             ledger.add(STAGE, writer.kind, writer.model, reply.usage)
             spec, problems = check_reply(reply.text, primer, taken)
-            attempts.append({"reply": reply.text, "problems": problems})
+            attempts.append(attempt_record(reply.text, problems))
             if spec is not None:
                 break
-            turns += [("model", reply.text), ("user", feedback_prompt(problems))]
+            echoed = reply.text[: LIMITS["kept reply"]]  # a megabyte reply is not sent back
+            turns += [("model", echoed), ("user", feedback_prompt(problems))]
+        if spec is None and cancel.is_set():
+            report.cancelled = True  # what this one cost is in the ledger; nothing to keep
+            break
         if spec is None:
             reasons = attempts[-1]["problems"] if attempts else ["cancelled"]
             record_failure(root, primer, writer.model, attempts)
@@ -315,6 +330,26 @@ def write_specs(
         if progress:
             progress(number, n, case_id)
     return report
+
+
+#: Reasons kept per attempt, and characters per reason.
+MAX_PROBLEMS, MAX_PROBLEM_CHARS = 20, 300
+
+
+def attempt_record(reply: str | None, problems: list[str]) -> dict[str, Any]:
+    """What the generation record keeps of one attempt: its reasons and the reply's length;
+    the reply itself only when it was accepted and short (``LIMITS["kept reply"]``). A
+    rejected reply is never kept: a model that answers megabytes would otherwise make the
+    accepted specification too large for its own reader."""
+    kept = [p[:MAX_PROBLEM_CHARS] for p in problems[:MAX_PROBLEMS]]
+    if len(problems) > MAX_PROBLEMS:
+        kept.append(f"and {len(problems) - MAX_PROBLEMS} more")
+    record: dict[str, Any] = {"reply": None, "problems": kept}
+    if reply is not None:
+        record["reply_chars"] = len(reply)
+        if not problems and len(reply.encode("utf-8")) <= LIMITS["kept reply"]:
+            record["reply"] = reply
+    return record
 
 
 def _balanced(

@@ -315,6 +315,11 @@ def _failure(exc: OSError, tmp: Path, out: Path) -> ProjectError:
     return ProjectError(f"export failed ({reason}){done}", out)
 
 
+def default_release_name(project_name: str) -> str:
+    """The release's name when none is given: the project's, as a VLMEvalKit name."""
+    return "".join(c if c.isalnum() else "_" for c in project_name).strip("_") or "sabre"
+
+
 def export(
     project: Project,
     out: Path,
@@ -339,7 +344,7 @@ def export(
         known = ", ".join(sorted(HF_LICENSES))
         raise ProjectError(f"--license {license_id!r} is not a license id the Hub knows: {known}")
     decisions = decisions or {Decision.KEEP}
-    name = name or "".join(c if c.isalnum() else "_" for c in project.name).strip("_") or "sabre"
+    name = name or default_release_name(project.name)
     problem = vlmevalkit_name_problem(name)
     if problem:
         raise ProjectError(problem)

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from sabre_desk.core.jobs.ledger import Ledger
+from sabre_desk.core.jobs.run_guard import RunGuard
 from sabre_desk.core.release.release import BENCHMARK, MAX_ROW, unsafe_name
+from sabre_desk.core.screening.answer_limit import bounded
 from sabre_desk.core.screening.prompts import (
     RELEASE_PROMPTS,
     PromptSet,
@@ -30,7 +32,7 @@ from sabre_desk.core.screening.screen_run import MAX_IMAGE_BYTES, MIME_TYPES, ru
 from sabre_desk.engines.answers import Answer, AnswerEngine, AnswerRequest
 from sabre_desk.engines.batches import BatchClient, BatchItem, BatchState
 from sabre_desk.ground.errors import ProjectError
-from sabre_desk.ground.reading import iter_lines, loads, read_limited
+from sabre_desk.ground.reading import LIMITS, iter_lines, loads, read_limited
 from sabre_desk.ground.storage import append_history, atomic_write_bytes, read_json
 
 STAGE = "predict"
@@ -51,6 +53,7 @@ class PredictReport:
     failures: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     cancelled: bool = False
+    not_done: int = 0  # questions left without an answer or a failure (the run stopped)
 
 
 def release_prompts(release: Path, report: PredictReport) -> PromptSet:
@@ -90,7 +93,7 @@ def answered(out: Path) -> dict[str, dict[str, Any]]:
     done: dict[str, dict[str, Any]] = {}
     if not out.exists():
         return done
-    for _, line in iter_lines(out, 16 * 1024 * 1024, ProjectError):
+    for _, line in iter_lines(out, LIMITS["prediction line"], ProjectError):
         try:
             row = json.loads(line or b"")
         except ValueError:
@@ -108,6 +111,9 @@ def _request(question: Question, engine: AnswerEngine) -> AnswerRequest:
 
 
 def _line(question_id: str, answer: Answer, model: str) -> dict[str, Any]:
+    """The predictions line of one answer. Its response is the model's answer within the
+    length any answer may have (``answer_limit``): a longer reply is a failure whose reason
+    gives its length and an excerpt, so every line stays one that ``score`` reads."""
     row: dict[str, Any] = {"question_id": question_id, "response": answer.text, "model": model}
     if answer.failure:
         row["failure"] = answer.failure
@@ -134,7 +140,10 @@ def predict(
     concurrency: int = 8,
     progress: Callable[[int, int, str], None] | None = None,
     cancel: threading.Event | None = None,
+    guard: RunGuard | None = None,
 ) -> PredictReport:
+    """Ask every question without a response yet; *guard* (the run's deadline and give-up
+    rule) is told how each call ended."""
     cancel = cancel or threading.Event()
     report = PredictReport()
     todo, out = prepare(release, out, report)
@@ -142,9 +151,11 @@ def predict(
 
     def ask(question: Question) -> None:
         try:
-            answer = engine.answer(_request(question, engine), cancel)
+            answer = bounded(engine.answer(_request(question, engine), cancel))
         except ProjectError as exc:
             answer = Answer(None, failure=f"the image cannot be read ({exc.reason})")
+        if guard is not None:
+            guard.outcome(answer.failure)
         if ledger is not None and (answer.usage is not None or answer.text is not None):
             ledger.add(STAGE, engine.kind, engine.model, answer.usage, question.question_id)
         with lock:
@@ -158,10 +169,13 @@ def predict(
 
     def calls() -> Iterator[Callable[[], None]]:
         for question in todo:
+            if guard is not None and not guard.check():
+                return
             yield functools.partial(ask, question)
 
     run_bounded(calls(), concurrency, cancel)
     report.cancelled = cancel.is_set()
+    report.not_done = len(todo) - report.asked
     return report
 
 
@@ -201,7 +215,8 @@ def predict_batch(
         report.cancelled = True
         return report
     for question in todo:
-        answer = state.answers.get(question.question_id)
+        found = state.answers.get(question.question_id)
+        answer = bounded(found) if found is not None else None
         if answer is None:
             answer = Answer(
                 None, failure=f"the batch job ended without answering it: {state.words}"

@@ -14,7 +14,7 @@ from sabre_desk.core.case.scoring import Report, Sample, score
 from sabre_desk.core.release.release import BENCHMARK, MAX_ROW, RELEASE
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.reading import (
-    MB,
+    LIMITS,
     human_size,
     iter_lines,
     loads,
@@ -23,7 +23,7 @@ from sabre_desk.ground.reading import (
 )
 
 #: Longest prediction line accepted: a model's response can be long, not unbounded.
-MAX_PREDICTION = 16 * MB
+MAX_PREDICTION = LIMITS["prediction line"]
 
 
 def jsonl_objects(path: Path, max_line: int) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -20,7 +20,7 @@ from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,7 +32,6 @@ from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.jobs.ledger import LEDGER_NAME, Ledger
 from sabre_desk.engines.answers import Usage
 from sabre_desk.engines.base import RepairEngine
-from sabre_desk.engines.pipeline import RepairOrder, RepairOutcome, run_repair
 from sabre_desk.ground.errors import LockBusyError, ProjectError, RepairError
 from sabre_desk.ground.reading import MB, read_limited
 from sabre_desk.ground.storage import LOCK_TIMEOUT_S, atomic_write_bytes, create_new_file
@@ -43,6 +42,9 @@ from sabre_desk.imaging.io import (
     load_image,
     probe_image,
 )
+
+if TYPE_CHECKING:  # the repair pipeline (OpenCV) loads with the first repair
+    from sabre_desk.engines.pipeline import RepairOrder, RepairOutcome
 
 REPAIRS_DIR = "repairs"
 BACKUPS_DIR = "backups"
@@ -479,6 +481,8 @@ def compute_preview(
             problem.path if problem else case.folder,
             case.case_id,
         )
+    from sabre_desk.engines.pipeline import run_repair  # OpenCV: not before the first repair
+
     _charge_to_ledger(case, engine)
     outcome = run_repair(load_image(path), order, engine, cancel)
     record, _ = save_preview(

@@ -22,10 +22,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, TypeVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.review import utc_now
@@ -35,7 +35,9 @@ from sabre_desk.engines.opencv import TeleaEngine
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.ids import id_problem
+from sabre_desk.ground.paths import inside_project, plain_file_name
 from sabre_desk.ground.storage import atomic_write_bytes, atomic_write_json, read_json
+from sabre_desk.ground.validation_messages import describe_validation_error
 from sabre_desk.imaging.blend import BlendParams, paste
 from sabre_desk.imaging.io import load_image
 from sabre_desk.imaging.patch import box_to_pixels, draw_marker
@@ -50,6 +52,7 @@ METHOD_NAMES: dict[str, str] = {
     "inpaint": "offline inpainting (OpenCV Telea)",
 }
 Box = tuple[float, float, float, float]
+M = TypeVar("M", bound=BaseModel)
 
 
 class StudyQuestion(BaseModel):
@@ -71,8 +74,23 @@ class Study(BaseModel):
     created_at: str
     engine: str
     instruction: str
-    methods: list[str]
+    methods: list[str] = Field(min_length=1)
     questions: list[StudyQuestion] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _known_methods(self) -> Study:
+        """Only the methods this version makes, each once, and a candidate of each for
+        every question: what the window shows and the report names is all there."""
+        strangers = sorted(set(self.methods) - set(METHOD_NAMES))
+        if strangers:
+            known = ", ".join(METHOD_NAMES)
+            raise ValueError(f"methods: unknown method {strangers[0]!r:.40} (known: {known})")
+        if len(set(self.methods)) != len(self.methods):
+            raise ValueError("methods: a method is named twice")
+        for number, question in enumerate(self.questions, 1):
+            if set(question.candidates) != set(self.methods):
+                raise ValueError(f"question {number}: give one candidate for each method")
+        return self
 
 
 class Pick(BaseModel):
@@ -199,9 +217,38 @@ def make_study(
     return study
 
 
+def _read_model(path: Path, kind: str, model: type[M]) -> M:
+    """A study file as its model, or a ProjectError naming the file and the first reason:
+    study files are shared and hand-edited, so their types are checked at the door."""
+    data, _ = read_json(path, kind, ProjectError)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ProjectError(describe_validation_error(exc), path) from None
+
+
 def load_study(project: Project, name: str) -> Study:
-    data, _ = read_json(study_dir(project, name) / "study.json", "manifest", ProjectError)
-    return Study.model_validate(data)
+    folder = study_dir(project, name)
+    study = _read_model(folder / "study.json", "manifest", Study)
+    problem = outside_file(project, folder, study)
+    if problem:
+        raise ProjectError(problem, folder / "study.json")
+    return study
+
+
+def outside_file(project: Project, folder: Path, study: Study) -> str | None:
+    """Why *study* cannot be opened because it names a file outside its own folders (an
+    absolute path, ``../``, a link leading out of the project), or None: a study copied
+    from elsewhere must not make the window open any file it names."""
+    for number, q in enumerate(study.questions, 1):
+        named = [("original", q.original), *(("candidates", n) for n in q.candidates.values())]
+        for sub, name in named:
+            if not plain_file_name(name) or not inside_project(project.root, folder / sub / name):
+                return (
+                    f"question {number} names {name[:80]!r}, a file outside the study's "
+                    f"{sub}/ folder; the study is not opened"
+                )
+    return None
 
 
 def shown_order(study: Study, participant: str, question: int) -> list[str]:
@@ -222,8 +269,7 @@ def load_session(project: Project, study: Study, participant: str) -> Session:
     path = session_path(project, study, participant)
     if not path.exists():
         return Session(participant=participant, started_at=utc_now())
-    data, _ = read_json(path, "review", ProjectError)
-    return Session.model_validate(data)
+    return _read_model(path, "review", Session)
 
 
 def record_pick(
@@ -267,24 +313,75 @@ class StudyReport:
     started: int
     selections: int
     methods: list[MethodResult]
+    #: session files not read, or picks not counted, each as one line naming the file
+    problems: list[str] = field(default_factory=list)
+
+
+def _listed(numbers: list[str]) -> str:
+    shown = ", ".join(numbers[:5])
+    return f"{shown}, …" if len(numbers) > 5 else shown
+
+
+def counted_picks(study: Study, session: Session) -> tuple[list[Pick], list[str]]:
+    """The picks a report counts: the first for each question the study has, of a method
+    it has (a session file is a participant's, and may have been edited or stuffed); and
+    why the others are not counted, in a line per kind."""
+    counted: dict[int, Pick] = {}
+    unknown_questions: list[str] = []
+    unknown_methods: list[str] = []
+    repeats: Counter[int] = Counter()
+    for pick in session.picks:
+        if not 0 <= pick.question < len(study.questions):
+            unknown_questions.append(str(pick.question + 1))
+        elif pick.chosen not in study.methods:
+            unknown_methods.append(repr(pick.chosen[:40]))
+        elif pick.question in counted:
+            repeats[pick.question] += 1
+        else:
+            counted[pick.question] = pick
+    reasons = []
+    if unknown_questions:
+        reasons.append(
+            f"{len(unknown_questions)} pick(s) for question {_listed(unknown_questions)}, "
+            "which the study does not have, not counted"
+        )
+    if unknown_methods:
+        reasons.append(
+            f"{len(unknown_methods)} pick(s) of method {_listed(unknown_methods)}, "
+            "which the study does not have, not counted"
+        )
+    if repeats:
+        questions = _listed([str(q + 1) for q in sorted(repeats)])
+        reasons.append(
+            f"{sum(repeats.values())} more picks of question {questions} not counted "
+            "(the first pick of each question counts)"
+        )
+    return [counted[q] for q in sorted(counted)], reasons
 
 
 def study_report(project: Project, study: Study) -> StudyReport:
-    """Table 8 over the completed sessions (started ones are counted, not used)."""
+    """Table 8 over the completed sessions (started ones are counted, not used): one pick
+    per participant and question. A session file that cannot be read is left out, and
+    picks not counted are named, each in ``problems``."""
     folder = study_dir(project, study.name) / "sessions"
-    sessions = [
-        Session.model_validate(read_json(path, "review", ProjectError)[0])
-        for path in sorted(folder.glob("*.json"))
-    ]
-    complete = [s for s in sessions if s.complete(study)]
-    votes: Counter[str] = Counter(p.chosen for s in complete for p in s.picks)
+    picks: list[list[Pick]] = []
+    problems: list[str] = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            session = _read_model(path, "review", Session)
+        except ProjectError as exc:
+            problems.append(f"{exc.message}; the session is not counted")
+            continue
+        counted, reasons = counted_picks(study, session)
+        picks.append(counted)
+        problems += [f"{path}: {reason}" for reason in reasons]
+    complete = [p for p in picks if len(p) == len(study.questions)]
+    votes: Counter[str] = Counter(p.chosen for chosen in complete for p in chosen)
     total = sum(votes.values())
     results = []
     for method in study.methods:
-        shares = [
-            sum(p.chosen == method for p in s.picks) / len(s.picks) for s in complete if s.picks
-        ]
+        shares = [sum(p.chosen == method for p in chosen) / len(chosen) for chosen in complete]
         results.append(
             MethodResult(method, votes[method], votes[method] / total if total else 0.0, shares)
         )
-    return StudyReport(study.name, len(complete), len(sessions), total, results)
+    return StudyReport(study.name, len(complete), len(picks), total, results, problems)

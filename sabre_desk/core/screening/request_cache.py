@@ -18,13 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from sabre_desk.core.case.review import utc_now
+from sabre_desk.core.screening.answer_limit import bounded
 from sabre_desk.engines.answers import Answer, AnswerConfig, Usage
 from sabre_desk.ground.errors import StorageError
+from sabre_desk.ground.reading import LIMITS
 from sabre_desk.ground.storage import atomic_write_json, remove_orphan_temps
 
 CACHE_DIR = "cache"
 REQUESTS_DIR = "requests"
-MAX_ENTRY = 1024 * 1024
+MAX_ENTRY = LIMITS["request cache entry"]
 
 
 def request_key(
@@ -76,8 +78,9 @@ class RequestCache:
 
     def put(self, key: str, answer: Answer, model: str) -> None:
         """Keep an answer (failures are not kept). A cache that cannot be written is not an
-        error of the run: the answer is still recorded in screening.json."""
-        if answer.text is None:
+        error of the run: the answer is still recorded in screening.json. An answer over the
+        length any answer may have is a failure too (``answer_limit``), never kept."""
+        if answer.text is None or bounded(answer).failed:
             return
         path = self._path(key)
         entry = {
@@ -93,6 +96,6 @@ class RequestCache:
             # A killed writer's temp file of this entry goes; a concurrent writer of the
             # same key that loses its temp here writes nothing, and the entry is the same.
             remove_orphan_temps(path.parent, path.name)
-            atomic_write_json(path, entry)
+            atomic_write_json(path, entry, kind="request cache entry")
         except (OSError, StorageError):
             pass

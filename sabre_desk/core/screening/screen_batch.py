@@ -22,6 +22,7 @@ from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.review import utc_now
 from sabre_desk.core.case.screening import ImageSeen
 from sabre_desk.core.jobs.ledger import Ledger
+from sabre_desk.core.screening.answer_limit import bounded
 from sabre_desk.core.screening.request_cache import RequestCache
 from sabre_desk.core.screening.screen_run import (
     CaseTask,
@@ -272,7 +273,7 @@ def collect(
             if found is None and cache is not None:
                 found = cache.get(p.key)  # answered earlier, or by another job
                 cached = found is not None
-            answer = found if found is not None else Answer(None, failure=missing)
+            answer = bounded(found) if found is not None else Answer(None, failure=missing)
             if answer.failed:
                 report.failures.append(f"case {case_id} probe {p.probe_id}: {answer.failure}")
             answers[p.probe_id] = (answer, cached)

@@ -28,6 +28,8 @@ from sabre_desk.core.case.review import utc_now
 from sabre_desk.core.case.scoring import is_correct
 from sabre_desk.core.case.screening import ImageSeen, ProbeResult, ScreeningRun, append_run
 from sabre_desk.core.jobs.ledger import Ledger
+from sabre_desk.core.jobs.run_guard import RunGuard
+from sabre_desk.core.screening.answer_limit import bounded
 from sabre_desk.core.screening.prompts import PromptSet
 from sabre_desk.core.screening.request_cache import RequestCache, request_key
 from sabre_desk.engines.answers import (
@@ -207,6 +209,8 @@ class ScreenReport:
     errors: list[str] = field(default_factory=list)  # runs that could not be written
     cancelled: bool = False
     max_in_flight: int = 0
+    #: planned cases without a new run (the run stopped before all their probes came back)
+    not_done: list[str] = field(default_factory=list)
 
 
 def build_run(
@@ -222,6 +226,7 @@ def build_run(
     config = None
     for p in task.probes:
         answer, cached = answers[p.probe_id]
+        answer = bounded(answer)  # a batch job's answers come here unchecked
         config = p.config.to_json()
         result = ProbeResult(
             question=p.question,
@@ -286,8 +291,10 @@ def run_screening(
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
     use_cache: bool = True,
+    guard: RunGuard | None = None,
 ) -> ScreenReport:
-    """Ask every planned probe (cache first), at most *concurrency* calls at once."""
+    """Ask every planned probe (cache first), at most *concurrency* calls at once; *guard*
+    is told how each call ended and stops the run at its deadline or give-up rule."""
     cancel = cancel or threading.Event()
     report = ScreenReport()
     total = plan.requests
@@ -344,12 +351,14 @@ def run_screening(
             report.max_in_flight = max(report.max_in_flight, state["in_flight"])
             report.sent += 1
         try:
-            answer = engine.answer(task.image_request(probe), cancel)
+            answer = bounded(engine.answer(task.image_request(probe), cancel))
         except ProjectError as exc:
             answer = Answer(None, failure=f"the image cannot be read ({exc.reason})")
         finally:
             with lock:
                 state["in_flight"] -= 1
+        if guard is not None:
+            guard.outcome(answer.failure)
         if cache is not None:
             cache.put(probe.key, answer, engine.model)
         if ledger is not None and (answer.usage is not None or answer.text is not None):
@@ -360,7 +369,11 @@ def run_screening(
         for task in plan.cases:
             for probe in task.probes:
                 hit = cache.get(probe.key) if cache is not None and use_cache else None
+                if hit is not None and bounded(hit).failed:
+                    hit = None  # an entry an older version kept whole: asked again
                 if hit is None:
+                    if guard is not None and not guard.check():
+                        return
                     yield functools.partial(ask, task, probe)
                     continue
                 with lock:
@@ -369,6 +382,7 @@ def run_screening(
 
     run_bounded(calls(), concurrency, cancel)
     report.cancelled = cancel.is_set()
+    report.not_done = [c.case_id for c in plan.cases if c.case_id in answers]
     return report
 
 

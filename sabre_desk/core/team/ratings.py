@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
-from sabre_desk.core.case.binding import image_hashes
+from sabre_desk.core.case.binding import Hashes, image_hashes
 from sabre_desk.core.case.project import Case, CaseEntry, Project
 from sabre_desk.core.case.review import Decision, Review
 from sabre_desk.core.case.validity import Validity
@@ -45,10 +45,14 @@ class CaseRatings:
     final: Final
     #: what the case adds to the curator's counts (None: built by hand, as tests do)
     count: CaseCount | None = None
+    #: ``case_disputed`` (None: built by hand, and then the decisions alone say it)
+    split: bool | None = None
 
     @property
     def disputed(self) -> bool:
-        """The raters disagree and no adjudicator has settled it."""
+        """The raters disagree and no adjudicator has settled it (``case_disputed``)."""
+        if self.split is not None:
+            return self.split
         return len(set(self.decisions.values())) > 1 and not self.adjudications
 
 
@@ -86,6 +90,21 @@ def adjudicators_of(project: Project) -> list[str] | None:
     return project.manifest.adjudicators or None
 
 
+def adjudicator_rule(adjudicators: Collection[str] | None) -> str:
+    """Who settles a disagreement, in the words every view uses (the rule of
+    ``is_adjudication`` and ``Project.is_adjudicator``)."""
+    if adjudicators:
+        return f"adjudicators: {', '.join(adjudicators)} (only they settle a disagreement)"
+    return "adjudicators: none named (anyone may settle a disagreement)"
+
+
+def case_disputed(case: Case, hashes: Hashes | None, adjudicators: Collection[str] | None) -> bool:
+    """The case's current decisions (everyone's) disagree and no adjudication settles them:
+    the one test behind the Team dialog's "disputed" and the adjudicators' queue."""
+    current, _ = current_decisions(all_reviews(case), hashes)
+    return disputed(current, adjudicators)
+
+
 def unreadable_review(case: Case) -> str | None:
     """Why a review of *case* is ignored, if one is (it holds the case out of a release)."""
     return next((w.message for w in case.warnings if isinstance(w, ReviewError)), None)
@@ -99,6 +118,7 @@ def rate(
     reviews = all_reviews(case)
     hashes = image_hashes(case.images)
     current, stale = current_decisions(reviews, hashes)
+    split = case_disputed(case, hashes, adjudicators)
     decisions: dict[str, Decision] = {}
     adjudications: dict[str, Decision] = {}
     for name, review in current.items():
@@ -106,7 +126,6 @@ def rate(
         target = adjudications if is_adjudication(review, adjudicators) else decisions
         target[name] = review.decision
     final = settle(reviews, hashes, adjudicators)
-    split = disputed(current, adjudicators)
     standing = release_standing(
         final, len(current), split, unreadable_review(case), question_edits(reviews, final)[1]
     )
@@ -117,7 +136,7 @@ def rate(
         disputed=split,
         standing=standing,
     )
-    return CaseRatings(case.case_id, subset, decisions, adjudications, stale, final, count)
+    return CaseRatings(case.case_id, subset, decisions, adjudications, stale, final, count, split)
 
 
 def collect(

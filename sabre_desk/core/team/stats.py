@@ -108,11 +108,12 @@ def reviewer_progress(
         adjudicated.update(case.adjudications)
         stale.update(case.stale)
     everyone = {*decided, *stale, *(names or [])}
-    if assignments is not None:
-        everyone.update(assignments.reviewers)
+    assigned = assignments.by_reviewer() if assignments is not None else None
+    if assigned is not None:
+        everyone.update(assigned)
     progress = []
     for name in sorted(everyone):
-        mine = assignments.cases_of(name) if assignments is not None else None
+        mine = None if assigned is None else assigned.get(name, set())
         progress.append(
             ReviewerProgress(
                 name,

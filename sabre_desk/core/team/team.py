@@ -18,7 +18,7 @@ from sabre_desk.core.case.manifest import TEAM_VERSION
 from sabre_desk.core.case.project import MANIFEST_NAME, Case, Manifest, Project
 from sabre_desk.core.case.review import Review
 from sabre_desk.core.team.final import current_decisions, edit_conflicts
-from sabre_desk.core.team.ratings import adjudicators_of, is_adjudication
+from sabre_desk.core.team.ratings import adjudicators_of, case_disputed, is_adjudication
 from sabre_desk.ground.errors import CaseLoadError, NotAProjectError, StorageError
 from sabre_desk.ground.storage import atomic_write_json, file_lock, read_json
 
@@ -92,13 +92,9 @@ def case_team(project: Project, case: Case, hashes: Hashes | None) -> CaseTeam:
 
 
 def in_queue(project: Project, case: Case, hashes: Hashes | None) -> bool:
-    """The case waits in this adjudicator's queue: disputed, and not yet settled by them."""
-    if not project.is_adjudicator:
-        return False
-    if not others_disputed(case, hashes, adjudicators_of(project)):
-        return False
-    review = case.review
-    return not (review.adjudication and review.decision and not is_stale(review, hashes))
+    """The case waits in this adjudicator's queue: disputed (as the Team dialog counts
+    it), and this reviewer may settle it."""
+    return project.is_adjudicator and case_disputed(case, hashes, adjudicators_of(project))
 
 
 def queue(project: Project, case_ids: list[str], exact: bool = False) -> dict[str, bool]:

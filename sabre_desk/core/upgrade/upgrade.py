@@ -176,7 +176,7 @@ def _move_case(root: Path, move: CaseMove, backup: Path) -> bool:
     ]
     _keep_old(backup, move.file, raw)
     remove_orphan_temps(path.parent, path.name)  # only an upgrade rewrites a spec in place
-    atomic_write_json(path, spec)
+    atomic_write_json(path, spec, kind="spec")
     return True
 
 

@@ -1,21 +1,35 @@
 """Base and Edited side by side, or one above the other (whichever shows them larger), or
 the single image; zoom and pan kept in step. Swiping shows the pair in one canvas, the first
-image left of a divider and the second right of it."""
+image left of a divider and the second right of it.
+
+The zoom and the comparisons are the ``ViewState``'s: the canvases apply what it says (a new
+case fitted, a comparison left with the zoom it came with) and report the reviewer's zooms
+to it, so no canvas keeps a zoom of its own from an earlier case or mode."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.desk.view_state import Comparison, ViewState
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 
 CAPTIONS = {ImageRole.BASE: "Base", ImageRole.EDITED: "Edited", ImageRole.IMAGE: "Image"}
 
 
+def _elastic(label: QLabel) -> None:
+    """A caption never sets the window's width: a long one (a repair's engine and status,
+    the swipe's hint) wraps, never widens the window past the screen."""
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    label.setMinimumWidth(1)
+    label.setWordWrap(True)  # a second line rather than a cut one
+
+
 class CompareView(QWidget):
     all_painted = Signal()  # every visible image (or its placeholder) has been painted
+    swipe_changed = Signal(bool)  # the swipe began or ended (W, or its comparison ended)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -23,12 +37,16 @@ class CompareView(QWidget):
         self.captions: dict[ImageRole, QLabel] = {}
         self._columns: dict[ImageRole, QWidget] = {}
         self.sync = True
+        self.state = ViewState()
+        self.state.zoom_changed.connect(self._on_zoom_changed)
+        self.state.comparison_changed.connect(self._on_comparisons_changed)
+        self._recording = False  # a zoom of the reviewer's is being written to the state
         self._syncing = False
         self._unpainted: set[ImageRole] = set()  # roles whose final content is not yet painted
         self._final: set[ImageRole] = set()  # roles whose final content (image/error) is set
         self._aspect: float | None = None  # width / height of the pair being shown
         self._shown: tuple[ImageRole, ...] = ()
-        self.swiping = False
+        self._swiping = False  # as laid out now
         self._caption_before: dict[ImageRole, str] = {}  # while V is held
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -37,6 +55,7 @@ class CompareView(QWidget):
         self.swipe_label.setObjectName("imageCaption")
         self.swipe_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.swipe_label.hide()
+        _elastic(self.swipe_label)
         outer.addWidget(self.swipe_label)
         row = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         row.setSpacing(4)
@@ -50,11 +69,12 @@ class CompareView(QWidget):
             caption = QLabel(CAPTIONS[role])
             caption.setObjectName("imageCaption")
             caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            _elastic(caption)
             canvas = ImageCanvas()
             canvas.setObjectName(f"canvas_{role.value}")
             canvas.view_changed.connect(lambda r=role: self._on_view_changed(r))
             canvas.painted.connect(lambda r=role: self._on_painted(r))
-            canvas.image_changed.connect(self._update_swipe)
+            canvas.image_changed.connect(lambda r=role: self._on_image_changed(r))
             canvas.blink.connect(lambda on, r=role: self._blink(r, on))
             layout.addWidget(caption)
             layout.addWidget(canvas, 1)
@@ -64,26 +84,62 @@ class CompareView(QWidget):
 
     def show_roles(self, roles: tuple[ImageRole, ...]) -> None:
         shown = roles or (ImageRole.BASE, ImageRole.EDITED)
-        had_focus = any(c.hasFocus() for c in self.canvases.values())
+        focused = next((r for r, c in self.canvases.items() if c.hasFocus()), None)
         for role, column in self._columns.items():
             column.setVisible(role in shown and not (self._swipes(shown) and role is shown[0]))
-        if had_focus:
+        if focused is not None and self._columns[focused].isHidden():
             # Hiding the focused canvas would hand the keyboard to the filter box, and the
             # reviewer's next decision key would be typed there instead.
-            self.canvases[shown[0]].setFocus()
+            self.canvases[shown[-1] if self._swipes(shown) else shown[0]].setFocus()
         self._unpainted = set(roles)
         self._final = set()
         self._shown = shown
         self._choose_direction()
         self._update_swipe()
 
+    # --- the view state ------------------------------------------------------------------
+
+    @property
+    def swiping(self) -> bool:
+        return self.state.swiping
+
+    def open_case(self, case_id: str) -> None:
+        """*case_id* is shown: fitted, unless it is the case shown already."""
+        self.state.open_case(case_id)
+
     def set_swiping(self, on: bool) -> None:
         """One canvas with a divider for a pair (the first image left of it), or two."""
-        self.swiping = on
-        self.show_roles(self._shown)
+        if on:
+            self.state.enter(Comparison.SWIPE)
+        else:
+            self.state.leave(Comparison.SWIPE)
+
+    def _on_comparisons_changed(self) -> None:
+        if self.state.swiping != self._swiping:
+            self._swiping = self.state.swiping
+            self.show_roles(self._shown)
+            self._apply_zoom()
+            self.swipe_changed.emit(self._swiping)
+
+    def _on_zoom_changed(self) -> None:
+        if not self._recording:  # the state's own change: a case opened, a mode left
+            self._apply_zoom()
+
+    def _apply_zoom(self, roles: list[ImageRole] | None = None) -> None:
+        self._syncing = True
+        try:
+            for role in self.visible_roles if roles is None else roles:
+                self.canvases[role].apply_zoom(self.state.zoom)
+        finally:
+            self._syncing = False
+
+    def _on_image_changed(self, role: ImageRole) -> None:
+        """A new image shows the case's zoom, whatever its canvas showed before."""
+        self._apply_zoom([role])
+        self._update_swipe()
 
     def _swipes(self, shown: tuple[ImageRole, ...]) -> bool:
-        return self.swiping and len(shown) == 2
+        return self._swiping and len(shown) == 2
 
     def _update_swipe(self) -> None:
         shown = self._shown
@@ -106,12 +162,14 @@ class CompareView(QWidget):
         The same on a repair comparison: the current image and the preview."""
         canvas, caption = self.canvases[role], self.captions[role]
         if not on:
+            self.state.leave(Comparison.BLINK)
             canvas.show_instead(None)
             caption.setText(self._caption_before.pop(role, caption.text()))
             return
         others = [r for r in self._shown if r is not role]
         image = self.canvases[others[0]].display_image if len(others) == 1 else None
         if image is not None and canvas.show_instead(image):
+            self.state.enter(Comparison.BLINK)
             self._caption_before.setdefault(role, caption.text())
             caption.setText(f"{self.captions[others[0]].text()} (while V is held)")
 
@@ -169,16 +227,20 @@ class CompareView(QWidget):
         return max((c.screen_zoom for c in canvases if c.image_size), default=None)
 
     def _on_view_changed(self, source: ImageRole) -> None:
-        if not self.sync or self._syncing:
+        """The reviewer zoomed or panned *source*: that is the case's zoom now, and with
+        Sync the other image shows it too (the same size on screen, the same spot)."""
+        if self._syncing or source not in self.visible_roles:
             return
-        self._syncing = True
+        canvas = self.canvases[source]
+        if canvas.image_size is None:
+            return
+        self._recording = True
         try:
-            state = self.canvases[source].view_state()
-            for role in self.visible_roles:
-                if role is not source:
-                    self.canvases[role].apply_view_state(state)
+            self.state.set_zoom(canvas.zoom_state())
         finally:
-            self._syncing = False
+            self._recording = False
+        if self.sync:
+            self._apply_zoom([r for r in self.visible_roles if r is not source])
 
     def fit(self) -> None:
         for role in self.visible_roles:
@@ -187,6 +249,8 @@ class CompareView(QWidget):
     def actual_size(self) -> None:
         for role in self.visible_roles:
             self.canvases[role].actual_size()
+            if self.sync:
+                break  # the others follow, at the same size on screen
 
     def zoom_by(self, factor: float) -> None:
         for role in self.visible_roles:

@@ -11,7 +11,7 @@ it (Shift: faster, Alt: resize), Delete removes it, Escape deselects.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QImage,
@@ -26,6 +26,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
 
 from sabre_desk.core.case.review import Box
+from sabre_desk.core.desk.view_state import Zoom
 from sabre_desk.gui.canvas import rect_ops
 from sabre_desk.gui.canvas.box_item import HANDLE_CURSORS, BoxItem
 from sabre_desk.gui.canvas.overlay_items import heat_item, region_item
@@ -70,7 +71,9 @@ class ImageCanvas(QGraphicsView):
         self.setScene(QGraphicsScene(self))
         self.setRenderHints(QPainter.RenderHint.SmoothPixmapTransform)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
-        self.setResizeAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
+        # A zoomed view keeps its centre when the layout resizes it (a swipe ended, a panel
+        # shown): the spot the reviewer was looking at stays in the middle.
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setBackgroundBrush(QColor("#2b2d30"))
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
@@ -84,6 +87,7 @@ class ImageCanvas(QGraphicsView):
         self._boxes: list[BoxItem] = []
         self._selected = -1
         self._fit_mode = True
+        self._quiet = False  # a new image is being fitted: no view change to announce
         self._pending_paint = False
         self._space = False
         # current mouse gesture: ("draw" | "move" | "resize:<handle>" | "pan", start, rect0)
@@ -137,7 +141,8 @@ class ImageCanvas(QGraphicsView):
         return self._display
 
     def set_image(self, image: DisplayImage) -> None:
-        keep_view = self._pixmap_item is not None and self.image_size == (image.width, image.height)
+        """Show *image* fitted; the view's owner then applies the case's zoom (announced by
+        ``image_changed``, never as a zoom of the reviewer's)."""
         self.scene().clear()
         self._display, self._swipe = image, None
         self._boxes, self._draft, self._overlay_items = [], None, []
@@ -146,8 +151,7 @@ class ImageCanvas(QGraphicsView):
         self.scene().addItem(self._pixmap_item)
         self._message = ""
         self.scene().setSceneRect(QRectF(0, 0, image.width, image.height))
-        if not keep_view or self._fit_mode:
-            self.fit()
+        self._fit_quietly()
         self._pending_paint = True
         self.viewport().update()
         self.image_changed.emit()
@@ -270,7 +274,10 @@ class ImageCanvas(QGraphicsView):
             item = BoxItem(i, QRectF(QPointF(x0, y0), QPointF(x1, y1)), box.label)
             self.scene().addItem(item)
             self._boxes.append(item)
-        self._select(selected if selected < len(self._boxes) else -1, emit=False)
+        index = selected if selected < len(self._boxes) else -1
+        # A new selection is announced (a box just drawn is the one the Repair panel
+        # repairs); the same one redrawn is not.
+        self._select(index, emit=index != self._selected)
 
     @property
     def box_count(self) -> int:
@@ -332,8 +339,7 @@ class ImageCanvas(QGraphicsView):
         self._fit_mode = False
         self.setTransform(QTransform.fromScale(zoom, zoom))
         self.centerOn(QPointF(cx, cy))
-        self.view_changed.emit()
-        self.check_detail()
+        self._after_zoom()
 
     def actual_size(self) -> None:
         """One image pixel per physical screen pixel (sharp on high-DPI screens too)."""
@@ -359,7 +365,50 @@ class ImageCanvas(QGraphicsView):
         self.set_zoom(self.zoom * factor, anchor_view)
 
     def _after_zoom(self) -> None:
-        self.view_changed.emit()
+        self._announce()
+        self.check_detail()
+
+    def _announce(self) -> None:
+        if not self._quiet:
+            self.view_changed.emit()
+
+    def _fit_quietly(self) -> None:
+        """Fit without announcing a zoom of the reviewer's (a new image, a resized view)."""
+        self._quiet = True
+        try:
+            self.fit()
+        finally:
+            self._quiet = False
+
+    @property
+    def fitted(self) -> bool:
+        return self._fit_mode
+
+    def zoom_state(self) -> Zoom | None:
+        """The view as the case's zoom: None when fitted, else the image's width on screen
+        and the image point at the centre of the view."""
+        size = self.image_size
+        if size is None or self._fit_mode:
+            return None
+        center = self.mapToScene(self.viewport().rect().center())
+        return Zoom(size[0] * self.zoom, center.x() / size[0], center.y() / size[1])
+
+    def apply_zoom(self, zoom: Zoom | None) -> None:
+        """Show the case's zoom (None: fitted) without announcing it as a new one."""
+        size = self.image_size
+        if size is None:
+            return
+        if zoom is None:
+            self._fit_quietly()
+            return
+        self._quiet = True
+        try:
+            z = max(MIN_ZOOM, min(MAX_ZOOM, zoom.width / size[0]))
+            self._fit_mode = False
+            self.setTransform(QTransform.fromScale(z, z))
+            self.centerOn(QPointF(zoom.cx * size[0], zoom.cy * size[1]))
+        finally:
+            self._quiet = False
         self.check_detail()
 
     def view_state(self) -> tuple[float, float, float]:
@@ -369,17 +418,6 @@ class ImageCanvas(QGraphicsView):
             return (1.0, 0.5, 0.5)
         center = self.mapToScene(self.viewport().rect().center())
         return (self.zoom / self._fit_zoom(), center.x() / size[0], center.y() / size[1])
-
-    def apply_view_state(self, state: tuple[float, float, float]) -> None:
-        size = self.image_size
-        if size is None:
-            return
-        relative, cx, cy = state
-        self._fit_mode = False
-        z = relative * self._fit_zoom()
-        self.setTransform(QTransform.fromScale(z, z))
-        self.centerOn(QPointF(cx * size[0], cy * size[1]))
-        self.check_detail()
 
     def _fit_zoom(self) -> float:
         size = self.image_size
@@ -391,11 +429,11 @@ class ImageCanvas(QGraphicsView):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if self._fit_mode:
-            self.fit()
+            self._fit_quietly()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:
         super().scrollContentsBy(dx, dy)
-        self.view_changed.emit()
+        self._announce()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         steps = event.angleDelta().y() / 120.0
@@ -530,6 +568,19 @@ class ImageCanvas(QGraphicsView):
         if self._boxes and self.boxes_editable:
             return False  # the Tab reaches keyPressEvent
         return super().focusNextPrevChild(next)
+
+    def event(self, event: QEvent) -> bool:
+        """Esc with a box selected deselects it here, before the window's Esc (back to the
+        image and the Case tab) can take it."""
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Escape
+            and self._selected >= 0
+        ):
+            event.accept()
+            return True
+        return super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_V and not event.modifiers():

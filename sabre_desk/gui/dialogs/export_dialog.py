@@ -1,4 +1,5 @@
-"""File > Export Release: choose a folder, export off the GUI thread with a progress dialog."""
+"""File > Export Release: the release's options asked, then the export off the GUI thread
+with a progress dialog."""
 
 from __future__ import annotations
 
@@ -6,11 +7,11 @@ import threading
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
+from PySide6.QtWidgets import QDialog, QMessageBox, QProgressDialog, QWidget
 
-from sabre_desk.core.case.review import Decision
 from sabre_desk.core.release.export import ExportCancelledError, ExportSummary, export
 from sabre_desk.ground.errors import ProjectError
+from sabre_desk.gui.dialogs.export_options import ExportOptions, ExportOptionsDialog
 from sabre_desk.gui.session import Session
 from sabre_desk.gui.workers import Worker
 
@@ -29,11 +30,11 @@ class ExportRun(QObject):
         session: Session,
         pool: QThreadPool,
         parent: QWidget,
-        out: Path,
-        decisions: set[Decision],
+        options: ExportOptions,
     ):
         super().__init__(parent)
-        self.session, self.pool, self.parent_widget, self.out = session, pool, parent, out
+        self.session, self.pool, self.parent_widget = session, pool, parent
+        self.out = options.out
         self.cancel = threading.Event()
         self.progress = _Progress(self)  # owned by Qt, not by a Python reference
         self.dialog = QProgressDialog("Exporting…", "Cancel", 0, 100, parent)
@@ -44,7 +45,16 @@ class ExportRun(QObject):
         self.progress.step.connect(self._on_step)
         assert session.project is not None
         self.worker = Worker(
-            export, session.project, out, decisions, None, self.progress.step.emit, self.cancel
+            export,
+            session.project,
+            options.out,
+            options.decisions,
+            options.name,
+            self.progress.step.emit,
+            self.cancel,
+            options.link,
+            options.license_id,
+            options.min_reviews,
         )
         self.worker.returned.connect(self._on_done)
         self.worker.errored.connect(self._on_error)
@@ -103,8 +113,9 @@ def left_out_text(skipped: list[str], reasons: str) -> str:
 def export_release(
     session: Session, pool: QThreadPool, parent: QWidget, out: Path | None = None
 ) -> ExportRun | None:
-    """File > Export Release: save the open case, ask for a new folder, export in the
-    background (the window stays usable; Cancel leaves nothing behind)."""
+    """File > Export Release: save the open case, ask what the release is (folder, name,
+    licence, decisions, reviews per case; *out* given: the command's defaults into it),
+    export in the background (the window stays usable; Cancel leaves nothing behind)."""
     project = session.project
     if project is None:
         session.say("Open a project first.", 5000)
@@ -116,14 +127,12 @@ def export_release(
         session.error.emit("Export", "The open case could not be saved; fix that first.")
         return None
     if out is None:
-        chosen, _ = QFileDialog.getSaveFileName(
-            parent,
-            "Export release to a new folder",
-            str(project.root.parent / f"{project.root.name}-release"),
-        )
-        if not chosen:
+        dialog = ExportOptionsDialog(project.root, project.name, parent)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
-        out = Path(chosen)
-    run = ExportRun(session, pool, parent, out, {Decision.KEEP})
+        options = dialog.options()
+    else:
+        options = ExportOptions(out)
+    run = ExportRun(session, pool, parent, options)
     run.start()
     return run

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QIcon, QImage, QImageReader, QPixmap
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -41,6 +41,7 @@ from sabre_desk.core.making.authoring import (
     allowed_types,
     new_draft,
     problems,
+    readable,
     save_draft,
 )
 from sabre_desk.engines.gemini_make import GeminiImageMaker
@@ -52,21 +53,42 @@ from sabre_desk.imaging.io import IMAGE_EXTENSIONS
 
 COLUMNS = ["Probe", "Image", "Type", "Question", "Answer", "Options (A; B; C; D)"]
 PROBE, ROLE, TYPE, PROMPT, ANSWER, OPTIONS = range(len(COLUMNS))
+THUMBNAIL = QSize(96, 72)  # the chosen photo on its button
 PHOTO_FILTER = "Images (" + " ".join(f"*{e}" for e in IMAGE_EXTENSIONS) + ")"
 
 
 class PhotoButton(QPushButton):
-    """Shows the chosen photo's name; click to choose one, or drop a file on it."""
+    """Shows the chosen photo, small, and its name; click to choose one, or drop a file on
+    it. The thumbnail is what the reviewer checks: the right photo, the right way up."""
 
     def __init__(self, role: ImageRole, choose: object):
         super().__init__()
         self.role = role
+        self.thumbnail: QImage | None = None
+        self.setIconSize(THUMBNAIL)
+        self.setMinimumHeight(THUMBNAIL.height() + 12)  # the same with or without a photo
         self.reset()
         self.setAcceptDrops(True)
         self._choose = choose
 
     def reset(self) -> None:
         self.setText(f"{self.role.value.capitalize()} photo: choose or drop a file…")
+        self.thumbnail = None
+        self.setIcon(QIcon())
+
+    def show_photo(self, path: Path, text: str) -> None:
+        """*path* shown as a thumbnail (turned as its EXIF says, read at thumbnail size),
+        with *text*; a file that cannot be read shows its name only (the problems list
+        says why)."""
+        self.setText(text)
+        reader = QImageReader(str(path))
+        reader.setAutoTransform(True)
+        size = reader.size()
+        if size.isValid():
+            reader.setScaledSize(size.scaled(THUMBNAIL, Qt.AspectRatioMode.KeepAspectRatio))
+        image = reader.read()
+        self.thumbnail = None if image.isNull() else image
+        self.setIcon(QIcon() if image.isNull() else QIcon(QPixmap.fromImage(image)))
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls()
@@ -176,6 +198,7 @@ class NewCaseDialog(QDialog):
         for attribute in self.draft.attributes:
             edit = QLineEdit()
             edit.textChanged.connect(self._changed)
+            edit.textChanged.connect(self._show_prompts)
             self.attribute_edits[attribute] = edit
             self.attributes_form.addRow(attribute.replace("_", " ").capitalize(), edit)
         self._fill_questions()
@@ -202,7 +225,8 @@ class NewCaseDialog(QDialog):
         table = self.questions
         table.setRowCount(len(self.draft.questions))
         for row, q in enumerate(self.draft.questions):
-            cells = [q.probe_id, q.image_role.value, q.question_type.value, q.prompt, q.answer]
+            prompt = readable(q.prompt, self.draft.attributes)
+            cells = [q.probe_id, q.image_role.value, q.question_type.value, prompt, q.answer]
             cells.append("; ".join(q.options))
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -211,6 +235,18 @@ class NewCaseDialog(QDialog):
                 if not editable:
                     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
                 table.setItem(row, column, item)
+        self._filling = False
+
+    def _show_prompts(self) -> None:
+        """The questions read with the attributes typed so far (the primer's wording keeps
+        its placeholders underneath, filled when the case is saved)."""
+        for name, edit in self.attribute_edits.items():
+            self.draft.attributes[name] = edit.text()
+        self._filling = True
+        for row, q in enumerate(self.draft.questions):
+            item = self.questions.item(row, PROMPT)
+            if item is not None:
+                item.setText(readable(q.prompt, self.draft.attributes))
         self._filling = False
 
     def _cell_changed(self, item: QTableWidgetItem) -> None:
@@ -227,7 +263,8 @@ class NewCaseDialog(QDialog):
             if text in QuestionType._value2member_map_:
                 q.question_type = QuestionType(text)
         elif column == PROMPT:
-            q.prompt = item.text()
+            if item.text() != readable(q.prompt, self.draft.attributes):  # rewritten by hand
+                q.prompt = item.text()
         elif column == ANSWER:
             q.answer = text
         else:
@@ -263,7 +300,7 @@ class NewCaseDialog(QDialog):
             self.photos[ImageRole.EDITED].reset()
             self.make_edited.status.setText("The Base photo changed: make the Edited image again.")
         self.draft.images[role] = path
-        self.photos[role].setText(f"{role.value.capitalize()}: {path.name}")
+        self.photos[role].show_photo(path, f"{role.value.capitalize()}: {path.name}")
         if not self.case_id.text():
             stem = path.stem.removesuffix(f"_{role.value}")
             self.case_id.setText("".join(c if c.isalnum() or c in "._-" else "_" for c in stem))

@@ -24,8 +24,18 @@ MOUSE_HELP = [
 ]
 
 
+#: Which keys need what focus (docs/keys.md, "Where the keyboard is", says the same).
+FOCUS_HELP = (
+    "Menu keys work wherever the keyboard is, except in a text field (notes, filter, an "
+    "answer being edited), where Esc leaves the field. The image keys below (Tab, V, the "
+    "arrows) need the keyboard on an image: Ctrl+I, or Esc with nothing else to cancel, "
+    "puts it there and the Case tab in front; closing a dialog or a panel gives it back "
+    "to the image. The panels' tabs never take the keyboard."
+)
+
+
 def shortcuts_html(groups: dict[str, list[QAction]]) -> str:
-    parts = []
+    parts = [f"<p>{escape(FOCUS_HELP)}</p>"]
     for title, actions in groups.items():
         rows = []
         for action in actions:

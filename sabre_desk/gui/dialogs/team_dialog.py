@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -29,9 +30,11 @@ from PySide6.QtWidgets import (
 
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.team.agreement import ALL, Estimate, ScopeAgreement, confusion
+from sabre_desk.core.team.ratings import adjudicator_rule
 from sabre_desk.core.team.stats import TeamSummary, team_summary
 from sabre_desk.core.team.team import blind
 from sabre_desk.ground.errors import ProjectError
+from sabre_desk.gui.keyboard_home import tabs_take_no_focus
 from sabre_desk.gui.workers import Worker
 
 FIGURE_COLUMNS = ("Figure", "Value", "95 % interval", "Cases")
@@ -117,6 +120,12 @@ class TeamDialog(QDialog):
             combo.currentIndexChanged.connect(self._show_confusion)
         self.confusion = QTableWidget()
         self.confusion.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        # Each decision's name whole in the headers ("Edited replacement failed"), never cut.
+        for header in (self.confusion.horizontalHeader(), self.confusion.verticalHeader()):
+            header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.disagreements_note = QLabel()
+        self.disagreements_note.setObjectName("disagreementsNote")
+        self.disagreements_note.setWordWrap(True)
         self.progress = _table(PROGRESS_COLUMNS)
         self.progress.setObjectName("progressTable")
         self.disagreements = QListWidget()
@@ -149,7 +158,12 @@ class TeamDialog(QDialog):
         self.tabs = QTabWidget()
         self.tabs.addTab(agreement_tab, "Agreement")
         self.tabs.addTab(progress_tab, "Progress")
-        self.tabs.addTab(self.disagreements, "Disagreements")
+        disagreements_tab = QWidget()
+        disagreements_layout = QVBoxLayout(disagreements_tab)
+        disagreements_layout.addWidget(self.disagreements_note)
+        disagreements_layout.addWidget(self.disagreements, 1)
+        self.tabs.addTab(disagreements_tab, "Disagreements")
+        tabs_take_no_focus(self.tabs)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.addButton(self.refresh_button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.rejected.connect(self.reject)
@@ -178,11 +192,11 @@ class TeamDialog(QDialog):
         self.summary = summary
         self.refresh_button.setEnabled(True)
         manifest = self.project.manifest
-        adjudicators = ", ".join(manifest.adjudicators) or "none named (anyone may)"
         reviewers = summary.agreement.reviewers
         self.header.setText(
             f"{len(reviewers)} reviewer(s) with decisions ({', '.join(reviewers) or '—'}) · "
-            f"blind review {'on' if blind(manifest) else 'off'} · adjudicators: {adjudicators}"
+            f"blind review {'on' if blind(manifest) else 'off'} · "
+            f"{adjudicator_rule(manifest.adjudicators)}"
             f" · 95 % intervals from {summary.agreement.bootstrap} bootstrap resamples\n"
             + " · ".join(summary.counts.lines())
         )
@@ -266,14 +280,20 @@ class TeamDialog(QDialog):
         return rows
 
     def _fill_disagreements(self, summary: TeamSummary) -> None:
+        """The disputed cases, the same ones Next Disagreement (Ctrl+Shift+D) goes through."""
         self.disagreements.clear()
+        rule = adjudicator_rule(self.project.manifest.adjudicators)
+        disputed = [c for c in summary.ratings.cases if c.disputed]
         if blind(self.project.manifest) and not self.project.is_adjudicator:
-            self.disagreements.addItem(
-                "The disagreements are for the adjudicators named in sabre-project.json "
-                "(blind review keeps the others' decisions from the rest of the team)."
+            self.disagreements_note.setText(
+                f"{len(disputed)} disputed. {rule.capitalize()}; blind review keeps the "
+                "others' decisions from the rest of the team."
             )
             return
-        disputed = [c for c in summary.ratings.cases if c.disputed]
+        self.disagreements_note.setText(
+            f"{len(disputed)} disputed, to settle with Next Disagreement (Ctrl+Shift+D). "
+            f"{rule.capitalize()}."
+        )
         if not disputed:
             self.disagreements.addItem("No disagreement waits to be settled.")
         for case in disputed:

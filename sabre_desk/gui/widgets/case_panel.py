@@ -10,7 +10,7 @@ from collections.abc import Callable
 from html import escape
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFocusEvent
+from PySide6.QtGui import QFocusEvent, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
-    QSplitter,
+    QSizePolicy,
     QTableView,
     QTextBrowser,
     QVBoxLayout,
@@ -46,12 +46,39 @@ from sabre_desk.gui.models.probe_model import (
     RESULT,
     ProbeModel,
 )
+from sabre_desk.gui.widgets.fit_rows import fit_to_rows
 
 COLUMN_WIDTHS = {PROBE: 96, IMAGE: 52, ANSWER: 64, PREDICTION: 80, RESULT: 74}
 NOTES_COMMIT_MS = 250  # a pause in typing commits the notes (then autosave follows)
+#: The probe table is as tall as its rows up to this; beyond, it scrolls (it is not inside
+#: the scrolling pane above it).
+PROBES_MOST_PX = 320
+
+
+class SummaryLabel(QLabel):
+    """The case's summary as tall as its text: inside the scrolling pane it has no
+    scrollbar of its own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setObjectName("caseSummary")
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setContentsMargins(4, 2, 4, 2)
+
+    def setHtml(self, html: str) -> None:
+        self.setText(html)
+
+    def toPlainText(self) -> str:
+        document = QTextDocument()
+        document.setHtml(self.text())
+        return document.toPlainText()
 
 
 def case_summary_html(case: Case, index_problem: str | None = None) -> str:
+    """The head of the case panel: which case, what edit, what is wrong with its files."""
     spec = case.spec
     rows = [
         f"<h3 style='margin:0'>{escape(spec.concept_id)}</h3>",
@@ -64,14 +91,6 @@ def case_summary_html(case: Case, index_problem: str | None = None) -> str:
     location = spec.attribute("review_location")
     if location:
         rows.append(f"<p><b>Review location:</b> {escape(location)}</p>")
-    if spec.objective:
-        rows.append(f"<p><b>Objective:</b> {escape(spec.objective)}</p>")
-    if spec.generation_notes:
-        notes = "".join(f"<li>{escape(n)}</li>" for n in spec.generation_notes)
-        rows.append(f"<p><b>Generation notes:</b></p><ul>{notes}</ul>")
-    latest = case.screening.latest if case.screening else None
-    if latest is not None and latest.note:
-        rows.append(f"<p><i>{escape(latest.note)}</i></p>")
     if index_problem:
         rows.append(f"<p style='color:#c62828'>⚠ {escape(index_problem)}</p>")
     for warning in case.warnings:
@@ -80,6 +99,21 @@ def case_summary_html(case: Case, index_problem: str | None = None) -> str:
             where = where.relative_to(case.folder)  # "reviews/bob.json", not a long path
         text = f"{where}: {warning.reason}" if where is not None else warning.message
         rows.append(f"<p style='color:#c62828'>⚠ {escape(text)}</p>")
+    return "\n".join(rows)
+
+
+def case_details_html(case: Case) -> str:
+    """The rest of what the spec says, shown below what the change map and the team found
+    (those are what a reviewer must see at once on a small screen)."""
+    spec, rows = case.spec, []
+    if spec.objective:
+        rows.append(f"<p><b>Objective:</b> {escape(spec.objective)}</p>")
+    if spec.generation_notes:
+        notes = "".join(f"<li>{escape(n)}</li>" for n in spec.generation_notes)
+        rows.append(f"<p><b>Generation notes:</b></p><ul>{notes}</ul>")
+    latest = case.screening.latest if case.screening else None
+    if latest is not None and latest.note:
+        rows.append(f"<p><i>{escape(latest.note)}</i></p>")
     return "\n".join(rows)
 
 
@@ -121,8 +155,8 @@ class CasePanel(QWidget):
     def __init__(self, controller: CaseController, parent: QWidget | None = None):
         super().__init__(parent)
         self.controller = controller
-        self.summary = QTextBrowser()
-        self.summary.setOpenExternalLinks(False)
+        self.summary = SummaryLabel()
+        self.details = SummaryLabel()
         self.checklist_box = QGroupBox("Verify")
         self.checklist_layout = QVBoxLayout(self.checklist_box)
         self.design_button = QPushButton("Task design…")
@@ -187,30 +221,25 @@ class CasePanel(QWidget):
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
-        self.summary.setMinimumHeight(120)
-        top_layout.addWidget(self.summary, 1)
+        top_layout.addWidget(self.summary)
+        top_layout.addWidget(self.details)  # the sections go in above it
         top_layout.addWidget(self.checklist_box)
+        top_layout.addStretch(1)
         self._top_layout = top_layout
-        # The summary, checklist and change regions scroll inside their own pane, so on a
-        # 720-pixel laptop screen the probe table and the decisions keep their room and no
-        # section (the change map's, say) makes the window taller.
+        # The summary, the sections (change map, team) and the checklist scroll in one pane,
+        # so on a 720-pixel laptop screen the probe table and the decisions keep their room
+        # and no section makes the window taller. Nothing in it scrolls on its own; the
+        # probe table is as tall as its rows, and the pane gets the rest.
         self.top_scroll = QScrollArea()
         self.top_scroll.setWidgetResizable(True)
         self.top_scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.top_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.top_scroll.setWidget(top)
         self.top_scroll.setMinimumHeight(120)
-        self.probes.setMinimumHeight(150)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.top_scroll)
-        splitter.addWidget(self.probes)
-        splitter.setChildrenCollapsible(False)
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([300, 300])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.top_scroll, 1)
+        layout.addWidget(self.probes)
         layout.addWidget(decision_box)
         self.error = QLabel()
         self.error.setWordWrap(True)
@@ -232,9 +261,12 @@ class CasePanel(QWidget):
         self.error.hide()
         entry = self.controller.project.entry(case.case_id)
         self.summary.setHtml(case_summary_html(case, entry.problem if entry else None))
+        self.details.setHtml(case_details_html(case))
         self._build_checklist(case)
         self._sync(case, Aspect.ALL)
         self.probes.resizeRowsToContents()
+        fit_to_rows(self.probes, PROBES_MOST_PX)
+        self.top_scroll.verticalScrollBar().setValue(0)  # each case opens at its top
         editable = self.controller.editable
         paired = len(case.spec.image_roles) == 2
         for decision, button in self.decision_buttons.items():
@@ -264,6 +296,7 @@ class CasePanel(QWidget):
             f"<p style='color:#c62828'><b>{escape(case_id)} cannot be "
             f"opened.</b></p><p>{escape(message)}</p>"
         )
+        self.details.setHtml("")
         self._build_checklist(None)
         self.notes.set_text_quietly("")
         for button in self.decision_buttons.values():
@@ -308,6 +341,9 @@ class CasePanel(QWidget):
         for key, text in items:
             box = QCheckBox(text)
             box.setToolTip(text)
+            # A long item is cut (its tooltip has it all), never widens the pane past its
+            # view: the summary above would be cut instead of wrapped.
+            box.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
             box.toggled.connect(lambda on, k=key: self.controller.set_checklist(k, on))
             self.checklist_layout.addWidget(box)
             self.checklist[key] = box
@@ -337,8 +373,9 @@ class CasePanel(QWidget):
         self._sync(self.controller.case or case, Aspect.DECISION)
 
     def add_section(self, widget: QWidget) -> None:
-        """A section of another feature (the change map's regions) under the summary."""
-        self._top_layout.addWidget(widget)
+        """A section of another feature (the change map's findings, the team's reviews)
+        under the summary, above the checklist: what it found is seen first."""
+        self._top_layout.insertWidget(self._top_layout.indexOf(self.details), widget)
 
     def show_error(self, message: str) -> None:
         self.error.setText(message)

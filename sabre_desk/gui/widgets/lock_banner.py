@@ -1,8 +1,9 @@
 """In the repair panel: who holds the lock on the open case's images, and breaking a lock
 whose holder is evidently gone (with the reviewer's confirmation).
 
-Polled once a second while a case is open (one ``stat`` of the owner record when nobody
-holds it), so a lock taken in another window or on another computer shows up by itself.
+Polled while a case is open (one ``stat`` of the owner record when nobody holds it), so a
+lock taken in another window or on another computer shows up by itself: every second while
+a lock is held or just after the case opened, less often the longer nobody takes one.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from sabre_desk.core.case.locks import LockOwner, break_lock, holder, is_stale
 from sabre_desk.core.case.project import Case
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.controller import CaseController
+from sabre_desk.gui.polling import backed_off
 
 POLL_MS = 1000
+POLL_MAX_MS = 4000
 
 
 class LockBanner(QWidget):
@@ -45,11 +48,13 @@ class LockBanner(QWidget):
 
     def _on_case_loaded(self, _case: Case) -> None:
         self.refresh()
-        self._timer.start()
+        self._timer.start(POLL_MS)
 
     def refresh(self) -> None:
         case = self.controller.case
-        self.owner = holder(case.folder) if case is not None else None
+        before, self.owner = self.owner, holder(case.folder) if case is not None else None
+        held = self.owner is not None  # while held, it may become stale: looked at often
+        backed_off(self._timer, held or before is not None, POLL_MS, POLL_MAX_MS)
         if self.owner is None:
             self.hide()
             return

@@ -38,6 +38,7 @@ from sabre_desk.engines.registry import (
     engines_for,
     make_engine,
     missing_values,
+    preview_chain,
 )
 from sabre_desk.ground.errors import EngineUnavailableError
 from sabre_desk.gui.controller import Aspect, CaseController
@@ -224,6 +225,12 @@ class RepairPanel(QWidget):
         self.run.setToolTip(problem or "Run the repair on a worker; you can keep reviewing")
         self._update_actions()
 
+    def choose_role(self, role: ImageRole) -> None:
+        """Repair on *role*'s image (a box was just drawn or selected there)."""
+        at = self.role.findData(role.value)
+        if at >= 0 and at != self.role.currentIndex():
+            self.role.setCurrentIndex(at)
+
     def current_role(self) -> ImageRole | None:
         data = self.role.currentData()  # Qt hands enum data back as a plain string
         return ImageRole(data) if data else None
@@ -285,13 +292,16 @@ class RepairPanel(QWidget):
             self.controller.say(problem or "")
             return False
         name = self.engine.currentData()
-        engine = self._make_engine(name, self.engine_fields.values(name))
-        if engine is None:
+        # a slow engine's quick preview first, each its own job and its own record
+        engines = [self._make_engine(n, self.engine_fields.values(n)) for n in preview_chain(name)]
+        if engines[-1] is None:
             return False
         order = RepairOrder(
             box, RepairOp(self.op.currentData()), self.instruction.toPlainText(), self.params()
         )
-        self.jobs.submit(self.case, ImageRole(self.role.currentData()), order, engine)
+        for engine in engines:
+            if engine is not None:
+                self.jobs.submit(self.case, ImageRole(self.role.currentData()), order, engine)
         if self.controller.editor is not None:
             self.controller.editor.clear_messages()  # what stopped the last try is past
         self._update_running()

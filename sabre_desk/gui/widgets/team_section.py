@@ -18,6 +18,7 @@ from sabre_desk.core.case.review import Review
 from sabre_desk.core.team.final import edit_text
 from sabre_desk.core.team.team import CaseTeam
 from sabre_desk.gui.canvas.team_boxes import TeamColors
+from sabre_desk.gui.widgets.fit_rows import fit_to_rows
 
 ROWS = ("Decision", "Notes", "Boxes", "Question edits")
 WARN, ALERT = "#e8a33d", "#c62828"
@@ -77,7 +78,6 @@ class TeamSection(QWidget):
         self.table.setVerticalHeaderLabels(list(ROWS))
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(True)
-        self.table.setMaximumHeight(150)
         self.table.horizontalHeader().setStretchLastSection(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
@@ -114,6 +114,7 @@ class TeamSection(QWidget):
                 self.table.setItem(row, column, item)
         self.table.setVisible(bool(columns))
         self.table.resizeRowsToContents()
+        fit_to_rows(self.table)  # in the case panel's scrolling pane: no scrollbar of its own
         self.show()
 
     def cell(self, row: str, reviewer: str) -> str:

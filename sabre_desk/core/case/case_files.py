@@ -1,0 +1,219 @@
+"""One case's files, read and written: its spec, this reviewer's review, the screening runs,
+the other reviewers' reviews and where its images are.
+
+Every reader holds a file to the rules the case is judged by (a review's owner and case,
+its question edits against the spec, links that lead outside the project) and says what
+is wrong with the file named; the project index reads the same files faster, as plain
+JSON, and leaves the full checks to here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from sabre_desk.core.case.question_edits import edit_problems
+from sabre_desk.core.case.review import Review, ownership_problem, utc_now, validate_review
+from sabre_desk.core.case.screening import SCREENING_NAME, ScreeningRecord
+from sabre_desk.core.case.spec import ImageRole, SampleSpec
+from sabre_desk.ground.errors import (
+    CaseLoadError,
+    ImageError,
+    ReadOnlyProjectError,
+    ReviewConflictError,
+    ReviewError,
+    ScreeningError,
+    SpecError,
+    StorageError,
+)
+from sabre_desk.ground.ids import id_problem
+from sabre_desk.ground.paths import inside_project
+from sabre_desk.ground.storage import (
+    atomic_write_bytes,
+    check_size,
+    dumps_json,
+    file_fingerprint,
+    file_lock,
+    fingerprint,
+    read_json,
+    remove_orphan_temps,
+)
+from sabre_desk.ground.validation_messages import describe_validation_error
+from sabre_desk.imaging.io import ImageInfo, find_image, probe_image
+
+SPEC_NAME = "spec.json"
+REVIEWS_DIR = "reviews"
+HISTORY_NAME = "history.jsonl"
+
+
+@dataclass
+class Case:
+    """A fully loaded case: validated spec, screening, reviews and image locations."""
+
+    case_id: str
+    folder: Path
+    spec: SampleSpec
+    review: Review
+    review_fingerprint: str | None
+    screening: ScreeningRecord | None = None
+    other_reviews: dict[str, Review] = field(default_factory=dict)
+    images: dict[ImageRole, Path] = field(default_factory=dict)
+    image_info: dict[ImageRole, ImageInfo] = field(default_factory=dict)
+    image_problems: dict[ImageRole, ImageError] = field(default_factory=dict)
+    #: problems that do not stop reviewing (a corrupt screening.json, another's review)
+    warnings: list[CaseLoadError] = field(default_factory=list)
+
+    @property
+    def review_path(self) -> Path:
+        return self.folder / REVIEWS_DIR / f"{self.review.reviewer}.json"
+
+    @property
+    def history_path(self) -> Path:
+        return self.folder / HISTORY_NAME
+
+
+def load_spec(root: Path, case_id: str, folder: Path) -> SampleSpec:
+    """The case's spec.json, validated; a link leading outside the project is refused."""
+    path = folder / SPEC_NAME
+    if path.is_symlink() and not inside_project(root, path):
+        raise SpecError("is a link leading outside the project", path, case_id)
+    data, _ = read_json(path, "spec", SpecError)
+    try:
+        return SampleSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(describe_validation_error(exc), path, case_id) from exc
+
+
+def load_own_review(
+    reviewer: str, case_id: str, folder: Path, spec: SampleSpec
+) -> tuple[Review, str | None]:
+    """This reviewer's review (an empty one if none yet) and its file's fingerprint; a file
+    that breaks the rules stops the case from loading, so nothing is saved over it."""
+    path = folder / REVIEWS_DIR / f"{reviewer}.json"
+    try:
+        data, raw = read_json(path, "review", ReviewError, follow_links=False)
+    except ReviewError as exc:
+        if not path.exists():
+            return Review.empty(case_id, reviewer), None
+        raise ReviewError(exc.reason + "; it is left untouched", path, case_id) from exc
+    try:
+        review = validate_review(data, path, case_id)
+    except ReviewError as exc:
+        raise ReviewError(exc.reason + "; it is left untouched", path, case_id) from exc
+    problem = ownership_problem(review, case_id, reviewer)
+    problem = problem or "; ".join(edit_problems(spec, review.question_edits))
+    if problem:
+        raise ReviewError(problem + "; it is left untouched", path, case_id)
+    return review, fingerprint(raw)
+
+
+def load_screening(case: Case) -> None:
+    """The case's screening runs; a file that cannot be read is a warning, not a stop."""
+    path = case.folder / SCREENING_NAME
+    if not path.exists():
+        return
+    try:
+        data, _ = read_json(path, "screening", ScreeningError)
+        case.screening = ScreeningRecord.model_validate(data)
+    except ScreeningError as exc:
+        case.warnings.append(exc)
+    except ValidationError as exc:
+        reason = describe_validation_error(exc)
+        case.warnings.append(ScreeningError(reason, path, case.case_id))
+
+
+def load_other_reviews(reviewer: str, case: Case) -> None:
+    """The other reviewers' files, each held to the rules of one's own: a file whose
+    name, ``reviewer`` or ``case_id`` disagree with where it lies, or whose question
+    edits break the spec, is reported and left out (it cannot sway a release)."""
+    folder = case.folder / REVIEWS_DIR
+    if not folder.is_dir() or folder.is_symlink():
+        return
+    for path in sorted(folder.glob("*.json")):
+        name = path.stem
+        if name == reviewer:
+            continue
+        try:
+            data, _ = read_json(path, "review", ReviewError, follow_links=False)
+            review = validate_review(data, path, case.case_id)
+            problem = id_problem(name, "reviewer file name") or ownership_problem(
+                review, case.case_id, name
+            )
+            problem = problem or "; ".join(edit_problems(case.spec, review.question_edits))
+            if problem:
+                raise ReviewError(problem + "; this review is ignored", path, case.case_id)
+            case.other_reviews[name] = review
+        except ReviewError as exc:
+            case.warnings.append(exc)
+
+
+def locate_images(root: Path, case: Case) -> None:
+    """Find the case's images (again, when one was replaced on disk)."""
+    case.images, case.image_info, case.image_problems = {}, {}, {}
+    for role in case.spec.image_roles:
+        locate_image(root, case, role)
+
+
+def locate_image(root: Path, case: Case, role: ImageRole) -> None:
+    path = find_image(case.folder, role.value)
+    if path is None:
+        expected = f"expected {role.value}.png, .jpg, .jpeg or .webp"
+        case.image_problems[role] = ImageError(
+            f"image is missing ({expected})", case.folder / f"{role.value}.png", case.case_id
+        )
+        return
+    if not inside_project(root, path):
+        case.image_problems[role] = ImageError(
+            "is a link leading outside the project; not followed", path, case.case_id
+        )
+        return
+    case.images[role] = path
+    try:
+        case.image_info[role] = probe_image(path)
+    except ImageError as exc:
+        case.image_problems[role] = exc
+
+
+def write_review_file(
+    path: Path,
+    review: Review,
+    expected: str | None,
+    force: bool = False,
+    read_only: bool = False,
+    case_id: str | None = None,
+) -> str | None:
+    """Write *review* to *path* atomically (and durably); returns the new file's fingerprint.
+
+    Touches nothing but the file (and ``review.updated_at``), so a save thread can run it
+    while the window goes on with the case. Refuses (ReviewConflictError) when the file's
+    fingerprint is not *expected* — another window or person wrote it — unless *force*.
+    """
+    if read_only:
+        raise ReadOnlyProjectError("project is open read-only; nothing was saved", path)
+    if path.parent.is_symlink():
+        raise StorageError("reviews/ is a symbolic link; nothing is written through it", path)
+    try:
+        path.parent.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise StorageError(f"cannot create the folder ({exc.strerror or exc})", path) from exc
+    with file_lock(path):
+        remove_orphan_temps(path.parent, path.name)
+        if not force and file_fingerprint(path) != expected:
+            raise ReviewConflictError(
+                "changed on disk since it was opened (another window or person); "
+                "reload it or choose to overwrite",
+                path,
+                case_id,
+            )
+        review.updated_at = utc_now()
+        payload = dumps_json(review.model_dump(mode="json", exclude_none=False))
+        check_size(path, payload, "review")  # never a review its reader would refuse
+        _before_replace(path)
+        atomic_write_bytes(path, payload)
+    return fingerprint(payload)
+
+
+def _before_replace(path: Path) -> None:
+    """A point between the conflict check and the rename (tests race a second writer here)."""

@@ -1,0 +1,52 @@
+"""Exemplar completion offline: the box filled with texture copied from around it.
+
+The OpenCV engines diffuse the surroundings into the box (Telea, Navier-Stokes) or rebuild
+it from a few frequencies (FSR); on grass, fabric or brick either leaves a smear or blotches.
+This one copies patches of the patch's own known pixels into the box, coarse to fine
+(multi-scale PatchMatch, ``sabre_desk/imaging/completion.py``), so a texture carries on
+through the box, with its broad shading taken from a smooth fill. It computes for a second
+or two on an ordinary box, so the window shows the quick engine's preview first
+(``quick_preview``) and this one beside it when it lands.
+
+Its inner loops are compiled by numba (imported only when a repair runs, so listing the
+engines stays fast); the compiled code is cached on disk after the first repair.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import ClassVar
+
+import numpy as np
+
+from sabre_desk.engines.base import EngineRequest, RepairCancelledError
+from sabre_desk.engines.opencv import FsrEngine, OpenCVEngine
+
+
+class PatchMatchEngine(OpenCVEngine):
+    """Multi-scale PatchMatch completion (numba)."""
+
+    name: ClassVar[str] = "patchmatch"
+    label: ClassVar[str] = "Patch-based completion, offline (carries texture into the box)"
+    uses_radius: ClassVar[bool] = False
+    quick_preview: ClassVar[str | None] = FsrEngine.name
+
+    @classmethod
+    def unavailable_reason(cls) -> str | None:
+        if importlib.util.find_spec("numba") is None:
+            return "needs numba (pip install numba), which is not installed here"
+        return None
+
+    def fill_request(self, request: EngineRequest, mask: np.ndarray, radius: int) -> np.ndarray:
+        from sabre_desk.imaging.completion import CompletionCancelledError, patchmatch_fill
+
+        try:
+            return patchmatch_fill(request.patch, mask > 0, cancel=request.cancel)
+        except CompletionCancelledError as exc:
+            raise RepairCancelledError(str(exc)) from None
+
+    @staticmethod
+    def fill(patch: np.ndarray, mask: np.ndarray, radius: int) -> np.ndarray:
+        from sabre_desk.imaging.completion import patchmatch_fill
+
+        return patchmatch_fill(patch, mask > 0)

@@ -1,0 +1,85 @@
+"""The keyboard's home is the image: a reviewer working from the keys never has to click to
+get the decision, box and swipe keys back.
+
+Three leaks are closed here. Tab bars (the docks' Case / Repair / Pipeline tabs) never take
+the keyboard: Tab would land on them and Left/Right would switch tabs instead of moving a
+box or the swipe divider. When the window is active again (a dialog closed, or the reviewer
+came back from another program), the keyboard goes back to the image unless a text field
+has it (a note being typed keeps it). A panel closed hands the keyboard to the image, not
+to whichever tab was behind it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QChildEvent, QEvent, QObject, Qt, QTimer
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QDockWidget,
+    QLineEdit,
+    QPlainTextEdit,
+    QTabBar,
+    QTabWidget,
+    QTextEdit,
+    QWidget,
+)
+
+#: Widgets that keep the keyboard when the window comes back: something is being typed.
+TEXT_INPUTS = (QLineEdit, QAbstractSpinBox, QPlainTextEdit, QTextEdit)
+
+
+def typing_in(widget: QWidget | None) -> bool:
+    """*widget* is a place where keys are text (a decision key there would be typed)."""
+    if isinstance(widget, QComboBox):
+        return widget.isEditable()
+    return isinstance(widget, TEXT_INPUTS)
+
+
+def tabs_take_no_focus(tabs: QTabWidget | QTabBar) -> None:
+    """A tab bar chosen by click only: arrows stay with what the reviewer works on."""
+    bar = tabs.tabBar() if isinstance(tabs, QTabWidget) else tabs
+    bar.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+
+
+class KeyboardHome(QObject):
+    """Watches *window*: its dock tab bars take no focus; when it is active again the image
+    gets the keyboard (``to_image``) unless a text field has it; a dock closed does too
+    (``to_case``: the image and the Case tab)."""
+
+    def __init__(
+        self, window: QWidget, to_image: Callable[[], None], to_case: Callable[[], None]
+    ) -> None:
+        super().__init__(window)
+        self._window = window
+        self._to_image = to_image
+        self._to_case = to_case
+        window.installEventFilter(self)
+        self.sweep()
+
+    def sweep(self) -> None:
+        """No tab bar of the window's docks takes the keyboard."""
+        for bar in self._window.findChildren(QTabBar):
+            tabs_take_no_focus(bar)
+
+    def watch_dock(self, dock: QDockWidget) -> None:
+        dock.toggleViewAction().toggled.connect(lambda shown: shown or self._to_case())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind == QEvent.Type.ChildAdded and isinstance(event, QChildEvent):
+            # The docks' tab bars are made as docks are tabbed (a bar is not yet one when
+            # it is added): look once it is built.
+            QTimer.singleShot(0, self.sweep)
+        elif kind == QEvent.Type.WindowActivate:
+            # After the dialog's own focus handling: the widget it gives back is known then.
+            QTimer.singleShot(0, self._back_home)
+        return False
+
+    def _back_home(self) -> None:
+        focused = QApplication.focusWidget()
+        if not self._window.isActiveWindow() or typing_in(focused):
+            return
+        self._to_image()

@@ -1,0 +1,67 @@
+"""The case panel on a 1366×768 laptop: what the change map and the team found is seen at
+once, nothing scrolls inside the scrolling pane, and each case opens at its top."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from factories import write_review
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QAbstractScrollArea, QWidget
+
+from sabre_desk.gui.main_window import MainWindow
+from sabre_desk.gui.widgets.fit_rows import rows_height
+
+CASE = "tex01_mug_brick"
+
+
+def seen_in_pane(window: MainWindow, widget: QWidget) -> bool:
+    """*widget*'s top is inside the case panel's scrolling pane as it is scrolled now."""
+    pane = window.case_panel.top_scroll.viewport()
+    top = widget.mapTo(pane, QPoint(0, 0)).y()
+    return widget.isVisible() and top >= 0 and top + 12 <= pane.height()
+
+
+@pytest.fixture
+def laptop(window: MainWindow, open_case: Callable, demo_project: Path, qtbot) -> MainWindow:
+    write_review(demo_project / "cases" / CASE, "bob", "keep", notes="fine")
+    window.resize(1366, 730)
+    open_case(window, demo_project, CASE)
+    qtbot.keyClick(window.compare.canvases[window.compare.visible_roles[-1]], Qt.Key.Key_D)
+    section = window.changes_ui.section
+    qtbot.waitUntil(lambda: "changed region" in section.summary.text(), timeout=15000)
+    qtbot.wait(50)
+    return window
+
+
+def test_the_change_map_and_the_team_are_seen_without_scrolling(laptop: MainWindow) -> None:
+    window = laptop
+    panel = window.case_panel
+    assert seen_in_pane(window, panel.summary)  # the case id, at the top
+    assert seen_in_pane(window, window.changes_ui.section.summary)
+    assert seen_in_pane(window, window.team_ui.section)
+    # No empty band under the probe table's rows: the pane above has that room.
+    assert panel.probes.height() - rows_height(panel.probes) <= 2
+
+
+def test_nothing_scrolls_inside_the_case_panels_pane(laptop: MainWindow) -> None:
+    pane = laptop.case_panel.top_scroll
+    inner = pane.widget().findChildren(QAbstractScrollArea)
+    assert inner  # the change regions and the team table at least
+    for view in inner:
+        if view.isVisible():
+            assert not view.verticalScrollBar().isVisible(), view.objectName()
+            assert view.height() >= rows_height(view) - 2, view.objectName()
+
+
+def test_each_case_opens_at_its_top(qtbot, laptop: MainWindow) -> None:
+    window = laptop
+    bar = window.case_panel.top_scroll.verticalScrollBar()
+    assert bar.maximum() > 0  # the pane scrolls at this size
+    bar.setValue(bar.maximum())
+    with qtbot.waitSignal(window.images_shown, timeout=10000):
+        qtbot.keyClick(window.compare.active_canvas(), Qt.Key.Key_N)
+    assert bar.value() == 0
+    assert seen_in_pane(window, window.case_panel.summary)

@@ -1,0 +1,122 @@
+"""The patch-based offline engine: registered like every other, carries a real texture into
+the box better than Telea, stops when cancelled, and runs from the command line."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from sabre_desk.cli import main
+from sabre_desk.engines.base import EngineRequest, RepairCancelledError, RepairOp
+from sabre_desk.engines.registry import ENGINES, make_engine, preview_chain
+from sabre_desk.imaging.patch import PixelRect
+
+PHOTOS = Path(__file__).parents[1] / "fixtures" / "photos"
+CASE = "ctx03_wrench_banana"
+BOX = "0.345,0.595,0.41,0.69"
+
+
+def brick() -> np.ndarray:
+    gray = np.asarray(Image.open(PHOTOS / "brick.png").convert("L"))
+    return np.ascontiguousarray(np.dstack([gray] * 3))
+
+
+def request(patch: np.ndarray, box: PixelRect, cancel: threading.Event) -> EngineRequest:
+    h, w = patch.shape[:2]
+    return EngineRequest(
+        RepairOp.REMOVE, "", patch, patch, box, PixelRect(0, 0, w, h), (w, h), cancel
+    )
+
+
+class CountingCancel(threading.Event):
+    """A cancel button pressed once the engine has looked at it ``after`` times."""
+
+    def __init__(self, after: int) -> None:
+        super().__init__()
+        self.after, self.looks = after, 0
+
+    def is_set(self) -> bool:
+        self.looks += 1
+        if self.looks > self.after:
+            self.set()
+        return super().is_set()
+
+
+def test_the_patch_engine_is_registered_with_the_quick_engine_before_it() -> None:
+    cls = ENGINES["patchmatch"]
+    assert cls.unavailable_reason() is None and not cls.uses_network and cls.cpu_bound
+    assert preview_chain("patchmatch") == (cls.quick_preview, "patchmatch")
+    assert preview_chain("opencv-telea") == ("opencv-telea",)
+
+
+def test_repair_help_lists_the_patch_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["repair", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"patchmatch: {ENGINES['patchmatch'].label}" in text
+
+
+def test_on_a_real_brick_wall_it_leaves_less_error_than_telea() -> None:
+    truth = brick()
+    pasted = truth.copy()
+    cv2.ellipse(pasted, (80, 78), (20, 14), 30, 0, 360, (200, 40, 40), -1)
+    box = PixelRect(56, 60, 104, 96)
+    errors = {}
+    for name in ("patchmatch", "opencv-telea"):
+        reply = make_engine(name).repair(request(pasted, box, threading.Event()))
+        inside = np.abs(reply.patch.astype(int) - truth.astype(int))[60:96, 56:104]
+        errors[name] = float(inside.mean())
+        # nothing outside the box (and its 2-pixel pad) is touched
+        outside = np.ones(truth.shape[:2], bool)
+        outside[58:98, 54:106] = False
+        assert np.array_equal(reply.patch[outside], pasted[outside])
+    assert errors["patchmatch"] < 0.9 * errors["opencv-telea"], errors
+
+
+def test_a_cancel_stops_it_between_iterations_before_it_completes() -> None:
+    truth = brick()
+    box = PixelRect(40, 40, 120, 120)
+    finished = CountingCancel(after=10**9)
+    make_engine("patchmatch").repair(request(truth, box, finished))
+    # a whole run looks at the button at every level and iteration of its completions
+    assert finished.looks > 12
+
+    pressed = CountingCancel(after=2)
+    with pytest.raises(RepairCancelledError):
+        make_engine("patchmatch").repair(request(truth, box, pressed))
+    # pressed at the third look, it stopped at the next look of each of its two completions
+    assert pressed.looks <= pressed.after + 2 < finished.looks
+
+
+def test_repair_with_the_patch_engine_on_the_demo(
+    demo_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = demo_project / "cases" / CASE
+    before = np.asarray(Image.open(folder / "edited.png").convert("RGB"))
+    code = main(
+        [
+            "repair",
+            str(demo_project),
+            CASE,
+            "--reviewer",
+            "alice",
+            "--box",
+            BOX,
+            "--engine",
+            "patchmatch",
+        ]
+    )
+    assert code == 0, capsys.readouterr().err
+    (record,) = json.loads((folder / "reviews" / "alice.json").read_text())["repairs"]
+    assert record["engine"] == "patchmatch" and record["status"] == "preview"
+    after = np.asarray(Image.open(folder / record["preview"]).convert("RGB"))
+    h, w = before.shape[:2]
+    box = (slice(int(0.595 * h), int(0.69 * h)), slice(int(0.345 * w), int(0.41 * w)))
+    assert np.abs(after[box].astype(int) - before[box].astype(int)).mean() > 5  # filled
+    assert np.array_equal(after[: h // 3], before[: h // 3])  # far from the box: untouched
