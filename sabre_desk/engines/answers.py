@@ -82,12 +82,12 @@ class Answer:
 
 def within_limit(answer: Answer, max_output_tokens: int | None) -> Answer:
     """*answer*, or a failed one when its text is longer than its output tokens can make
-    (``LIMITS["model reply per token"]`` bytes a token; None: one answer's whole reply
-    limit, for a batch's answers): a model that ignored its limit is not kept verbatim."""
+    (``LIMITS["model reply per token"]`` bytes a token; None, for a batch's answers: the
+    longest answer kept anywhere): a model that ignored its limit is not kept verbatim."""
     if answer.text is None:
         return answer
     per_token = LIMITS["model reply per token"]
-    limit = LIMITS["model answer"] if max_output_tokens is None else max_output_tokens * per_token
+    limit = LIMITS["kept answer"] if max_output_tokens is None else max_output_tokens * per_token
     size = len(answer.text.encode("utf-8"))
     if size <= limit:
         return answer

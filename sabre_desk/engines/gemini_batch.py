@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sabre_desk.engines.answers import Answer, AnswerRequest, within_limit
-from sabre_desk.engines.deadline_http import Budget
+from sabre_desk.engines.deadline_http import Budget, ReplyLimit
 from sabre_desk.engines.gemini_call import (
     NO_KEY,
     CallFailedError,
@@ -34,7 +34,7 @@ from sabre_desk.engines.gemini_call import (
     scrub,
 )
 from sabre_desk.engines.gemini_qa import GeminiAnswerer, read_answer
-from sabre_desk.engines.reply_limits import batch_limit
+from sabre_desk.engines.reply_limits import batch_limit, image_batch_limit
 
 if TYPE_CHECKING:
     from google import genai
@@ -156,11 +156,17 @@ class GeminiBatchClient:
     def answerer(self) -> GeminiAnswerer:
         return GeminiAnswerer(self.model, self.base_url)
 
-    def _call(self, action: Callable[[genai.Client], T], cancel: threading.Event) -> T:
+    def _call(
+        self,
+        action: Callable[[genai.Client], T],
+        cancel: threading.Event,
+        limit: ReplyLimit | None = None,
+    ) -> T:
         key = api_key()
         if key is None:
             raise CallFailedError(NO_KEY)
-        budget = Budget(self.policy.deadline_s, self.policy.timeout_s, cancel, batch_limit())
+        limit = limit or batch_limit()
+        budget = Budget(self.policy.deadline_s, self.policy.timeout_s, cancel, limit)
         try:
             with open_client(key, self.base_url, budget, self.policy.timeout_s) as client:
                 return call_with_retries(lambda: action(client), budget, self.policy, cancel)
@@ -221,11 +227,14 @@ class GeminiBatchClient:
             )
         return str(job.name), "file"
 
-    def poll_raw(self, name: str, cancel: threading.Event) -> RawState:
+    def poll_raw(
+        self, name: str, cancel: threading.Event, limit: ReplyLimit | None = None
+    ) -> RawState:
         """The job's state; when it is done, every request's reply (or error) by key."""
         from google.genai import types
 
-        job = self._call(lambda c: c.batches.get(name=name), cancel)
+        limit = limit or image_batch_limit()  # a job of images, unless told otherwise
+        job = self._call(lambda c: c.batches.get(name=name), cancel, limit)
         state = RawState(name, str(getattr(job.state, "value", str(job.state))))
         if state.state not in ("JOB_STATE_SUCCEEDED", "JOB_STATE_PARTIALLY_SUCCEEDED"):
             return state
@@ -238,7 +247,7 @@ class GeminiBatchClient:
                     state.replies[meta["key"]] = (item.response, error)
         elif dest is not None and dest.file_name:
             file_name = dest.file_name
-            data = self._call(lambda c: c.files.download(file=file_name), cancel)
+            data = self._call(lambda c: c.files.download(file=file_name), cancel, limit)
             for line in bytes(data).decode("utf-8", "replace").splitlines():
                 try:
                     row = json.loads(line)
@@ -263,7 +272,7 @@ class GeminiBatchClient:
     def poll(self, name: str, cancel: threading.Event, keys: list[str] | None = None) -> BatchState:
         """The job's state; when it is done, its answers by key (every key fits Gemini's
         metadata, so *keys* is not needed)."""
-        raw = self.poll_raw(name, cancel)
+        raw = self.poll_raw(name, cancel, batch_limit())
         state = BatchState(raw.name, raw.state)
         key = api_key()
         for request_key, (response, error) in raw.replies.items():

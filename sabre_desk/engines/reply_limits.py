@@ -27,3 +27,7 @@ def image_limit() -> ReplyLimit:
 
 def batch_limit() -> ReplyLimit:
     return ReplyLimit(LIMITS["model batch results"], "a batch job's results")
+
+
+def image_batch_limit() -> ReplyLimit:
+    return ReplyLimit(LIMITS["model image batch results"], "a batch job's images")

@@ -18,7 +18,7 @@ from sabre_desk.engines.answers import Answer, AnswerEngine, within_limit
 from sabre_desk.engines.anthropic_qa import AnthropicAnswerer, message_request
 from sabre_desk.engines.anthropic_qa import read_reply as read_message
 from sabre_desk.engines.batches import request_id
-from sabre_desk.engines.gemini_batch import BatchItem, BatchState
+from sabre_desk.engines.gemini_batch import DONE_STATES, BatchItem, BatchState
 from sabre_desk.engines.models import Provider
 from sabre_desk.engines.openai_qa import OpenAIAnswerer, chat_request
 from sabre_desk.engines.openai_qa import read_reply as read_completion
@@ -46,9 +46,15 @@ CALL_DEADLINE_S = 600.0
 
 
 class _SdkBatch:
-    """What both batch clients share: the answerer whose client they use."""
+    """What both batch clients share: the answerer whose client they use, and a job larger
+    than the service takes split into several (their ids joined by commas are the job's one
+    name: a rerun polls and collects them all, and the job is done when every part is)."""
 
     engine: OpenAIAnswerer | AnthropicAnswerer
+    #: what one job of the service may hold (bytes of requests, requests)
+    max_bytes: int
+    max_requests: int
+    mode: str
 
     @property
     def kind(self) -> str:
@@ -71,34 +77,90 @@ class _SdkBatch:
     def _call(self, action: Any, cancel: threading.Event) -> Any:
         return self.sdk.call(action, cancel, CALL_DEADLINE_S, batch_limit())
 
-    @staticmethod
-    def _answers(
-        state: BatchState, replies: dict[str, Answer], keys: list[str] | None
-    ) -> BatchState:
-        back = {request_id(k): k for k in keys or []}
-        state.answers = {
-            back.get(rid, rid): within_limit(answer, None) for rid, answer in replies.items()
-        }
-        return state
+    def _entry(self, item: BatchItem) -> dict[str, Any]:
+        raise NotImplementedError
 
+    def _create(
+        self, entries: list[dict[str, Any]], display_name: str, cancel: threading.Event
+    ) -> str:
+        raise NotImplementedError
 
-class OpenAIBatchClient(_SdkBatch):
-    def __init__(self, model: str, base_url: str | None = None) -> None:
-        self.engine = OpenAIAnswerer(model, Provider.OPENAI, base_url)
+    def _poll_one(self, job_id: str, cancel: threading.Event) -> tuple[str, dict[str, Answer]]:
+        raise NotImplementedError
+
+    def _cancel_one(self, job_id: str, cancel: threading.Event) -> None:
+        raise NotImplementedError
 
     def submit(
         self, items: list[BatchItem], display_name: str, cancel: threading.Event
     ) -> tuple[str, str]:
-        lines = [
-            {
-                "custom_id": request_id(item.key),
-                "method": "POST",
-                "url": "/v1/chat/completions",
-                "body": chat_request(self.engine.name.model, item.request, local=False),
+        """Create the job (in as many parts as the service's limits need)."""
+        parts: list[list[dict[str, Any]]] = [[]]
+        size = 0
+        for item in items:
+            entry = self._entry(item)
+            weight = len(json.dumps(entry, ensure_ascii=False).encode("utf-8")) + 1
+            if parts[-1] and (
+                size + weight > self.max_bytes or len(parts[-1]) >= self.max_requests
+            ):
+                parts.append([])
+                size = 0
+            parts[-1].append(entry)
+            size += weight
+        names = [self._create(part, display_name, cancel) for part in parts if part]
+        return ",".join(names), self.mode
+
+    def poll(self, name: str, cancel: threading.Event, keys: list[str] | None = None) -> BatchState:
+        states: list[str] = []
+        replies: dict[str, Answer] = {}
+        for job_id in name.split(","):
+            part, answers = self._poll_one(job_id, cancel)
+            states.append(part)
+            replies.update(answers)
+        back = {request_id(k): k for k in keys or []}
+        state = BatchState(name, _combined(states))
+        if state.done:
+            state.answers = {
+                back.get(rid, rid): within_limit(answer, None) for rid, answer in replies.items()
             }
-            for item in items
-        ]
-        data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode()
+        return state
+
+    def cancel(self, name: str, cancel: threading.Event) -> None:
+        for job_id in name.split(","):
+            self._cancel_one(job_id, cancel)
+
+
+def _combined(states: list[str]) -> str:
+    """The state of a job of several parts, in the one vocabulary."""
+    finished = [s for s in states if s in DONE_STATES]
+    if len(finished) < len(states):
+        return "JOB_STATE_RUNNING" if finished or "JOB_STATE_RUNNING" in states else states[0]
+    if all(s == "JOB_STATE_SUCCEEDED" for s in states):
+        return "JOB_STATE_SUCCEEDED"
+    if any(s in ("JOB_STATE_SUCCEEDED", "JOB_STATE_PARTIALLY_SUCCEEDED") for s in states):
+        return "JOB_STATE_PARTIALLY_SUCCEEDED"
+    return next(s for s in states if s != "JOB_STATE_SUCCEEDED")
+
+
+class OpenAIBatchClient(_SdkBatch):
+    # The Batch API takes input files of up to 200 MB and 50,000 requests.
+    max_bytes, max_requests, mode = 190 * 1024 * 1024, 50_000, "file"
+
+    def __init__(self, model: str, base_url: str | None = None) -> None:
+        self.engine = OpenAIAnswerer(model, Provider.OPENAI, base_url)
+
+    def _entry(self, item: BatchItem) -> dict[str, Any]:
+        return {
+            "custom_id": request_id(item.key),
+            "method": "POST",
+            "url": "/v1/chat/completions",
+            "body": chat_request(self.engine.name.model, item.request, local=False),
+        }
+
+    def _create(
+        self, entries: list[dict[str, Any]], display_name: str, cancel: threading.Event
+    ) -> str:
+        data = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries).encode()
         uploaded = self._call(
             lambda c: c.files.create(file=("requests.jsonl", data), purpose="batch"), cancel
         )
@@ -111,22 +173,22 @@ class OpenAIBatchClient(_SdkBatch):
             ),
             cancel,
         )
-        return str(job.id), "file"
+        return str(job.id)
 
-    def poll(self, name: str, cancel: threading.Event, keys: list[str] | None = None) -> BatchState:
-        job = self._call(lambda c: c.batches.retrieve(name), cancel)
-        state = BatchState(name, OPENAI_STATES.get(str(job.status), str(job.status)))
+    def _poll_one(self, job_id: str, cancel: threading.Event) -> tuple[str, dict[str, Answer]]:
+        job = self._call(lambda c: c.batches.retrieve(job_id), cancel)
+        state = OPENAI_STATES.get(str(job.status), str(job.status))
         replies: dict[str, Answer] = {}
-        for file_id in (job.output_file_id, job.error_file_id) if state.done else ():
+        for file_id in (job.output_file_id, job.error_file_id) if state in DONE_STATES else ():
             if not file_id:
                 continue
             content = self._call(lambda c, f=file_id: c.files.content(f).read(), cancel)
             for row in _jsonl(content):
                 replies[str(row["custom_id"])] = _openai_line(row)
-        return self._answers(state, replies, keys)
+        return state, replies
 
-    def cancel(self, name: str, cancel: threading.Event) -> None:
-        self._call(lambda c: c.batches.cancel(name), cancel)
+    def _cancel_one(self, job_id: str, cancel: threading.Event) -> None:
+        self._call(lambda c: c.batches.cancel(job_id), cancel)
 
 
 def _jsonl(content: bytes) -> list[dict[str, Any]]:
@@ -155,35 +217,37 @@ def _openai_line(row: dict[str, Any]) -> Answer:
 
 
 class AnthropicBatchClient(_SdkBatch):
+    # Message Batches take up to 256 MB and 100,000 requests in one create call.
+    max_bytes, max_requests, mode = 240 * 1024 * 1024, 100_000, "inline"
+
     def __init__(self, model: str, base_url: str | None = None) -> None:
         self.engine = AnthropicAnswerer(model, base_url)
 
-    def submit(
-        self, items: list[BatchItem], display_name: str, cancel: threading.Event
-    ) -> tuple[str, str]:
-        requests = [
-            {
-                "custom_id": request_id(item.key),
-                "params": message_request(self.engine.name.model, item.request),
-            }
-            for item in items
-        ]
-        job = self._call(lambda c: c.messages.batches.create(requests=requests), cancel)
-        return str(job.id), "inline"
+    def _entry(self, item: BatchItem) -> dict[str, Any]:
+        return {
+            "custom_id": request_id(item.key),
+            "params": message_request(self.engine.name.model, item.request),
+        }
 
-    def poll(self, name: str, cancel: threading.Event, keys: list[str] | None = None) -> BatchState:
-        job = self._call(lambda c: c.messages.batches.retrieve(name), cancel)
+    def _create(
+        self, entries: list[dict[str, Any]], display_name: str, cancel: threading.Event
+    ) -> str:
+        job = self._call(lambda c: c.messages.batches.create(requests=entries), cancel)
+        return str(job.id)
+
+    def _poll_one(self, job_id: str, cancel: threading.Event) -> tuple[str, dict[str, Answer]]:
+        job = self._call(lambda c: c.messages.batches.retrieve(job_id), cancel)
         status = str(job.processing_status)
-        state = BatchState(name, ANTHROPIC_STATES.get(status, status))
+        state = ANTHROPIC_STATES.get(status, status)
         replies: dict[str, Answer] = {}
-        if state.done:
-            for row in self._call(lambda c: list(c.messages.batches.results(name)), cancel):
+        if state in DONE_STATES:
+            for row in self._call(lambda c: list(c.messages.batches.results(job_id)), cancel):
                 data = row if isinstance(row, dict) else row.model_dump()
                 replies[str(data["custom_id"])] = _anthropic_line(data.get("result") or {})
-        return self._answers(state, replies, keys)
+        return state, replies
 
-    def cancel(self, name: str, cancel: threading.Event) -> None:
-        self._call(lambda c: c.messages.batches.cancel(name), cancel)
+    def _cancel_one(self, job_id: str, cancel: threading.Event) -> None:
+        self._call(lambda c: c.messages.batches.cancel(job_id), cancel)
 
 
 def _anthropic_line(result: dict[str, Any]) -> Answer:

@@ -60,8 +60,10 @@ LIMITS: dict[str, int] = {
     "model spec reply": 3 * MB,
     # … an image (the largest image file accepted, base64 in JSON), …
     "model image reply": 96 * MB,
-    # … and a batch job's results (every answer of one job, as one file or one listing).
+    # … and a batch job's results (every answer of one job, as one file or one listing; a
+    # job of images holds every image it made, so it may be far larger).
     "model batch results": 256 * MB,
+    "model image batch results": 4096 * MB,
 }
 #: How much of an over-long reply is kept beside the reason it was refused.
 EXCERPT_CHARS = 80

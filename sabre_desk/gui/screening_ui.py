@@ -86,6 +86,7 @@ class ScreeningUi(QObject):
             stale_only=stale_only,
             model=self.settings.screening_model,
             concurrency=self.settings.screening_concurrency,
+            local_url=self.settings.local_base_url,
             env=passed_env(),
         )
         self.run = ChildRun(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -31,6 +32,8 @@ class FakeHttp:
     requests: list[dict[str, Any]] = field(default_factory=list)
     #: bytes of a flood actually sent before the client hung up, per flood reply
     flooded: list[int] = field(default_factory=list)
+    #: silence before each reply of the model's endpoint (a slow service)
+    delay_s: float = 0.0
 
     def route(self, method: str, path: str, body: Any, headers: dict[str, str]) -> Handled:
         raise NotImplementedError
@@ -50,6 +53,8 @@ class FakeHttp:
                 fake.requests.append(
                     {"method": method, "path": self.path, "headers": headers, "body": body}
                 )
+                if fake.delay_s and fake.scripted(self.path):
+                    time.sleep(fake.delay_s)
                 scripted = method == "POST" and fake.script and fake.scripted(self.path)
                 status, reply = (
                     fake.script.pop(0) if scripted else fake.route(method, self.path, body, headers)

@@ -48,3 +48,31 @@ def test_file_evaluate_a_release_writes_table_7_in_the_background(
     header = (tmp_path / "eval" / "table7.md").read_text().splitlines()[0]
     assert GPT in header and CLAUDE in header
     assert not window.job_strip.isVisible()
+
+
+def test_cancel_stops_an_evaluation_and_keeps_what_came_back(
+    qtbot, window: MainWindow, demo_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = Project.open(demo_project, "alice")
+    case = project.load_case("count01_apples")
+    case.review.decision = Decision.KEEP
+    project.save_review(case)
+    release = tmp_path / "release"
+    assert main(["--reviewer", "alice", "export", str(demo_project), str(release)]) == 0
+    openai_fake = FakeOpenAI(delay_s=1.0)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-gui-" + "k" * 30)
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_fake.url)
+    ui = window.evaluate_ui
+    try:
+        with qtbot.waitSignal(ui.finished, timeout=120000) as done:
+            assert ui.start(release, [GPT], tmp_path / "eval")
+            qtbot.waitUntil(lambda: bool(openai_fake.requests), timeout=60000)
+            ui.run.job.cancel()  # the Cancel of the status bar and the Pipeline panel
+    finally:
+        openai_fake.close()
+    result = done.args[0]
+    assert result is not None and result.cancelled
+    kept = (tmp_path / "eval" / "predictions-openai_gpt-5.4.jsonl").read_text().splitlines()
+    rows = (release / "benchmark.jsonl").read_text().splitlines()
+    assert len(kept) < len(rows)  # stopped before every question was asked
+    assert not window.job_strip.isVisible()

@@ -22,6 +22,7 @@ from sabre_desk.core.case.review import Decision
 OPENAI_KEY = "sk-proj-" + "q" * 32
 ANTHROPIC_KEY = "sk-ant-api-" + "z" * 32
 GPT, CLAUDE = "openai:gpt-5.4", "anthropic:claude-opus-4-6"
+GEMINI, GEMINI_KEY = "gemini:gemini-3.5-flash", "gemini-key-" + "g" * 30
 
 
 @pytest.fixture
@@ -41,7 +42,7 @@ def fakes(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FakeOpenAI, FakeAnt
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(["--reviewer", "alice", *argv])
     out, err = capsys.readouterr()
-    assert OPENAI_KEY not in out + err and ANTHROPIC_KEY not in out + err
+    assert all(key not in out + err for key in (OPENAI_KEY, ANTHROPIC_KEY, GEMINI_KEY))
     return code, out, err
 
 
@@ -66,7 +67,7 @@ def _no_key_in_files(*folders: Path) -> None:
         for path in folder.rglob("*"):
             if path.is_file():
                 data = path.read_bytes()
-                assert OPENAI_KEY.encode() not in data and ANTHROPIC_KEY.encode() not in data
+                assert all(k.encode() not in data for k in (OPENAI_KEY, ANTHROPIC_KEY, GEMINI_KEY))
 
 
 def test_predict_with_openai_and_anthropic_writes_one_prediction_per_row(
@@ -109,14 +110,22 @@ def _image_of(body: dict[str, object]) -> bytes | None:
     return None
 
 
+@pytest.mark.parametrize("split", [False, True], ids=["one job", "larger than a job"])
 def test_predict_through_openai_and_anthropic_batches(
     fakes: tuple[FakeOpenAI, FakeAnthropic],
     release: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    split: bool,
 ) -> None:
+    from sabre_desk.engines.sdk_batch import AnthropicBatchClient, OpenAIBatchClient
+
     openai_fake, anthropic_fake = fakes
     openai_fake.batch_polls = anthropic_fake.batch_polls = 1
+    if split:  # the services' limits, made small: the job goes in parts under one name
+        monkeypatch.setattr(OpenAIBatchClient, "max_requests", 2)
+        monkeypatch.setattr(AnthropicBatchClient, "max_bytes", 1)  # one request a part
     rows = _rows(release)
     for model in (GPT, CLAUDE):
         out = tmp_path / f"batch-{model.split(':')[0]}.jsonl"
@@ -131,7 +140,8 @@ def test_predict_through_openai_and_anthropic_batches(
         before = len(openai_fake.requests) + len(anthropic_fake.requests)
         assert run(capsys, *argv)[0] == 0
         assert len(openai_fake.requests) + len(anthropic_fake.requests) == before
-    assert len(openai_fake.batches) == len(anthropic_fake.batches) == 1
+    assert len(openai_fake.batches) == ((len(rows) + 1) // 2 if split else 1)
+    assert len(anthropic_fake.batches) == (len(rows) if split else 1)
     ledger = [json.loads(x) for x in (tmp_path / "ledger.jsonl").read_text().splitlines()]
     assert {line["model"] for line in ledger} == {GPT, CLAUDE} and all(
         line["batch"] for line in ledger
@@ -185,41 +195,47 @@ def test_generate_specs_with_openai_structured_output(
     _no_key_in_files(context_project)
 
 
-def test_evaluate_two_providers_prints_table_7_naming_both(
+def test_evaluate_three_providers_prints_table_7_naming_them(
     fakes: tuple[FakeOpenAI, FakeAnthropic],
     release: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     _isolated_settings: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from fakes.gemini_server import serving, text_reply
+
     openai_fake, anthropic_fake = fakes
     anthropic_fake.rule = lambda body: (200, _claude("No"))
     folder = tmp_path / "eval"
-    code, out, err = run(
-        capsys, "evaluate", str(release), "--models", f"{GPT},{CLAUDE}", "--out", str(folder)
-    )
+    models = f"{GEMINI},{GPT},{CLAUDE}"
+    with serving(monkeypatch, GEMINI_KEY) as gemini_fake:
+        gemini_fake.answer = lambda body: text_reply("Yes")
+        code, out, err = run(
+            capsys, "evaluate", str(release), "--models", models, "--out", str(folder)
+        )
+        assert len(gemini_fake.requests) == len(_rows(release))
     assert code == 0, err
     header = out.splitlines()[0]
-    assert GPT in header and CLAUDE in header and "Macro Avg." in out
+    assert GEMINI in header and GPT in header and CLAUDE in header and "Macro Avg." in out
     for name in ("table7.md", "table7.csv", "table7.tex", "figures.json"):
         assert (folder / name).is_file()
     figures = json.loads((folder / "figures.json").read_text())
-    assert set(figures["models"]) == {GPT, CLAUDE}
+    assert set(figures["models"]) == {GEMINI, GPT, CLAUDE}
     assert "macro_all_ci" in json.dumps(figures) or "ci" in json.dumps(figures)
     prices = {"prices": {GPT: {"input": 2.0, "output": 10.0}}}  # Claude's left out: unknown
     (_isolated_settings / "settings.json").write_text(json.dumps(prices))
     code, out, _ = run(capsys, "cost", str(folder / "ledger.jsonl"), "--json")
     data = json.loads(out)
     by_model = {row["model"]: row for row in data["rows"]}
-    assert set(by_model) == {GPT, CLAUDE}
+    assert set(by_model) == {"gemini-3.5-flash", GPT, CLAUDE}
     assert by_model[GPT]["provider"] == "openai" and by_model[GPT]["usd"] > 0
     assert by_model[CLAUDE]["usd"] is None and by_model[CLAUDE]["price"] == "unknown"
     assert data["total_usd"] is None  # unknown, never zero
     # a rerun asks nothing
     asked = len(openai_fake.requests) + len(anthropic_fake.requests)
-    code, out, _ = run(
-        capsys, "evaluate", str(release), "--models", f"{GPT},{CLAUDE}", "--out", str(folder)
-    )
+    monkeypatch.setenv("GEMINI_API_KEY", GEMINI_KEY)
+    code, out, _ = run(capsys, "evaluate", str(release), "--models", models, "--out", str(folder))
     assert code == 0 and len(openai_fake.requests) + len(anthropic_fake.requests) == asked
     _no_key_in_files(folder)
 
@@ -342,3 +358,26 @@ def test_a_batch_left_by_ctrl_c_is_collected_by_the_next_run_not_sent_again(
     assert not second.cancelled and second.asked == len(_rows(release))
     assert len(fake.batches) == 1  # the same job, collected
     assert all(json.loads(line)["response"] == "Yes" for line in out.read_text().splitlines())
+
+
+def test_the_windows_screening_process_asks_a_local_server(
+    fakes: tuple[FakeOpenAI, FakeAnthropic], demo_project: Path
+) -> None:
+    from sabre_desk.core.screening.screen_process import ScreenOrder, ScreenProcess
+
+    openai_fake, _ = fakes
+    done: list[object] = []
+    order = ScreenOrder(
+        demo_project,
+        "alice",
+        case_ids=["ctx01_tape_bagel"],
+        model="local:qwen",
+        local_url=openai_fake.url,  # the settings' local_base_url, as the window passes it
+    )
+    job = ScreenProcess(order)
+    job.start(lambda event: None, lambda report, error: done.append((report, error)))
+    assert job.wait(60)
+    ((report, error),) = done
+    assert error is None and report.sent > 0  # type: ignore[attr-defined]
+    asked = [r["body"]["model"] for r in openai_fake.requests]
+    assert asked and set(asked) == {"qwen"}

@@ -21,7 +21,7 @@ from sabre_desk.core.release.score_files import release_identity, report_of
 from sabre_desk.core.release.score_table import FORMATS, render
 from sabre_desk.engines.answers import AnswerEngine
 from sabre_desk.engines.batches import BatchClient
-from sabre_desk.engines.models import base_url, parse_model
+from sabre_desk.engines.models import base_url, parse_model, qualified_name
 from sabre_desk.engines.providers import answerer_for
 from sabre_desk.engines.sdk_batch import batch_client_for
 from sabre_desk.ground.storage import atomic_write_bytes, atomic_write_json
@@ -46,6 +46,11 @@ class ModelRun:
     @property
     def provider(self) -> str:
         return self.engine.kind
+
+    @property
+    def name(self) -> str:
+        """``provider:model``, a Gemini model's too: the table's column, the file's name."""
+        return qualified_name(self.engine.kind, self.engine.model)
 
 
 def model_runs(
@@ -100,10 +105,10 @@ def evaluate(
     by_provider: dict[str, list[ModelRun]] = {}
     for run in runs:
         by_provider.setdefault(run.provider, []).append(run)
-        report.predictions[run.engine.model] = out_dir / predictions_name(run.engine.model)
+        report.predictions[run.name] = out_dir / predictions_name(run.name)
 
     def one(run: ModelRun) -> None:
-        model = run.engine.model
+        model = run.name
         out = report.predictions[model]
 
         def progress(done: int, total: int, question_id: str) -> None:

@@ -30,8 +30,7 @@ from sabre_desk.core.screening.screen_run import (
     run_screening,
 )
 from sabre_desk.engines.answers import AnswerEngine
-from sabre_desk.engines.local_qa import LocalAnswerer
-from sabre_desk.engines.models import ModelNameError
+from sabre_desk.engines.models import ModelNameError, parse_model
 from sabre_desk.engines.providers import answerer_for
 
 
@@ -46,7 +45,8 @@ class ScreenOrder:
     model: str = "gemini-3.5-flash"
     concurrency: int = 8
     use_cache: bool = True
-    local_url: str | None = None  # an OpenAI-compatible server instead of Gemini
+    #: the server of a local: model when SABRE_DESK_LOCAL_BASE_URL names none
+    local_url: str | None = None
     env: dict[str, str] = field(default_factory=dict)  # e.g. GOOGLE_GEMINI_BASE_URL
 
 
@@ -55,11 +55,7 @@ def screen_in_child(
 ) -> ScreenReport:
     """The child's run: plan, calls, writes."""
     try:
-        engine: AnswerEngine = (
-            LocalAnswerer(order.model, order.local_url)
-            if order.local_url
-            else answerer_for(order.model)
-        )
+        engine: AnswerEngine = answerer_for(parse_model(order.model), None, order.local_url)
     except ModelNameError as exc:
         raise ChildFailedError(str(exc)) from None
     require(engine.unavailable_reason())
