@@ -53,7 +53,8 @@ def test_go_to_case_goes_there_with_one_enter(
         QTest.keyClicks(field, "ctx02")
         QTest.keyClick(field, Qt.Key.Key_Return)
         enters.append(1)
-        QTimer.singleShot(200, lambda: dialog.isVisible() and dialog.reject())  # no 2nd Enter
+        # no 2nd Enter; the timer goes with the dialog (the window may be gone by then)
+        QTimer.singleShot(200, dialog, lambda: dialog.isVisible() and dialog.reject())
 
     when_shown(QInputDialog, type_and_enter)
     with qtbot.waitSignal(window.images_shown, timeout=10000):
