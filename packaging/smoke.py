@@ -107,10 +107,14 @@ def step_demo(b: Bundle) -> str:
 def step_opencv(b: Bundle) -> str:
     b.run("diff", "demo", "ctx02_apple_tennis_ball", "--png", "change-map.png")
     png_size(b.work / "change-map.png")
-    out = b.run("repair", "demo", "ctx03_wrench_banana", "--box", "0.4,0.55,0.52,0.63")
-    repairs = list((b.work / "demo" / "cases" / "ctx03_wrench_banana" / "repairs").glob("*.png"))
-    expect(any("opencv-fsr" in p.name for p in repairs), f"no OpenCV repair preview: {out}")
-    return "change map and an opencv-fsr repair"
+    box = ("--box", "0.4,0.55,0.52,0.63")
+    folder = b.work / "demo" / "cases" / "ctx03_wrench_banana" / "repairs"
+    out = b.run("repair", "demo", "ctx03_wrench_banana", *box, "--engine", "opencv-fsr")
+    expect(any("opencv-fsr" in p.name for p in folder.glob("*.png")), f"no OpenCV repair: {out}")
+    # the default offline engine: its compiled loops (numba) must load in the bundle too
+    out = b.run("repair", "demo", "ctx03_wrench_banana", *box, "--role", "base")
+    expect(any("patchmatch" in p.name for p in folder.glob("*.png")), f"no patch repair: {out}")
+    return "change map, an opencv-fsr repair and a patchmatch repair"
 
 
 def step_gemini(b: Bundle) -> str:
