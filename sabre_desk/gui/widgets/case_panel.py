@@ -211,6 +211,16 @@ class CasePanel(QWidget):
         header.setTextElideMode(Qt.TextElideMode.ElideRight)
         for column, width in COLUMN_WIDTHS.items():
             self.probes.setColumnWidth(column, width)
+        # The questions wrap in the Question column, which stretches with the pane: when it
+        # changes width (the pane laid out once shown, the dock dragged) the rows are fitted
+        # to their text again, or a question is cut at its row's bottom.
+        self._refit_rows = QTimer(self)
+        self._refit_rows.setSingleShot(True)
+        self._refit_rows.setInterval(0)
+        self._refit_rows.timeout.connect(self._fit_probe_rows)
+        header.sectionResized.connect(
+            lambda column, _old, _new: column == QUESTION and self._refit_rows.start()
+        )
 
         self.decision_buttons: dict[Decision, QPushButton] = {}
         self.decision_group = QButtonGroup(self)
@@ -288,8 +298,7 @@ class CasePanel(QWidget):
         self.details.setHtml(case_details_html(case))
         self._build_checklist(case)
         self._sync(case, Aspect.ALL)
-        self.probes.resizeRowsToContents()
-        fit_to_rows(self.probes, PROBES_MOST_PX)
+        self._fit_probe_rows()
         self.top_scroll.verticalScrollBar().setValue(0)  # each case opens at its top
         editable = self.controller.editable
         paired = len(case.spec.image_roles) == 2
@@ -297,6 +306,10 @@ class CasePanel(QWidget):
             button.setEnabled(editable and (paired or not decision.needs_pair))
         self.notes.setReadOnly(not editable)
         self.validity_note.hide()
+
+    def _fit_probe_rows(self) -> None:
+        self.probes.resizeRowsToContents()
+        fit_to_rows(self.probes, PROBES_MOST_PX)
 
     def _on_validity_changed(self, report: CaseReport) -> None:
         keep = self.decision_buttons[Decision.KEEP]

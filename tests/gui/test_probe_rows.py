@@ -1,0 +1,40 @@
+"""The probe table on a 1366×768 laptop: each question shows whole, whatever the pane's
+width was when the case opened (another tab in front, the dock dragged wider or narrower)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget, QTableView
+
+from sabre_desk.gui.main_window import MainWindow
+
+CASE = "spatial01_desk"  # long questions: several lines each in a laptop-sized panel
+
+
+def cut_rows(table: QTableView) -> list[int]:
+    """The rows shorter than their text needs at the columns' widths now."""
+    return [
+        row
+        for row in range(table.model().rowCount())
+        if table.rowHeight(row) < table.sizeHintForRow(row)
+    ]
+
+
+def test_each_question_shows_whole_after_the_panel_changes_width(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    window.resize(1366, 730)
+    open_case(window, demo_project, CASE)
+    qtbot.wait(50)
+    table = window.case_panel.probes
+    assert table.model().rowCount() >= 2
+    assert not cut_rows(table)
+    dock = window.case_panel.parentWidget()
+    assert isinstance(dock, QDockWidget)
+    for width in (360, 620, 420):  # the dock dragged narrower, wider, narrower
+        window.resizeDocks([dock], [width], Qt.Orientation.Horizontal)
+        qtbot.wait(50)
+        assert not cut_rows(table), width
