@@ -238,6 +238,8 @@ def test_cases_with_a_repair_waiting_are_marked_and_filterable(
     combo = window.case_list.decision_filter
     combo.setCurrentIndex(combo.findData("repair"))
     assert window.workbench.visible_ids() == ["ctx03_wrench_banana"]
+    # The filter has the mark's name, as the legend under the list explains the mark.
+    assert combo.currentText().lower() in window.case_list.legend.text()
     index = window.case_list.model.index(0)
     assert "repair preview is waiting" in index.data(Qt.ItemDataRole.ToolTipRole)
 
