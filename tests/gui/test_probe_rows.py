@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QTableView
 
 from sabre_desk.gui.main_window import MainWindow
+from sabre_desk.gui.models.probe_model import PROBE
 
 CASE = "spatial01_desk"  # long questions: several lines each in a laptop-sized panel
 
@@ -38,3 +39,15 @@ def test_each_question_shows_whole_after_the_panel_changes_width(
         window.resizeDocks([dock], [width], Qt.Orientation.Horizontal)
         qtbot.wait(50)
         assert not cut_rows(table), width
+
+
+def test_each_probe_id_shows_whole(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    """A primer's probe id (component_count) is not cut to "component_…" at 1366×768."""
+    window.resize(1366, 730)
+    open_case(window, demo_project, "attr02_traffic_light")
+    qtbot.wait(50)
+    table = window.case_panel.probes
+    assert table.sizeHintForColumn(PROBE) <= table.columnWidth(PROBE)
+    assert not cut_rows(table)  # the questions still whole in the narrower Question column

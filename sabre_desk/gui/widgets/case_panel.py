@@ -53,6 +53,8 @@ NOTES_COMMIT_MS = 250  # a pause in typing commits the notes (then autosave foll
 #: The probe table is as tall as its rows up to this; beyond, it scrolls (it is not inside
 #: the scrolling pane above it).
 PROBES_MOST_PX = 320
+#: The Probe column widens to its longest id up to this (the Question column gives the room).
+PROBE_COLUMN_MOST_PX = 160
 
 
 class SummaryLabel(QLabel):
@@ -298,6 +300,8 @@ class CasePanel(QWidget):
         self.details.setHtml(case_details_html(case))
         self._build_checklist(case)
         self._sync(case, Aspect.ALL)
+        widest = max(COLUMN_WIDTHS[PROBE], self.probes.sizeHintForColumn(PROBE))
+        self.probes.setColumnWidth(PROBE, min(widest, PROBE_COLUMN_MOST_PX))
         self._fit_probe_rows()
         self.top_scroll.verticalScrollBar().setValue(0)  # each case opens at its top
         editable = self.controller.editable
