@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QDialog,
+    QDialogButtonBox,
     QFrame,
     QGridLayout,
     QGroupBox,
@@ -388,18 +389,27 @@ class CasePanel(QWidget):
             self._sync(case, Aspect.CHECKLIST)
 
     def show_task_design(self) -> None:
-        """The primer's Task Design, rendered, in a window the reviewer can keep open."""
+        """The primer's Task Design, rendered, in a window the reviewer can keep open: one
+        window (asked again, it shows this primer's design and comes to the front)."""
         if self.primer is None:
             return
-        dialog = QDialog(self)
+        dialog = self.design_dialog
+        if dialog is None:
+            dialog = QDialog(self)
+            dialog.resize(560, 620)
+            layout = QVBoxLayout(dialog)
+            layout.addWidget(QTextBrowser(dialog))
+            buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
+            buttons.rejected.connect(dialog.close)
+            layout.addWidget(buttons)
+            self.design_dialog = dialog
         dialog.setWindowTitle(self.primer.header.title)
-        dialog.resize(560, 620)
-        text = QTextBrowser(dialog)
-        text.setMarkdown(self.primer.design)
-        layout = QVBoxLayout(dialog)
-        layout.addWidget(text)
+        text = dialog.findChild(QTextBrowser)
+        if text is not None:
+            text.setMarkdown(self.primer.design)
         dialog.show()
-        self.design_dialog = dialog
+        dialog.raise_()
+        dialog.activateWindow()
 
     def _on_decision_clicked(self, decision: Decision) -> None:
         case = self.controller.case
