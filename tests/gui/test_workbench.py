@@ -578,6 +578,8 @@ def test_w_swipes_base_over_edited_behind_a_divider_the_reviewer_drags(
     assert review.actions_.swipe.isChecked() and canvas.swiping
     assert review.compare.visible_roles == [EDITED]  # one canvas, as large as the pair's
     assert review.compare.swipe_label.text().startswith("◂ Base  |  Edited ▸")
+    # the line above names both images; no caption under it says the canvas is Edited only
+    assert not review.compare.captions[EDITED].isVisible()
     qtbot.wait(50)
     canvas.fit()
     w, h = canvas.image_size
@@ -607,6 +609,7 @@ def test_w_swipes_base_over_edited_behind_a_divider_the_reviewer_drags(
     press(qtbot, review, Qt.Key.Key_W)
     assert not canvas.swiping and BASE in review.compare.visible_roles
     assert review.compare.swipe_label.isHidden()
+    assert review.compare.captions[EDITED].isVisible()
 
 
 def test_right_click_on_a_box_offers_its_label_mirror_and_delete(qtbot, review: MainWindow) -> None:
