@@ -590,7 +590,11 @@ def test_w_swipes_base_over_edited_behind_a_divider_the_reviewer_drags(
 
     canvas.move_swipe(0.0)
     edited = inside()
+    place = canvas.geometry()
     QTest.keyPress(canvas, Qt.Key.Key_V)  # Base in the same view, for reference
+    qtbot.wait(20)
+    assert canvas.geometry() == place  # the caption naming it shows; the image stays put
+    assert review.compare.captions[EDITED].isVisible()
     base = inside()
     QTest.keyRelease(canvas, Qt.Key.Key_V)
     assert base != edited

@@ -70,6 +70,10 @@ class CompareView(QWidget):
             caption.setObjectName("imageCaption")
             caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
             _elastic(caption)
+            # Hidden while swiping with its room kept: V held shows it, the image unmoved.
+            policy = caption.sizePolicy()
+            policy.setRetainSizeWhenHidden(True)
+            caption.setSizePolicy(policy)
             canvas = ImageCanvas()
             canvas.setObjectName(f"canvas_{role.value}")
             canvas.view_changed.connect(lambda r=role: self._on_view_changed(r))
