@@ -38,6 +38,9 @@ LEGEND = (
 )
 
 
+ALL_SUBSETS = "All subsets"
+
+
 class CaseListView(QListView):
     """The list of cases, repainting one changed row without laying out the others.
 
@@ -82,6 +85,7 @@ class CaseList(QWidget):
         for label, key in SHOW_CHOICES:
             self.decision_filter.addItem(label, key)
         self.subset_filter = QComboBox()
+        self.subset_filter.addItem(ALL_SUBSETS, "")  # before a project opens too, not blank
         self.view = CaseListView()
         self.view.setModel(self.model)
         self.view.setUniformItemSizes(True)
@@ -120,7 +124,7 @@ class CaseList(QWidget):
         """Fill the subset choices from the workbench's entries (after a project opened)."""
         self.subset_filter.blockSignals(True)
         self.subset_filter.clear()
-        self.subset_filter.addItem("All subsets", "")
+        self.subset_filter.addItem(ALL_SUBSETS, "")
         for subset in self.workbench.subsets:
             self.subset_filter.addItem(subset, subset)
         self.subset_filter.blockSignals(False)
