@@ -8,6 +8,7 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelInd
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QDockWidget,
     QInputDialog,
     QLabel,
     QLineEdit,
@@ -191,9 +192,23 @@ class CaseList(QWidget):
         if ok and case_id and not self.select(case_id.strip()):
             QMessageBox.warning(self, "No such case", f"{case_id!r} is not a case of this project")
 
+    def focus_list(self) -> None:
+        """Ctrl+L: the keyboard in the list, the list shown (its dock may have been closed)."""
+        self._bring_out()
+        self.view.setFocus()
+
     def focus_filter(self) -> None:
+        self._bring_out()
         self.filter.setFocus()
         self.filter.selectAll()
+
+    def _bring_out(self) -> None:
+        """The list's dock shown and in front: a key asking for the list never puts the
+        keyboard on a list nobody can see."""
+        dock = self.parentWidget()
+        if isinstance(dock, QDockWidget):
+            dock.show()
+            dock.raise_()
 
     def _reselect(self) -> None:
         """After a new filter, keep the current case selected where it is still listed."""
