@@ -98,7 +98,7 @@ def together(figures: list[str]) -> str:
     """*figures* joined by " · ", each figure's words kept on one line (a wrap between
     figures, never inside one: no line starting "% intervals" or "out: 10 not decided"),
     unless a figure alone is wider than the line."""
-    short = [f.replace(" ", "\u00a0") if len(f) <= 60 else f for f in figures]
+    short = [f.replace(" ", "\u00a0") if len(f) <= 90 else f for f in figures]
     return " · ".join(short)
 
 
