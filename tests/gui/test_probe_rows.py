@@ -10,7 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QTableView
 
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.models.probe_model import PROBE
+from sabre_desk.gui.models.probe_model import PROBE, QUESTION
+from sabre_desk.gui.widgets.case_panel import COLUMN_WIDTHS, QUESTION_LEAST_PX
 
 CASE = "spatial01_desk"  # long questions: several lines each in a laptop-sized panel
 
@@ -41,13 +42,30 @@ def test_each_question_shows_whole_after_the_panel_changes_width(
         assert not cut_rows(table), width
 
 
-def test_each_probe_id_shows_whole(
+def test_each_probe_id_shows_whole_where_the_question_keeps_its_room(
     qtbot, window: MainWindow, open_case: Callable, demo_project: Path
 ) -> None:
-    """A primer's probe id (component_count) is not cut to "component_…" at 1366×768."""
+    """A primer's probe id (component_count) is not cut to "component_…" when the panel
+    has the room; on a laptop the Question column keeps its room and the id is whole in
+    its tooltip."""
     window.resize(1366, 730)
     open_case(window, demo_project, "attr02_traffic_light")
     qtbot.wait(50)
     table = window.case_panel.probes
+    model = table.model()
+    assert model.index(0, PROBE).data(Qt.ItemDataRole.ToolTipRole) == "component_count"
+    # the Probe column took no room from a Question column already short of it
+    assert table.columnWidth(QUESTION) >= QUESTION_LEAST_PX or (
+        table.columnWidth(PROBE) == COLUMN_WIDTHS[PROBE]
+    )
+    dock = window.case_panel.parentWidget()
+    assert isinstance(dock, QDockWidget)
+    window.resizeDocks([dock], [640], Qt.Orientation.Horizontal)  # a wider panel
+    qtbot.wait(50)
+    for case_id in ("attr01_red_triangles", "attr02_traffic_light"):  # away and back
+        with qtbot.waitSignal(window.images_shown, timeout=10000):
+            window.case_list.select(case_id)
+    qtbot.wait(50)
     assert table.sizeHintForColumn(PROBE) <= table.columnWidth(PROBE)
-    assert not cut_rows(table)  # the questions still whole in the narrower Question column
+    assert table.columnWidth(QUESTION) >= QUESTION_LEAST_PX
+    assert not cut_rows(table)

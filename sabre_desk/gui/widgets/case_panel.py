@@ -54,8 +54,11 @@ NOTES_COMMIT_MS = 250  # a pause in typing commits the notes (then autosave foll
 #: The probe table is as tall as its rows up to this; beyond, it scrolls (it is not inside
 #: the scrolling pane above it).
 PROBES_MOST_PX = 320
-#: The Probe column widens to its longest id up to this (the Question column gives the room).
+#: The Probe column widens to its longest id up to this, taking the room from the Question
+#: column only while that keeps QUESTION_LEAST_PX (the question matters more than its id,
+#: which its tooltip gives whole).
 PROBE_COLUMN_MOST_PX = 160
+QUESTION_LEAST_PX = 120
 
 
 class SummaryLabel(QLabel):
@@ -301,8 +304,7 @@ class CasePanel(QWidget):
         self.details.setHtml(case_details_html(case))
         self._build_checklist(case)
         self._sync(case, Aspect.ALL)
-        widest = max(COLUMN_WIDTHS[PROBE], self.probes.sizeHintForColumn(PROBE))
-        self.probes.setColumnWidth(PROBE, min(widest, PROBE_COLUMN_MOST_PX))
+        self.probes.setColumnWidth(PROBE, self._probe_column_width())
         self._fit_probe_rows()
         self.top_scroll.verticalScrollBar().setValue(0)  # each case opens at its top
         editable = self.controller.editable
@@ -311,6 +313,12 @@ class CasePanel(QWidget):
             button.setEnabled(editable and (paired or not decision.needs_pair))
         self.notes.setReadOnly(not editable)
         self.validity_note.hide()
+
+    def _probe_column_width(self) -> int:
+        others = sum(width for column, width in COLUMN_WIDTHS.items() if column != PROBE)
+        room = self.probes.viewport().width() - others - QUESTION_LEAST_PX
+        widest = min(self.probes.sizeHintForColumn(PROBE), PROBE_COLUMN_MOST_PX, room)
+        return max(COLUMN_WIDTHS[PROBE], widest)
 
     def _fit_probe_rows(self) -> None:
         self.probes.resizeRowsToContents()
