@@ -118,7 +118,7 @@ class WindowActions:
         self._add(go, "Go", "&First Case", "Home", lambda: case_list.go(Go.FIRST))
         self._add(go, "Go", "&Last Case", "End", lambda: case_list.go(Go.LAST))
         self._add(go, "Go", "&Go to Case…", "Ctrl+G", case_list.go_to_case)
-        self._add(go, "Go", "Focus Case &List", "Ctrl+L", lambda: case_list.view.setFocus())
+        self._add(go, "Go", "Focus Case &List", "Ctrl+L", case_list.focus_list)
         self._add(go, "Go", "&Filter Cases", QKeySequence.StandardKey.Find, case_list.focus_filter)
         self.focus_image = self._add(
             go, "Go", "Back to the &Image and the Case Tab", ["Ctrl+I", "Esc"], parts.focus_image

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from factories import write_review
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QAbstractScrollArea, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QDialog, QDialogButtonBox, QWidget
 
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.widgets.fit_rows import rows_height
@@ -84,3 +84,21 @@ def test_no_text_of_the_case_panel_is_cut_at_its_right_edge(
     for widget in labels:
         right = widget.mapTo(pane, QPoint(widget.width(), 0)).x()
         assert right <= pane.width(), widget
+
+
+def test_task_design_opens_one_window_with_a_close_button(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    """Task design… twice gives one window (brought to the front), closed by its button."""
+    window.resize(1366, 730)
+    open_case(window, demo_project, "attr01_red_triangles")
+    panel = window.case_panel
+    qtbot.mouseClick(panel.design_button, Qt.MouseButton.LeftButton)
+    first = panel.design_dialog
+    assert first is not None and first.isVisible()
+    qtbot.mouseClick(panel.design_button, Qt.MouseButton.LeftButton)
+    shown = [d for d in window.findChildren(QDialog) if d.isVisible()]
+    assert shown == [first]
+    close = first.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Close)
+    qtbot.mouseClick(close, Qt.MouseButton.LeftButton)
+    assert not first.isVisible()

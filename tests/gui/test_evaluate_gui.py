@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 from fakes.anthropic_server import FakeAnthropic
 from fakes.openai_server import FakeOpenAI
+from PySide6.QtWidgets import QDialogButtonBox
 
 from sabre_desk.cli import main
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.review import Decision
+from sabre_desk.gui.dialogs.evaluate_dialog import EvaluateDialog
 from sabre_desk.gui.main_window import MainWindow
 
 GPT, CLAUDE = "openai:gpt-5.4", "anthropic:claude-opus-4-6"
@@ -76,3 +78,14 @@ def test_cancel_stops_an_evaluation_and_keeps_what_came_back(
     rows = (release / "benchmark.jsonl").read_text().splitlines()
     assert len(kept) < len(rows)  # stopped before every question was asked
     assert not window.job_strip.isVisible()
+
+
+def test_the_evaluate_dialog_names_what_its_button_does(qtbot) -> None:
+    """Its button says Evaluate (not a bare OK), and the release field's hint is words, not
+    Markdown backticks."""
+    dialog = EvaluateDialog("gemini:gemini-3.5-flash")
+    qtbot.addWidget(dialog)
+    buttons = dialog.findChild(QDialogButtonBox)
+    ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
+    assert ok.text().replace("&", "") == "Evaluate"
+    assert "`" not in dialog.release.placeholderText()

@@ -183,3 +183,20 @@ def test_a_whole_review_with_the_keys_only(
     assert next_case != CASE
     key(qtbot, window, Qt.Key.Key_6)
     qtbot.waitUntil(lambda: review(demo_project, next_case).get("decision") == "unsure")
+
+
+def test_ctrl_l_and_ctrl_f_bring_back_a_closed_case_list(qtbot, reviewing: MainWindow) -> None:
+    """The case list closed (its dock's ×): Ctrl+L and Ctrl+F show it again and put the
+    keyboard in it, rather than on a list nobody can see."""
+    window = reviewing
+    on_image(window)
+    for k, target in (
+        (Qt.Key.Key_L, window.case_list.view),
+        (Qt.Key.Key_F, window.case_list.filter),
+    ):
+        window.cases_dock.close()
+        qtbot.waitUntil(lambda: not window.cases_dock.isVisible(), timeout=2000)
+        window.focus_case()
+        key(qtbot, window, k, CTRL)
+        qtbot.waitUntil(lambda: window.cases_dock.isVisible(), timeout=2000)
+        qtbot.waitUntil(lambda t=target: QApplication.focusWidget() is t, timeout=2000)

@@ -111,6 +111,13 @@ def test_a_folder_that_is_not_a_project_is_explained(
     assert window.project is None
 
 
+def test_before_a_project_opens_the_filters_read_all(window: MainWindow) -> None:
+    """The welcome screen's case filters say what they will show, not a blank box."""
+    assert window.project is None
+    assert window.case_list.decision_filter.currentText() == "All decisions"
+    assert window.case_list.subset_filter.currentText() == "All subsets"
+
+
 def test_filters_hide_cases_that_do_not_match(
     qtbot,
     window: MainWindow,
@@ -238,6 +245,8 @@ def test_cases_with_a_repair_waiting_are_marked_and_filterable(
     combo = window.case_list.decision_filter
     combo.setCurrentIndex(combo.findData("repair"))
     assert window.workbench.visible_ids() == ["ctx03_wrench_banana"]
+    # The filter has the mark's name, as the legend under the list explains the mark.
+    assert combo.currentText().lower() in window.case_list.legend.text()
     index = window.case_list.model.index(0)
     assert "repair preview is waiting" in index.data(Qt.ItemDataRole.ToolTipRole)
 

@@ -12,7 +12,7 @@ from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.case.validate import validate_project
 from sabre_desk.core.making.new_project import init_project
-from sabre_desk.gui.dialogs.new_case_dialog import ANSWER, PROMPT, NewCaseDialog
+from sabre_desk.gui.dialogs.new_case_dialog import ANSWER, PROBE, PROMPT, NewCaseDialog
 from sabre_desk.gui.main_window import MainWindow
 
 
@@ -128,3 +128,24 @@ def test_the_chosen_photos_show_as_thumbnails_and_the_questions_read_as_words(
     assert thumbnail is not None and (thumbnail.width(), thumbnail.height()) == (96, 72)
     assert thumbnail.pixelColor(48, 36).getRgb()[:3] == (200, 180, 150)  # that photo
     assert not dialog.photos[ImageRole.BASE].icon().isNull()
+
+
+def test_each_probe_id_shows_whole_in_the_question_table(
+    qtbot, window: MainWindow, tmp_path: Path
+) -> None:
+    """A primer's probe ids (component_count_…) are not cut to "component_c…": the Probe
+    column is as wide as its longest id."""
+    root = init_project(tmp_path / "study", primer="attribute")
+    assert window.open_project(root)
+    qtbot.waitUntil(lambda: not window.project.indexing, timeout=5000)
+    dialog = NewCaseDialog(window.project, window)
+    qtbot.addWidget(dialog)
+    dialog.resize(960, 600)
+    dialog.show()
+    qtbot.wait(20)
+    table = dialog.questions
+    assert table.rowCount() >= 1
+    ids = [table.item(row, PROBE).text() for row in range(table.rowCount())]
+    assert any(len(probe_id) > 12 for probe_id in ids)  # one longer than the column's start
+    # as wide as the cells need: the delegate's own measure of the widest id
+    assert table.sizeHintForColumn(PROBE) <= table.columnWidth(PROBE), ids

@@ -79,7 +79,7 @@ def test_the_window_counts_what_stats_counts(
     dialog = window.team_ui.dialog
     assert dialog is not None
     qtbot.waitUntil(lambda: dialog.summary is not None, timeout=20_000)
-    header = dialog.header.text()
+    header = dialog.header.text().replace("\xa0", " ")  # the words as read
     assert "decided by me 5, decided by anyone 6, stale 1, disputed 1" in header
     assert "with final 5, final Keep 4" in header
     assert "valid cases: decided by anyone 6" in dialog.counts.text()

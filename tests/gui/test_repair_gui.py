@@ -322,3 +322,14 @@ def test_undo_of_accept_puts_back_the_zoom_the_reviewer_had(
     qtbot.wait(100)
     assert shown(edited) == pytest.approx(before, abs=1e-3)
     assert shown(base) == pytest.approx(before, abs=1e-3)
+
+
+def test_the_box_hint_names_the_image_once(
+    window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    """On a single image the Repair tab asks for a box "on the image" (not "the image
+    image")."""
+    open_case(window, demo_project, "spatial01_desk")
+    panel = window.repair_ui.panel
+    panel.refresh()
+    assert panel.box_label.text() == "Draw or select a box on the image"

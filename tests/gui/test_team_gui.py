@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from factories import rgb_array, write_review
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtGui import QTextLayout
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
 
 from sabre_desk.core.case.locks import LOCK_NAME, OWNER_NAME
 from sabre_desk.core.case.project import Case, Project
@@ -291,7 +292,7 @@ def test_assigned_to_me_filter_and_the_team_dialog(
     # its header and its Disagreements tab alike, and its disputed case is the one Next
     # Disagreement (Ctrl+Shift+D) goes to.
     rule = adjudicator_rule(None)
-    assert rule in dialog.header.text()
+    assert rule in dialog.header.text().replace("\xa0", " ")  # the words as read
     note = dialog.disagreements_note.text()
     assert note.startswith("1 disputed") and rule.capitalize() in note
     assert dialog.disagreements.item(0).text().startswith("c1 — ")
@@ -409,3 +410,33 @@ def test_other_cases_changed_on_disk_update_the_case_list(
     assert window.workbench.entry("c2").decision is Decision.NEEDS_RECHECK
     qtbot.waitUntil(lambda: window.workbench.entry("c3").disputed, timeout=5000)
     assert window.controller.case.case_id == "c1"  # nothing moved under the reviewer
+
+
+def wrapped_lines(label: QLabel) -> list[str]:
+    """*label*'s text as its width wraps it, line by line."""
+    lines = []
+    for paragraph in label.text().split("\n"):
+        layout = QTextLayout(paragraph, label.font())
+        layout.beginLayout()
+        while (line := layout.createLine()).isValid():
+            line.setLineWidth(label.contentsRect().width())
+            lines.append(paragraph[line.textStart() : line.textStart() + line.textLength()])
+        layout.endLayout()
+    return lines
+
+
+def test_the_team_header_wraps_between_figures_never_inside_one(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    """At the dialog's size a line never starts with "% intervals" or "out: 10 not
+    decided": each figure keeps its words together, the lines break between figures."""
+    write_review(demo_project / "cases" / "count01_apples", "bob", "keep")
+    open_case(window, demo_project)
+    dialog = window.team_ui.show_dialog()
+    assert dialog is not None
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.summary is not None, timeout=15000)
+    figures = [f.strip() for f in dialog.header.text().replace("\n", " · ").split(" · ")]
+    assert len(figures) > 5
+    for line in wrapped_lines(dialog.header):
+        assert any(line.strip().startswith(f.strip()[:12]) for f in figures), line

@@ -578,6 +578,8 @@ def test_w_swipes_base_over_edited_behind_a_divider_the_reviewer_drags(
     assert review.actions_.swipe.isChecked() and canvas.swiping
     assert review.compare.visible_roles == [EDITED]  # one canvas, as large as the pair's
     assert review.compare.swipe_label.text().startswith("◂ Base  |  Edited ▸")
+    # the line above names both images; no caption under it says the canvas is Edited only
+    assert not review.compare.captions[EDITED].isVisible()
     qtbot.wait(50)
     canvas.fit()
     w, h = canvas.image_size
@@ -588,7 +590,11 @@ def test_w_swipes_base_over_edited_behind_a_divider_the_reviewer_drags(
 
     canvas.move_swipe(0.0)
     edited = inside()
+    place = canvas.geometry()
     QTest.keyPress(canvas, Qt.Key.Key_V)  # Base in the same view, for reference
+    qtbot.wait(20)
+    assert canvas.geometry() == place  # the caption naming it shows; the image stays put
+    assert review.compare.captions[EDITED].isVisible()
     base = inside()
     QTest.keyRelease(canvas, Qt.Key.Key_V)
     assert base != edited
@@ -607,6 +613,7 @@ def test_w_swipes_base_over_edited_behind_a_divider_the_reviewer_drags(
     press(qtbot, review, Qt.Key.Key_W)
     assert not canvas.swiping and BASE in review.compare.visible_roles
     assert review.compare.swipe_label.isHidden()
+    assert review.compare.captions[EDITED].isVisible()
 
 
 def test_right_click_on_a_box_offers_its_label_mirror_and_delete(qtbot, review: MainWindow) -> None:

@@ -54,7 +54,7 @@ SHOW_CHOICES: list[tuple[str, str]] = [
     ("Not reviewed", Show.UNREVIEWED),
     *[(d.label, d.value) for d in Decision],
     ("Invalid", Show.INVALID),
-    ("Repair pending", Show.REPAIR_PENDING),
+    ("Repair waiting", Show.REPAIR_PENDING),
     ("Changes outside the edit", Show.CHANGES_OUTSIDE),
     ("Assigned to me", Show.ASSIGNED),
     ("Disagreements to settle", Show.DISPUTED),

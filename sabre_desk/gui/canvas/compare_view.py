@@ -70,6 +70,10 @@ class CompareView(QWidget):
             caption.setObjectName("imageCaption")
             caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
             _elastic(caption)
+            # Hidden while swiping with its room kept: V held shows it, the image unmoved.
+            policy = caption.sizePolicy()
+            policy.setRetainSizeWhenHidden(True)
+            caption.setSizePolicy(policy)
             canvas = ImageCanvas()
             canvas.setObjectName(f"canvas_{role.value}")
             canvas.view_changed.connect(lambda r=role: self._on_view_changed(r))
@@ -150,6 +154,10 @@ class CompareView(QWidget):
             self.swipe_label.setText(
                 f"◂ {left}  |  {right} ▸   (drag the divider, or press Left/Right; W ends)"
             )
+        for role, caption in self.captions.items():
+            # The line above names both images: the swiped canvas's own caption ("Edited")
+            # would say it shows one (it comes back while V is held, naming what shows).
+            caption.setVisible(not (swiping and role is shown[-1]))
         for role, canvas in self.canvases.items():
             wanted = self._swipes(shown) and role is shown[-1]
             under = self.canvases[shown[0]].display_image if wanted else None
@@ -165,6 +173,7 @@ class CompareView(QWidget):
             self.state.leave(Comparison.BLINK)
             canvas.show_instead(None)
             caption.setText(self._caption_before.pop(role, caption.text()))
+            self._update_swipe()
             return
         others = [r for r in self._shown if r is not role]
         image = self.canvases[others[0]].display_image if len(others) == 1 else None
@@ -172,6 +181,7 @@ class CompareView(QWidget):
             self.state.enter(Comparison.BLINK)
             self._caption_before.setdefault(role, caption.text())
             caption.setText(f"{self.captions[others[0]].text()} (while V is held)")
+            caption.show()
 
     def set_aspect(self, aspect: float | None) -> None:
         """The shown pair's width/height: wide images of a pair go one above the other when

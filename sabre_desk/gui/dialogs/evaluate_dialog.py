@@ -8,7 +8,6 @@ from pathlib import Path
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
-    QDialogButtonBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -17,6 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sabre_desk.gui.dialogs.buttons import ok_cancel
+
 
 class EvaluateDialog(QDialog):
     def __init__(self, models: str, parent: QWidget | None = None) -> None:
@@ -24,7 +25,7 @@ class EvaluateDialog(QDialog):
         self.setWindowTitle("Evaluate a Release")
         form = QFormLayout(self)
         self.release = QLineEdit(self)
-        self.release.setPlaceholderText("the release folder `export` wrote")
+        self.release.setPlaceholderText("the folder Export Release… wrote")
         browse = QPushButton("Browse…", self)
         browse.clicked.connect(self._browse)
         row = QHBoxLayout()
@@ -38,12 +39,7 @@ class EvaluateDialog(QDialog):
         form.addRow("Models", self.models)
         self.batch = QCheckBox("Through the providers' batch services (half price, within a day)")
         form.addRow("", self.batch)
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
-        )
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
+        form.addRow(ok_cancel(self, "Evaluate"))
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Release folder")

@@ -235,6 +235,10 @@ class NewCaseDialog(QDialog):
                 if not editable:
                     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
                 table.setItem(row, column, item)
+        # The primer's probe ids whole (component_count_…), never narrower than before.
+        width = table.columnWidth(PROBE)
+        table.resizeColumnToContents(PROBE)
+        table.setColumnWidth(PROBE, max(width, table.columnWidth(PROBE)))
         self._filling = False
 
     def _show_prompts(self) -> None:

@@ -94,6 +94,14 @@ def figure_rows(scope: ScopeAgreement) -> list[list[str]]:
     return rows
 
 
+def together(figures: list[str]) -> str:
+    """*figures* joined by " · ", each figure's words kept on one line (a wrap between
+    figures, never inside one: no line starting "% intervals" or "out: 10 not decided"),
+    unless a figure alone is wider than the line."""
+    short = [f.replace(" ", "\u00a0") if len(f) <= 90 else f for f in figures]
+    return " · ".join(short)
+
+
 class TeamDialog(QDialog):
     def __init__(
         self,
@@ -193,13 +201,13 @@ class TeamDialog(QDialog):
         self.refresh_button.setEnabled(True)
         manifest = self.project.manifest
         reviewers = summary.agreement.reviewers
-        self.header.setText(
-            f"{len(reviewers)} reviewer(s) with decisions ({', '.join(reviewers) or '—'}) · "
-            f"blind review {'on' if blind(manifest) else 'off'} · "
-            f"{adjudicator_rule(manifest.adjudicators)}"
-            f" · 95 % intervals from {summary.agreement.bootstrap} bootstrap resamples\n"
-            + " · ".join(summary.counts.lines())
-        )
+        about = [
+            f"{len(reviewers)} reviewer(s) with decisions ({', '.join(reviewers) or '—'})",
+            f"blind review {'on' if blind(manifest) else 'off'}",
+            adjudicator_rule(manifest.adjudicators),
+            f"95 % intervals from {summary.agreement.bootstrap} bootstrap resamples",
+        ]
+        self.header.setText(f"{together(about)}\n{together(summary.counts.lines())}")
         self.scope.blockSignals(True)
         self.scope.clear()
         self.scope.addItem("All subsets", ALL)

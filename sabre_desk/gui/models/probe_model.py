@@ -158,6 +158,8 @@ class ProbeModel(QAbstractTableModel):
                 font.setBold(True)
                 return font
         if role == Qt.ItemDataRole.ToolTipRole:
+            if col == PROBE:  # whole, where a narrow panel cuts it
+                return q.probe_id
             if col == QUESTION and edit and edit.prompt is not None:
                 return f"Edited by you. Original: {q.prompt}"
             if col == ANSWER:

@@ -8,6 +8,7 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelInd
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QDockWidget,
     QInputDialog,
     QLabel,
     QLineEdit,
@@ -36,6 +37,9 @@ LEGEND = (
     f"<span style='color:{REPAIR_BADGE}'>■</span> repair waiting &nbsp;"
     f"<span style='color:{OUTSIDE_BADGE}'>▲</span> changes outside the edit</small>"
 )
+
+
+ALL_SUBSETS = "All subsets"
 
 
 class CaseListView(QListView):
@@ -82,6 +86,7 @@ class CaseList(QWidget):
         for label, key in SHOW_CHOICES:
             self.decision_filter.addItem(label, key)
         self.subset_filter = QComboBox()
+        self.subset_filter.addItem(ALL_SUBSETS, "")  # before a project opens too, not blank
         self.view = CaseListView()
         self.view.setModel(self.model)
         self.view.setUniformItemSizes(True)
@@ -120,7 +125,7 @@ class CaseList(QWidget):
         """Fill the subset choices from the workbench's entries (after a project opened)."""
         self.subset_filter.blockSignals(True)
         self.subset_filter.clear()
-        self.subset_filter.addItem("All subsets", "")
+        self.subset_filter.addItem(ALL_SUBSETS, "")
         for subset in self.workbench.subsets:
             self.subset_filter.addItem(subset, subset)
         self.subset_filter.blockSignals(False)
@@ -187,9 +192,23 @@ class CaseList(QWidget):
         if ok and case_id and not self.select(case_id.strip()):
             QMessageBox.warning(self, "No such case", f"{case_id!r} is not a case of this project")
 
+    def focus_list(self) -> None:
+        """Ctrl+L: the keyboard in the list, the list shown (its dock may have been closed)."""
+        self._bring_out()
+        self.view.setFocus()
+
     def focus_filter(self) -> None:
+        self._bring_out()
         self.filter.setFocus()
         self.filter.selectAll()
+
+    def _bring_out(self) -> None:
+        """The list's dock shown and in front: a key asking for the list never puts the
+        keyboard on a list nobody can see."""
+        dock = self.parentWidget()
+        if isinstance(dock, QDockWidget):
+            dock.show()
+            dock.raise_()
 
     def _reselect(self) -> None:
         """After a new filter, keep the current case selected where it is still listed."""

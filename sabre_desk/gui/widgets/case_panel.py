@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QDialog,
+    QDialogButtonBox,
     QFrame,
     QGridLayout,
     QGroupBox,
@@ -53,6 +54,11 @@ NOTES_COMMIT_MS = 250  # a pause in typing commits the notes (then autosave foll
 #: The probe table is as tall as its rows up to this; beyond, it scrolls (it is not inside
 #: the scrolling pane above it).
 PROBES_MOST_PX = 320
+#: The Probe column widens to its longest id up to this, taking the room from the Question
+#: column only while that keeps QUESTION_LEAST_PX (the question matters more than its id,
+#: which its tooltip gives whole).
+PROBE_COLUMN_MOST_PX = 160
+QUESTION_LEAST_PX = 120
 
 
 class SummaryLabel(QLabel):
@@ -211,6 +217,16 @@ class CasePanel(QWidget):
         header.setTextElideMode(Qt.TextElideMode.ElideRight)
         for column, width in COLUMN_WIDTHS.items():
             self.probes.setColumnWidth(column, width)
+        # The questions wrap in the Question column, which stretches with the pane: when it
+        # changes width (the pane laid out once shown, the dock dragged) the rows are fitted
+        # to their text again, or a question is cut at its row's bottom.
+        self._refit_rows = QTimer(self)
+        self._refit_rows.setSingleShot(True)
+        self._refit_rows.setInterval(0)
+        self._refit_rows.timeout.connect(self._fit_probe_rows)
+        header.sectionResized.connect(
+            lambda column, _old, _new: column == QUESTION and self._refit_rows.start()
+        )
 
         self.decision_buttons: dict[Decision, QPushButton] = {}
         self.decision_group = QButtonGroup(self)
@@ -288,8 +304,8 @@ class CasePanel(QWidget):
         self.details.setHtml(case_details_html(case))
         self._build_checklist(case)
         self._sync(case, Aspect.ALL)
-        self.probes.resizeRowsToContents()
-        fit_to_rows(self.probes, PROBES_MOST_PX)
+        self.probes.setColumnWidth(PROBE, self._probe_column_width())
+        self._fit_probe_rows()
         self.top_scroll.verticalScrollBar().setValue(0)  # each case opens at its top
         editable = self.controller.editable
         paired = len(case.spec.image_roles) == 2
@@ -297,6 +313,16 @@ class CasePanel(QWidget):
             button.setEnabled(editable and (paired or not decision.needs_pair))
         self.notes.setReadOnly(not editable)
         self.validity_note.hide()
+
+    def _probe_column_width(self) -> int:
+        others = sum(width for column, width in COLUMN_WIDTHS.items() if column != PROBE)
+        room = self.probes.viewport().width() - others - QUESTION_LEAST_PX
+        widest = min(self.probes.sizeHintForColumn(PROBE), PROBE_COLUMN_MOST_PX, room)
+        return max(COLUMN_WIDTHS[PROBE], widest)
+
+    def _fit_probe_rows(self) -> None:
+        self.probes.resizeRowsToContents()
+        fit_to_rows(self.probes, PROBES_MOST_PX)
 
     def _on_validity_changed(self, report: CaseReport) -> None:
         keep = self.decision_buttons[Decision.KEEP]
@@ -371,18 +397,27 @@ class CasePanel(QWidget):
             self._sync(case, Aspect.CHECKLIST)
 
     def show_task_design(self) -> None:
-        """The primer's Task Design, rendered, in a window the reviewer can keep open."""
+        """The primer's Task Design, rendered, in a window the reviewer can keep open: one
+        window (asked again, it shows this primer's design and comes to the front)."""
         if self.primer is None:
             return
-        dialog = QDialog(self)
+        dialog = self.design_dialog
+        if dialog is None:
+            dialog = QDialog(self)
+            dialog.resize(560, 620)
+            layout = QVBoxLayout(dialog)
+            layout.addWidget(QTextBrowser(dialog))
+            buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
+            buttons.rejected.connect(dialog.close)
+            layout.addWidget(buttons)
+            self.design_dialog = dialog
         dialog.setWindowTitle(self.primer.header.title)
-        dialog.resize(560, 620)
-        text = QTextBrowser(dialog)
-        text.setMarkdown(self.primer.design)
-        layout = QVBoxLayout(dialog)
-        layout.addWidget(text)
+        text = dialog.findChild(QTextBrowser)
+        if text is not None:
+            text.setMarkdown(self.primer.design)
         dialog.show()
-        self.design_dialog = dialog
+        dialog.raise_()
+        dialog.activateWindow()
 
     def _on_decision_clicked(self, decision: Decision) -> None:
         case = self.controller.case

@@ -214,8 +214,9 @@ class RepairPanel(QWidget):
         if self.selected_repair() is not None:
             self.box_label.setText("Comparing a repair: “Back to the case” to pick a box")
         elif box is None:
-            where = role.value if role else "the image"
-            self.box_label.setText(f"Draw or select a box on the {where} image")
+            # a single image is "the image", not "the image image"
+            where = f"{role.value} image" if role and role is not ImageRole.IMAGE else "image"
+            self.box_label.setText(f"Draw or select a box on the {where}")
         else:
             self.box_label.setText("  ".join(f"{v:.3f}" for v in box))
         self.engine_fields.show_engine(self.engine.currentData())
