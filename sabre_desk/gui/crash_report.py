@@ -79,7 +79,7 @@ class FolderPathDialog(QDialog):
 
     def __init__(self, folder: Path, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setWindowTitle("Log folder")
+        self.setWindowTitle("Log Folder")
         note = QLabel("No file manager opened the log folder. It is here:")
         self.path = QLineEdit(str(folder))
         self.path.setReadOnly(True)

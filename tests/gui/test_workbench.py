@@ -245,7 +245,7 @@ def test_switching_cases_saves_and_returning_restores(
     with qtbot.waitSignal(review.images_shown, timeout=10000) as shown:
         press(qtbot, review, Qt.Key.Key_N)  # saved on switch, not only after the delay
     assert shown.args == ["ctx02_apple_tennis_ball"]
-    assert on_disk(demo_project)["decision"] == "scene_changed"
+    qtbot.waitUntil(lambda: on_disk(demo_project).get("decision") == "scene_changed")
     with qtbot.waitSignal(review.images_shown, timeout=10000):
         press(qtbot, review, Qt.Key.Key_P)
     assert review.controller.case.case_id == CASE
@@ -288,7 +288,7 @@ def test_auto_advance_moves_to_the_next_unreviewed_case(
     assert review.settings.auto_advance
     press(qtbot, review, Qt.Key.Key_1)
     qtbot.waitUntil(lambda: review.controller.case.case_id == "ctx02_apple_tennis_ball")
-    assert on_disk(demo_project)["decision"] == "keep"
+    qtbot.waitUntil(lambda: on_disk(demo_project).get("decision") == "keep")
 
 
 def test_ctrl_z_after_auto_advance_goes_back_and_takes_the_decision_back(
@@ -480,7 +480,8 @@ def test_esc_in_the_notes_hands_the_keys_back_to_the_image(
     assert not notes.hasFocus()
     press(qtbot, review, Qt.Key.Key_N)
     assert review.controller.case.case_id != CASE
-    assert on_disk(demo_project)["notes"] == "Jaw still visible"
+    # moving on hands the note's save to the save thread: it lands without holding N up
+    qtbot.waitUntil(lambda: on_disk(demo_project).get("notes") == "Jaw still visible")
     review.case_list.filter.setFocus()
     qtbot.keyClick(review.case_list.filter, Qt.Key.Key_Escape)
     assert not review.case_list.filter.hasFocus()

@@ -38,7 +38,7 @@ class ExportRun(QObject):
         self.cancel = threading.Event()
         self.progress = _Progress(self)  # owned by Qt, not by a Python reference
         self.dialog = QProgressDialog("Exporting…", "Cancel", 0, 100, parent)
-        self.dialog.setWindowTitle("Export release")
+        self.dialog.setWindowTitle("Export Release")
         self.dialog.setWindowModality(Qt.WindowModality.WindowModal)
         self.dialog.setMinimumDuration(0)
         self.dialog.canceled.connect(self.cancel.set)

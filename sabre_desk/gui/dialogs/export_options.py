@@ -50,7 +50,7 @@ class ExportOptions:
 class ExportOptionsDialog(QDialog):
     def __init__(self, project_root: Path, project_name: str, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setWindowTitle("Export release")
+        self.setWindowTitle("Export Release")
         self.folder = QLineEdit(str(project_root.parent / f"{project_root.name}-release"))
         browse = QPushButton("Choose…")
         browse.clicked.connect(self._browse)

@@ -48,7 +48,7 @@ class EditInstructionDialog(QDialog):
 
     def __init__(self, instruction: str, model: str, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setWindowTitle("Make the Edited image")
+        self.setWindowTitle("Make the Edited Image")
         self.text = QPlainTextEdit(instruction)
         self.text.setPlaceholderText(
             "What to change, and that everything else stays: e.g. Replace only the mug with "

@@ -107,7 +107,7 @@ class NewCaseDialog(QDialog):
         new_maker: Callable[[], GeminiImageMaker] = GeminiImageMaker,
     ):
         super().__init__(parent)
-        self.setWindowTitle("New case from your photos")
+        self.setWindowTitle("New Case from Photos")
         self.project = project
         self.saved: str | None = None
         self.library = PrimerLibrary.for_project(project.root)

@@ -28,7 +28,7 @@ NO_PRIMER = "(none: choose per case later)"
 class NewProjectDialog(QDialog):
     def __init__(self, parent: QWidget | None = None, start: Path | None = None):
         super().__init__(parent)
-        self.setWindowTitle("New project")
+        self.setWindowTitle("New Project")
         self.created: Path | None = None
         self.folder = QLineEdit(str(start or Path.home() / "sabre-project"))
         self.folder.textChanged.connect(self._folder_changed)

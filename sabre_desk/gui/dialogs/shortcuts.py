@@ -57,7 +57,7 @@ def shortcuts_html(groups: dict[str, list[QAction]]) -> str:
 class ShortcutsDialog(QDialog):
     def __init__(self, groups: dict[str, list[QAction]], parent: QWidget | None = None):
         super().__init__(parent)
-        self.setWindowTitle("Keyboard shortcuts")
+        self.setWindowTitle("Keyboard Shortcuts")
         self.resize(520, 640)
         self.text = QTextBrowser()
         self.text.setHtml(shortcuts_html(groups))

@@ -23,7 +23,7 @@ class WriteSpecsDialog(QDialog):
         self, library: PrimerLibrary, default: str | None, model: str, parent: QWidget | None = None
     ):
         super().__init__(parent)
-        self.setWindowTitle("Write specifications")
+        self.setWindowTitle("Write Specifications")
         self.primer = QComboBox()
         for primer in sorted(library.primers.values(), key=lambda p: p.name):
             self.primer.addItem(f"{primer.name}: {primer.header.title}", primer.name)

@@ -177,7 +177,7 @@ class CaseList(QWidget):
         if not ids:
             return
         dialog = QInputDialog(self)
-        dialog.setWindowTitle("Go to case")
+        dialog.setWindowTitle("Go to Case")
         dialog.setLabelText("Case id:")
         dialog.setComboBoxItems(ids)
         dialog.setComboBoxEditable(True)
