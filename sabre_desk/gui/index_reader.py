@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from sabre_desk.core.case.decode_cache import DecodeCache
 from sabre_desk.core.case.project import CaseEntry, IndexRun, Project
@@ -45,9 +45,16 @@ class IndexReader(QObject):
         self.workbench.set_entries(project.entries, reading=not run.done)
 
     def read_rest(self, project: Project) -> None:
-        """Read the rest of the index begun with ``begin`` (or say at once that it is whole)."""
-        if self._run is not None:
-            self._more(project, self._run)
+        """Read the rest of the index begun with ``begin`` (or say at once that it is whole).
+        The reading starts once the event loop runs again, after the first screenful is
+        painted: a worker busy in Python would hold the interpreter lock the paint needs."""
+        run = self._run
+        if run is None:
+            return
+        if run.done:
+            self._more(project, run)
+            return
+        QTimer.singleShot(0, self, lambda: self._more(project, run) if run is self._run else None)
 
     def _more(self, project: Project, run: IndexRun) -> None:
         if run.done:
