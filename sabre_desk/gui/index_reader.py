@@ -1,15 +1,17 @@
 """Reading a project's index behind the first case shown.
 
-The first cases are read at once, so a project of 100,000 cases opens as fast as one of
-500; the rest is read a piece at a time on a thread of its own, and each piece joins the
-project and the workbench on the GUI thread (the list grows, the counts follow).
+A screenful of cases is read at once (from a listing of names only), so a project of
+100,000 cases opens as fast as one of a hundred; the rest is read a piece at a time on a
+thread of its own, and each piece joins the project and the workbench on the GUI thread:
+rows are appended to the list (never a reset), the counts follow and say the index is
+still being read until the last piece.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from sabre_desk.core.case.decode_cache import DecodeCache
 from sabre_desk.core.case.project import CaseEntry, IndexRun, Project
@@ -17,7 +19,7 @@ from sabre_desk.core.case.validity import known_undecodable
 from sabre_desk.core.desk.workbench import Workbench
 from sabre_desk.gui.workers import Worker
 
-FIRST_INDEX_CHUNK = 500  # cases read before the window shows the project
+FIRST_INDEX_CHUNK = 64  # cases read before the window shows the project: a screenful
 INDEX_CHUNK = 2000  # cases read per piece behind it
 
 
@@ -40,15 +42,23 @@ class IndexReader(QObject):
         while case_id is not None and project.entry(case_id) is None and not run.done:
             project.add_entries(run.next_chunk(INDEX_CHUNK))
         self._run = run
-        self.workbench.set_entries(project.entries)
+        self.workbench.set_entries(project.entries, reading=not run.done)
 
     def read_rest(self, project: Project) -> None:
-        """Read the rest of the index begun with ``begin`` (or say at once that it is whole)."""
-        if self._run is not None:
-            self._more(project, self._run)
+        """Read the rest of the index begun with ``begin`` (or say at once that it is whole).
+        The reading starts once the event loop runs again, after the first screenful is
+        painted: a worker busy in Python would hold the interpreter lock the paint needs."""
+        run = self._run
+        if run is None:
+            return
+        if run.done:
+            self._more(project, run)
+            return
+        QTimer.singleShot(0, self, lambda: self._more(project, run) if run is self._run else None)
 
     def _more(self, project: Project, run: IndexRun) -> None:
         if run.done:
+            self.workbench.index_complete()
             self.finished.emit(project)
             self._mark_undecodable(project, run)
             return

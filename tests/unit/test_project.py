@@ -236,3 +236,39 @@ def test_an_index_read_in_pieces_matches_the_whole_and_says_when_it_is_done(
     empty = Project.open(make_project("empty"), "alice", index=False)
     empty.begin_index()
     assert not empty.indexing  # nothing to read: done at once
+
+
+def test_the_first_screenful_sees_links_files_and_hidden_entries_as_the_rest_does(
+    demo_project: Path, tmp_path: Path
+) -> None:
+    """The window's first small piece looks at each entry on its own, the later pieces
+    learn what each is from one listing: both see a linked case folder as a problem, a
+    stray file as skipped and a hidden folder not at all, and a case gone since the
+    listing is left out."""
+    cases = demo_project / "cases"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (cases / "aa_linked").symlink_to(elsewhere, target_is_directory=True)
+    (cases / "ab_notes.txt").write_text("not a case")
+    (cases / ".ac_hidden").mkdir()
+
+    def read(size: int) -> tuple[list[tuple[str, str | None]], list[str]]:
+        project = Project.open(demo_project, "alice", index=False)
+        run = project.begin_index()
+        while not run.done:
+            project.add_entries(run.next_chunk(size))
+        entries = [(e.case_id, e.problem) for e in project.entries]
+        return entries, sorted(f"{p.name}: {why}" for p, why in project.skipped)
+
+    one_by_one, listed = read(2), read(10_000)
+    assert one_by_one == listed
+    entries, skipped = listed
+    assert ("aa_linked", "case folder is a symbolic link; links are never followed") in entries
+    assert skipped == ["ab_notes.txt: not a case folder, skipped"]
+    assert not any(case_id.startswith(".") for case_id, _ in entries)
+
+    project = Project.open(demo_project, "alice", index=False)
+    run = project.begin_index()
+    (cases / "ab_notes.txt").unlink()  # gone between the listing and its reading
+    project.add_entries(run.next_chunk(10_000))
+    assert project.skipped == []

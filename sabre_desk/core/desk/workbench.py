@@ -126,6 +126,8 @@ class Counts:
     cases: int = 0
     decided_by_me: int = 0
     invalid: int = 0
+    #: the index is still being read behind the cases shown: the counts are so far
+    reading: bool = False
 
     @property
     def valid(self) -> int:
@@ -172,7 +174,9 @@ class Workbench:
 
     # --- the index ----------------------------------------------------------------------
 
-    def set_entries(self, entries: Sequence[CaseEntry]) -> None:
+    def set_entries(self, entries: Sequence[CaseEntry], reading: bool = False) -> None:
+        """A new index (*reading*: only its first piece, the rest to come by
+        ``append_entries`` and then ``index_complete``)."""
         self.entries = list(entries)
         self._index = {e.case_id: i for i, e in enumerate(self.entries)}
         self._haystacks = [_haystack(e) for e in self.entries]
@@ -182,6 +186,7 @@ class Workbench:
             cases=len(self.entries),
             decided_by_me=sum(map(decided_by_me, self.entries)),
             invalid=sum(e.problem is not None for e in self.entries),
+            reading=reading,
         )
         self._rebuild()
         self.counts_changed.emit(self.counts)
@@ -205,7 +210,8 @@ class Workbench:
         first_row = len(self._visible)
         self._visible.update(shown)
         self._todo.update(i for i in shown if _is_todo(self.entries[i]))
-        self.counts = Counts(
+        self.counts = replace(
+            self.counts,
             cases=self.counts.cases + len(entries),
             decided_by_me=self.counts.decided_by_me + sum(map(decided_by_me, entries)),
             invalid=self.counts.invalid + sum(e.problem is not None for e in entries),
@@ -213,6 +219,12 @@ class Workbench:
         if shown:
             self.rows_appended.emit(first_row, first_row + len(shown) - 1)
         self.counts_changed.emit(self.counts)
+
+    def index_complete(self) -> None:
+        """The last piece of the index has arrived: the counts are whole."""
+        if self.counts.reading:
+            self.counts = replace(self.counts, reading=False)
+            self.counts_changed.emit(self.counts)
 
     def entry(self, case_id: str) -> CaseEntry | None:
         i = self._index.get(case_id)

@@ -135,6 +135,8 @@ class CaseList(QWidget):
         text = f"decided by me {counts.decided_by_me} / {counts.valid} valid"
         if counts.invalid:
             text += f" · invalid {counts.invalid}"
+        if counts.reading:
+            text += f" · {counts.cases:,} read so far, reading the index…"
         self.progress.setText(text)
 
     def current_case(self) -> str | None:

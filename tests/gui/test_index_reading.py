@@ -1,0 +1,95 @@
+"""Opening a project of a few thousand cases: the list shows its first screenful and the
+first case opens before the rest of the index is read; the rest arrives as rows appended
+to the list, never a reset of it, the footer saying the index is still being read."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+from PIL import Image
+
+from sabre_desk.gui import index_reader
+from sabre_desk.gui.main_window import MainWindow
+
+CASES = 3000
+
+
+def make_project(root: Path, n: int) -> None:
+    (root / "cases").mkdir(parents=True)
+    (root / "sabre-project.json").write_text(
+        json.dumps({"format": "sabre-desk-project", "version": 3, "name": "large"})
+    )
+    buf = io.BytesIO()
+    Image.new("RGB", (32, 24), (120, 130, 140)).save(buf, "PNG")
+    png = root / "template.png"
+    png.write_bytes(buf.getvalue())
+    spec = {
+        "concept_id": "",
+        "pressure_test_type": "context_prior",
+        "objective": "a large project",
+        "generation_mode": "paired_edit",
+        "base_prompt": "a workbench with a roll of tape",
+        "edit_prompt": "replace the tape with a bagel",
+        "task_attributes": [],
+        "questions": [
+            {
+                "probe_id": "edited_target",
+                "image_role": "edited",
+                "question_type": "yes_no",
+                "prompt": "Is there a bagel?",
+                "answer": "yes",
+                "eval_type": "yes_no_exact",
+            }
+        ],
+        "review_targets": [],
+        "generation_notes": [],
+    }
+    for i in range(n):
+        folder = root / "cases" / f"case{i:05d}"
+        folder.mkdir()
+        (folder / "spec.json").write_text(json.dumps(dict(spec, concept_id=f"c{i:05d}")))
+        os.link(png, folder / "base.png")
+        os.link(png, folder / "edited.png")
+
+
+def test_rows_and_a_case_before_the_index_is_read(
+    qtbot, window: MainWindow, tmp_path: Path
+) -> None:
+    root = tmp_path / "large"
+    make_project(root, CASES)
+    model = window.case_list.model
+    resets: list[bool] = []
+    appended: list[int] = []
+    model.modelReset.connect(lambda: resets.append(True))
+    model.rowsInserted.connect(lambda _parent, first, last: appended.append(last - first + 1))
+    window.index_reader.pool.setMaxThreadCount(0)  # hold the rest back: the first piece alone
+    window.resize(1366, 768)
+    window.show()
+    with qtbot.waitSignal(window.images_shown, timeout=10000):
+        assert window.open_project(root)
+    project = window.project
+    assert project is not None and project.indexing
+    assert model.rowCount() == index_reader.FIRST_INDEX_CHUNK < CASES
+    view = window.case_list.view
+    assert view.indexAt(view.viewport().rect().topLeft()).row() == 0  # rows in view
+    bottom = view.indexAt(view.viewport().rect().bottomLeft()).row()
+    assert bottom == -1 or bottom < model.rowCount()  # the first piece fills what shows
+    assert window.controller is not None and window.controller.editor is not None
+    assert window.controller.editor.case_id == "case00000"  # opened, the index unread
+    assert "reading the index" in window.case_list.progress.text()
+    resets.clear()
+
+    window.index_reader.pool.setMaxThreadCount(1)
+    qtbot.waitUntil(
+        lambda: not project.indexing and window.workbench.counts.cases == CASES, timeout=60000
+    )
+    qtbot.waitUntil(lambda: "reading" not in window.case_list.progress.text(), timeout=5000)
+    assert model.rowCount() == CASES
+    assert not resets  # rows appended, the list never laid out anew
+    assert sum(appended) >= CASES - index_reader.FIRST_INDEX_CHUNK and len(appended) > 1
+    assert window.case_list.progress.text() == f"decided by me 0 / {CASES} valid"
+    assert window.controller.editor.case_id == "case00000"  # the case shown stays
+    assert window.case_list.current_case() == "case00000"
