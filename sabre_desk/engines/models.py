@@ -14,6 +14,7 @@ every text; it is never printed, logged or stored.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -136,8 +137,6 @@ def client_missing(provider: Provider) -> str | None:
     if provider not in EXTRAS:
         return None
     module, extra = EXTRAS[provider]
-    try:
-        __import__(module)
-    except ImportError:
+    if importlib.util.find_spec(module) is None:  # found, not imported: it loads when used
         return f'{LABELS[provider]} needs the optional extra: pip install "sabre-desk[{extra}]"'
     return None

@@ -225,3 +225,17 @@ def test_an_endpoint_from_the_settings_and_the_variable_winning(
     assert answerer_for("openai:gpt-5.4", urls).answer(REQUEST, threading.Event()).text == "Yes"
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     assert answerer_for("openai:gpt-5.4", urls).base_url == "http://127.0.0.1:9/v1"  # type: ignore[attr-defined]
+
+
+def test_a_provider_whose_client_is_not_installed_names_the_extra_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "anthropic" else real(name)
+    )
+    reason = answerer_for("anthropic:claude-x").unavailable_reason()
+    assert reason is not None and 'pip install "sabre-desk[anthropic]"' in reason
+    assert answerer_for("openai:gpt-x").unavailable_reason() != reason
