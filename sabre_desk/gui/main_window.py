@@ -26,16 +26,15 @@ from sabre_desk.core.case.primers import PrimerLibrary
 from sabre_desk.core.case.project import Case, Project
 from sabre_desk.core.case.review import Box
 from sabre_desk.core.case.spec import ImageRole
-from sabre_desk.core.desk.boxes import DEFAULT_LABELS
 from sabre_desk.core.desk.workbench import Go, ViewMode, Workbench
 from sabre_desk.core.jobs.job_board import JobBoard
 from sabre_desk.core.jobs.memory import image_cache_budget
 from sabre_desk.ground.errors import ProjectError
-from sabre_desk.gui.box_menu import box_menu
+from sabre_desk.gui.boxes_ui import BoxesUi
 from sabre_desk.gui.canvas.compare_view import CompareView
 from sabre_desk.gui.changes_ui import ChangesUi
 from sabre_desk.gui.collector import collect_on_gui_thread
-from sabre_desk.gui.controller import Aspect, CaseController
+from sabre_desk.gui.controller import CaseController
 from sabre_desk.gui.dialogs.conflict import ask_conflict
 from sabre_desk.gui.dialogs.export_dialog import export_release
 from sabre_desk.gui.dialogs.new_case_dialog import author_new_case
@@ -68,7 +67,6 @@ from sabre_desk.gui.widgets.case_list import CaseList
 from sabre_desk.gui.widgets.case_panel import CasePanel
 from sabre_desk.gui.widgets.status_labels import PositionLabel, SaveLabel
 from sabre_desk.gui.widgets.welcome import WelcomePage
-from sabre_desk.imaging.geometry import Rect
 from sabre_desk.settings import Settings, save_settings
 
 PREFETCH_NEIGHBOURS = 2  # cases decoded ahead on each side of the current one
@@ -140,7 +138,6 @@ class MainWindow(QMainWindow):
         self.case_list = CaseList(self.workbench)
         self.case_list.case_selected.connect(self.show_case)
         self.case_list.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
-        self.workbench.mode_changed.connect(self._on_mode_changed)
         self.escape = EscapeToImage(self._focus_image, self)
         self.escape.watch(self.case_list.filter)
         self.case_panel_dock = self._dock(
@@ -152,16 +149,8 @@ class MainWindow(QMainWindow):
         self.resizeDocks(
             [self.cases_dock, self.case_panel_dock], [240, 440], Qt.Orientation.Horizontal
         )
+        self.boxes_ui = BoxesUi(self.session, self.compare, self.workbench)
         for role, canvas in self.compare.canvases.items():
-            canvas.box_created.connect(lambda box, r=role: self._on_box_created(r, box))
-            canvas.box_edited.connect(lambda i, box, r=role: self._on_box_changed(r, i, box, False))
-            canvas.box_nudged.connect(lambda i, box, r=role: self._on_box_changed(r, i, box, True))
-            canvas.box_delete_requested.connect(lambda i, r=role: self._on_box_deleted(r, i))
-            canvas.box_menu_requested.connect(
-                lambda i, pos, r=role: (
-                    self.controller and box_menu(self.controller, r, i, pos, self)
-                )
-            )
             canvas.cursor_moved.connect(lambda xy, r=role: self._on_cursor(r, xy))
             canvas.view_changed.connect(lambda r=role: self._on_cursor(r, None))
 
@@ -169,7 +158,6 @@ class MainWindow(QMainWindow):
         self.save_label = SaveLabel()
         self.statusBar().addPermanentWidget(self.position_label)
         self.statusBar().addPermanentWidget(self.save_label)
-        self._overlay: dict[ImageRole, list[Box]] | None = None  # boxes shown instead of review's
         self.repair_ui = RepairUi(
             self.session, self.compare, self.workbench, settings, self.jobs, self
         )
@@ -315,13 +303,11 @@ class MainWindow(QMainWindow):
     def _attach_controller(self, controller: CaseController) -> None:
         controller.case_loaded.connect(self._on_case_loaded)
         controller.case_failed.connect(self._on_case_failed)
-        controller.review_changed.connect(self._on_review_changed)
         controller.entry_changed.connect(self._on_entry_changed)
         controller.save_state_changed.connect(self.save_label.show_state)
         controller.conflict.connect(self._on_conflict)
         controller.job_failed.connect(self._on_job_failed)
         controller.decision_made.connect(self._on_decision_made)
-        controller.box_focus.connect(self._on_box_focus)
         controller.undo_elsewhere.connect(self._undo_in)
         self.case_panel = CasePanel(controller)
         self.case_panel_dock.setWidget(self.case_panel)
@@ -367,7 +353,7 @@ class MainWindow(QMainWindow):
     def show_files(self, files: dict[ImageRole, Path | None], boxes: list[Box]) -> None:
         """Show arbitrary image files on the canvases (a repair comparison), with *boxes*."""
         self._waiting.clear()
-        self._overlay = {role: [b for b in boxes if b.image_role is role] for role in files}
+        self.boxes_ui.show_overlay(boxes, list(files))
         for role, path in files.items():
             canvas = self.compare.canvases[role]
             if path is None:
@@ -385,7 +371,7 @@ class MainWindow(QMainWindow):
     def _on_case_loaded(self, case: Case) -> None:
         self.workbench.set_current(case.case_id)
         self.workbench.set_mode(ViewMode.REVIEWING)  # a case opens to be reviewed
-        self._overlay = None
+        self.boxes_ui.clear_overlay()
         self.changes_ui.note_activity()
         self.previews.sweep.note_activity()
         self._waiting.clear()
@@ -430,7 +416,7 @@ class MainWindow(QMainWindow):
         self.compare.expect_paint(role)
         canvas.set_image(image)
         self.full_res.shown(role, key)
-        self._refresh_boxes(role, fresh=True)
+        self.boxes_ui.refresh(role, fresh=True)
 
     def _on_image_loaded(self, key: Key, image: DisplayImage) -> None:
         role = self._waiting.pop(key, None)
@@ -460,56 +446,6 @@ class MainWindow(QMainWindow):
         self.previews.ahead([e.folder for e in ahead if e.is_valid])  # found by later jumps
 
     # --- review changes -------------------------------------------------------------------
-
-    def _on_mode_changed(self, mode: ViewMode) -> None:
-        """Boxes can be drawn and edited only while reviewing, never on a comparison."""
-        reviewing = mode is ViewMode.REVIEWING
-        for canvas in self.compare.canvases.values():
-            canvas.boxes_editable = reviewing
-        if reviewing:
-            self._overlay = None
-
-    def _on_box_created(self, role: ImageRole, box: Rect) -> None:
-        if self.controller is not None:
-            self.controller.add_box(role, box, DEFAULT_LABELS[role])
-
-    def _on_box_changed(self, role: ImageRole, index: int, box: Rect, nudge: bool) -> None:
-        if self.controller is not None:
-            self.controller.change_box(role, index, box, nudge)
-
-    def _on_box_deleted(self, role: ImageRole, index: int) -> None:
-        if self.controller is not None:
-            self.controller.remove_box(role, index)
-
-    def _refresh_boxes(self, role: ImageRole, fresh: bool = False) -> None:
-        """Redraw the boxes of *role*, keeping the selection; *fresh*: a newly shown image,
-        nothing selected yet."""
-        case = self.controller.case if self.controller else None
-        if case is None:
-            return
-        canvas = self.compare.canvases[role]
-        if self._overlay is not None:
-            canvas.set_boxes(self._overlay.get(role, []), -1)
-            return
-        boxes = case.review.boxes_on(role)
-        selected = -1 if fresh or canvas.selected_box >= len(boxes) else canvas.selected_box
-        canvas.set_boxes(boxes, selected)
-
-    def _on_box_focus(self, role: ImageRole, index: int) -> None:
-        """The box a change names (one just drawn, or brought back by an undo) is selected."""
-        case = self.controller.case if self.controller else None
-        if case is not None and self._overlay is None:
-            self.compare.canvases[role].set_boxes(case.review.boxes_on(role), index)
-
-    def _on_review_changed(self, aspect: Aspect) -> None:
-        if (
-            aspect in (Aspect.BOXES, Aspect.ALL)
-            and self.controller
-            and self.controller.case
-            and (self._overlay is None)
-        ):
-            for role in self.controller.case.spec.image_roles:
-                self._refresh_boxes(role)
 
     def _on_entry_changed(self, case_id: str) -> None:
         entry = self.project.entry(case_id) if self.project else None
