@@ -187,6 +187,11 @@ def test_generate_specs_gives_up_after_the_same_refusal_n_times(
             "the answer is too long (2.0 MB; the limit is 16.0 KB); it begins '429 timed out'",
             "the reply was too long",
         ),
+        (
+            "OpenAI's reply was refused: the reply is larger than 64.5 KB (2.0 MB announced), "
+            "the limit for an answer of at most 16 tokens; it was not read",
+            "the reply was too long",
+        ),
     ],
 )
 def test_failures_of_one_kind_are_told_apart_from_others(reason: str, kind: str) -> None:

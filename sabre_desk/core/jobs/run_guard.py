@@ -219,7 +219,8 @@ def failure_kind(reason: str) -> str:
     """The kind of a failed call, from its reason, in the words of the stop line; two
     failures of one kind are the same trouble (a silent service, a refused key)."""
     text = reason.lower()
-    if text.startswith("the answer is too long"):  # before its excerpt is looked at
+    # before an excerpt is looked at; refused on the wire (engines) or once read (core)
+    if text.startswith("the answer is too long") or "the reply is larger than" in text:
         return REPLY_TOO_LONG
     status = _STATUS.search(text)
     if status:
