@@ -196,7 +196,8 @@ def test_every_mode_on_every_kind_of_case_fits_a_laptop_screen(
     assert not window.compare.swiping and not window.actions_.swipe.isChecked()
     assert window.compare.visible_roles == [BASE, EDITED]
     check_in_step(window, "back to the case")
-    assert all(window.compare.canvases[r].fitted for r in (BASE, EDITED))
+    # fitted as the case was (the case is shown again on the next turns of the event loop)
+    qtbot.waitUntil(lambda: all(window.compare.canvases[r].fitted for r in (BASE, EDITED)))
     assert window.cases_dock.width() == pytest.approx(cases_width, abs=2)  # not narrowed
 
 
