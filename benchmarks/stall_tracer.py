@@ -10,6 +10,12 @@ The watcher needs the interpreter lock to sample: a stall spent in C code that h
 shows up as the first Python frame after it (or as no sample at all, which says as much).
 It perturbs what it measures a little, so figures are taken without it; use it to find a
 stall, then measure with ``StallMeter``.
+
+On Linux each stall also says where the GUI thread's time went, from the scheduler's own
+accounting (``/proc/self/task/TID/schedstat``): on a core (running Qt's C++ or Python),
+waiting for a core (runnable, but the cores were busy with other threads and processes), and
+the rest asleep (blocked on the interpreter lock, a mutex or I/O). The first is work to cut,
+the second is contention to take off the window's cores, the third is a lock to shorten.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import time
 import traceback
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from PySide6.QtCore import QTimer
 
@@ -31,6 +38,28 @@ class Stall:
     started: float
     length_ms: float = 0.0
     stacks: Counter[Stack] = field(default_factory=Counter)
+    #: the GUI thread's (time on a core, time waiting for one), ns, at the stall's start
+    sched_start: tuple[int, int] | None = None
+    on_core_ms: float | None = None
+    waiting_ms: float | None = None
+
+    def where(self) -> str:
+        if self.on_core_ms is None or self.waiting_ms is None:
+            return ""
+        asleep = max(0.0, self.length_ms - self.on_core_ms - self.waiting_ms)
+        return (
+            f": on a core {self.on_core_ms:.0f} ms, waiting for a core "
+            f"{self.waiting_ms:.0f} ms, asleep {asleep:.0f} ms"
+        )
+
+
+def _schedstat(tid: int) -> tuple[int, int] | None:
+    """(ns on a core, ns runnable but waiting) of thread ``tid`` so far; None off Linux."""
+    try:
+        run, wait, _ = Path(f"/proc/self/task/{tid}/schedstat").read_text().split()
+    except (OSError, ValueError):
+        return None
+    return int(run), int(wait)
 
 
 def _stack(frame: object, depth: int) -> Stack:
@@ -44,6 +73,8 @@ class StallTracer:
         self.stalls: list[Stall] = []
         self._beat = time.perf_counter()
         self._main = threading.get_ident()
+        self._tid = threading.get_native_id()
+        self._sched = _schedstat(self._tid)
         self._timer = QTimer()
         self._timer.setInterval(1)
         self._timer.timeout.connect(self._tick)
@@ -66,17 +97,26 @@ class StallTracer:
         stall = self._current
         if stall is not None:
             stall.length_ms = (now - stall.started) * 1e3
+            end = _schedstat(self._tid)
+            if stall.sched_start is not None and end is not None:
+                stall.on_core_ms = (end[0] - stall.sched_start[0]) / 1e6
+                stall.waiting_ms = (end[1] - stall.sched_start[1]) / 1e6
             self._current = None
         self._beat = now
 
     def _watch(self) -> None:
+        seen = 0.0
         while not self._stop.wait(0.001):
             beat = self._beat
+            if beat != seen:
+                # the accounting within a millisecond of the loop's last beat: where a
+                # stall that follows it starts
+                seen, self._sched = beat, _schedstat(self._tid)
             if time.perf_counter() - beat < self.threshold:
                 continue
             stall = self._current
             if stall is None or stall.started != beat:
-                stall = self._current = Stall(beat)
+                stall = self._current = Stall(beat, sched_start=self._sched)
                 self.stalls.append(stall)
             frame = sys._current_frames().get(self._main)
             if frame is not None:
@@ -92,7 +132,7 @@ class StallTracer:
         print(f"stalls ≥ {self.report_ms:.0f} ms: {len(long)}", file=out)
         for stall in sorted(long, key=lambda s: -s.length_ms):
             samples = sum(stall.stacks.values())
-            print(f"--- {stall.length_ms:.0f} ms, {samples} samples", file=out)
+            print(f"--- {stall.length_ms:.0f} ms, {samples} samples{stall.where()}", file=out)
             for stack, count in stall.stacks.most_common(3):
                 print(f"  {count} ×", file=out)
                 for line in stack:

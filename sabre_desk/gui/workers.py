@@ -13,12 +13,19 @@ Jobs are started as callables: a QRunnable handed to ``QThreadPool.start`` is ke
 PySide as a child of the pool until the pool itself goes, and with it everything the job
 holds — every image decode of a long session. A job taken back before it started
 (``withdraw``) is passed over when its turn comes.
+
+A pool thread runs below the GUI thread's CPU priority (``yield_to_gui_thread``): on two
+cores, two decoding threads at the window's own priority left the GUI thread waiting for a
+core for half of its longest stalls (the scheduler's accounting, measured by
+``benchmarks/stall_scenarios.py --trace``); at a lower priority they lose nothing when the
+cores are otherwise free.
 """
 
 from __future__ import annotations
 
 import contextlib
 import enum
+import os
 import sys
 import threading
 import weakref
@@ -26,7 +33,33 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 import shiboken6
-from PySide6.QtCore import QObject, Qt, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QThread, QThreadPool, Signal, Slot
+
+#: How many steps of niceness a pool thread runs below the GUI thread (Linux); a weight
+#: about a third of the GUI thread's, so the window gets a core whenever it wants one.
+POOL_THREAD_NICE = 5
+
+_this_thread = threading.local()
+
+
+def yield_to_gui_thread() -> None:
+    """Lower the calling thread's CPU priority below the window's, once per thread.
+
+    Linux keeps a niceness per thread (``setpriority`` on the thread's id); elsewhere Qt's
+    own thread priority does the same. Never raises: a thread that cannot be lowered runs
+    as before."""
+    if getattr(_this_thread, "lowered", False):
+        return
+    _this_thread.lowered = True
+    if sys.platform.startswith("linux"):
+        tid = threading.get_native_id()
+        with contextlib.suppress(OSError):
+            now = os.getpriority(os.PRIO_PROCESS, tid)
+            os.setpriority(os.PRIO_PROCESS, tid, min(19, now + POOL_THREAD_NICE))
+        return
+    thread = QThread.currentThread()
+    if thread is not None:
+        thread.setPriority(QThread.Priority.LowPriority)
 
 
 class Callbacks:
@@ -86,6 +119,7 @@ class Worker:
             if self._state is not _State.QUEUED or self._call is None:
                 return
             self._state = _State.RUNNING
+        yield_to_gui_thread()
         fn, args, kwargs = self._call
         try:
             self._outcome = (True, fn(*args, **kwargs))
