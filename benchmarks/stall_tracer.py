@@ -38,6 +38,8 @@ class Stall:
     started: float
     length_ms: float = 0.0
     stacks: Counter[Stack] = field(default_factory=Counter)
+    #: where the other threads were (their innermost frames), sampled with the GUI thread's
+    others: Counter[str] = field(default_factory=Counter)
     #: the GUI thread's (time on a core, time waiting for one), ns, at the stall's start
     sched_start: tuple[int, int] | None = None
     on_core_ms: float | None = None
@@ -118,9 +120,14 @@ class StallTracer:
             if stall is None or stall.started != beat:
                 stall = self._current = Stall(beat, sched_start=self._sched)
                 self.stalls.append(stall)
-            frame = sys._current_frames().get(self._main)
+            frames = sys._current_frames()
+            frame = frames.pop(self._main, None)
             if frame is not None:
                 stall.stacks[_stack(frame, self.depth)] += 1
+            mine = threading.get_ident()
+            for ident, other in frames.items():
+                if ident != mine:
+                    stall.others[" < ".join(_stack(other, 3)[::-1])] += 1
 
     def stop_and_report(self, title: str, out=sys.stderr) -> None:  # type: ignore[no-untyped-def]
         self.stop()
@@ -137,3 +144,8 @@ class StallTracer:
                 print(f"  {count} ×", file=out)
                 for line in stack:
                     print(f"      {line}", file=out)
+            busy = [(w, n) for w, n in stall.others.most_common() if "wait" not in w][:4]
+            if busy:
+                print("  other threads (samples):", file=out)
+                for where, count in busy:
+                    print(f"    {count} × {where}", file=out)

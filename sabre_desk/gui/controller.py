@@ -19,6 +19,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QUndoGroup, QUndoStack
 
+from sabre_desk.core.case.decode_cache import DecodeCache
 from sabre_desk.core.case.project import Case, Project
 from sabre_desk.core.case.review import Decision, RepairRecord
 from sabre_desk.core.case.spec import ImageRole
@@ -86,6 +87,11 @@ class CaseController(QObject):
     @property
     def case(self) -> Case | None:
         return self.editor.case if self.editor is not None else None
+
+    @property
+    def decode_verdicts(self) -> DecodeCache:
+        """Which of the project's images decode: the window's own decodes add to it."""
+        return self._validity.cache
 
     @property
     def validity(self) -> CaseReport | None:

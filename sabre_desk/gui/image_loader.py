@@ -25,6 +25,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThreadPool, Signal, Slot
 
+from sabre_desk.core.case.decode_cache import DecodeCache
 from sabre_desk.core.case.preview_cache import PreviewStore, stamp
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.ground.errors import ProjectError
@@ -76,6 +77,8 @@ class ImageLoader(QObject):
         self.budget = budget()
         self._budget_at = time.monotonic()
         self.store: PreviewStore | None = None
+        #: the open project's decode verdicts: a full decode here is one
+        self.verdicts: DecodeCache | None = None
         #: the zoom the canvases show images at now (None: not known); a preview is read
         #: only at the level such a view needs
         self.view_scale: Callable[[], float | None] = lambda: None
@@ -127,7 +130,7 @@ class ImageLoader(QObject):
         return key
 
     def _start(self, key: Key, path: Path, full: bool, pool: QThreadPool) -> None:
-        worker = Worker(_load, key, path, self.store, full, self.view_scale())
+        worker = Worker(_load, key, path, self.store, full, self.view_scale(), self.verdicts)
         # Bound methods, not lambdas: a method of a loader that is gone is not called (a
         # window closed while a decode was still on its way).
         worker.returned.connect(self._on_result)
@@ -242,10 +245,15 @@ class ImageLoader(QObject):
 
 
 def _load(
-    key: Key, path: Path, store: PreviewStore | None, full: bool, view_scale: float | None
+    key: Key,
+    path: Path,
+    store: PreviewStore | None,
+    full: bool,
+    view_scale: float | None,
+    verdicts: DecodeCache | None,
 ) -> tuple[Key, DisplayImage | Exception]:
     try:
-        return key, load_for_display(path, store, full, view_scale)
+        return key, load_for_display(path, store, full, view_scale, verdicts)
     except Exception as exc:  # reported for this key, in ``failed``
         return key, exc
 

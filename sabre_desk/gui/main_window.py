@@ -82,7 +82,8 @@ class MainWindow(QMainWindow):
 
     def __init__(self, reviewer: str, settings: Settings, parent: QWidget | None = None):
         super().__init__(parent)
-        collect_on_gui_thread()  # cycles are freed on this thread, never on a pool's
+        # cycles are freed on this thread, never on a pool's
+        self.collector = collect_on_gui_thread()
         self.reviewer = reviewer
         self.settings = settings
         #: rendering a screenshot: problems go to stderr, never to a dialog nobody closes
@@ -258,14 +259,17 @@ class MainWindow(QMainWindow):
             return False
         self.loader.clear()
         self.compare.state.close()  # nothing of the last project's view is kept
+        self.collector.hand_back()
         limit = self.settings.preview_cache_mb * 1024**2
+        controller = CaseController(project, self)
         self.loader.set_store(PreviewStore.for_project(project.root, project.read_only, limit))
+        self.loader.verdicts = controller.decode_verdicts
         self.central.setCurrentWidget(self.compare)
         self._project_status = f"{project.root} · reviewer {self.reviewer}"
         if project.read_only:  # the folder cannot be written, or left to upgrade later
             self._project_status += " · read-only: nothing will be saved"
         self.index_reader.begin(project, case_id)  # the first cases now, the rest behind
-        self._attach_controller(CaseController(project, self))
+        self._attach_controller(controller)
         self.settings.add_recent(project.root)
         self._save_settings()
         self.actions_.fill_recent()
@@ -294,6 +298,7 @@ class MainWindow(QMainWindow):
         if not project.entries:
             self.compare.show_roles((ImageRole.IMAGE,))
             self.compare.canvases[ImageRole.IMAGE].show_message(EMPTY_PROJECT)
+        self.collector.set_aside_long_lived()  # the index lives as long as the project
         self.changes_ui.sweep(project)
         self.team_ui.project_indexed(project)
         self.pipeline_ui.project_indexed(project)
@@ -552,6 +557,7 @@ class MainWindow(QMainWindow):
         self.jobs.shutdown()
         self.index_reader.stop()
         self.pool.waitForDone(5000)
+        self.collector.hand_back()
         super().closeEvent(event)
 
     def wait_for_background(self, timeout_ms: int = 5000) -> bool:

@@ -12,12 +12,14 @@ image's width and height, so boxes, zoom and pan are the same whichever is shown
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from PySide6.QtGui import QImage
 
+from sabre_desk.core.case.decode_cache import DecodeCache
 from sabre_desk.core.case.preview_cache import PreviewStore, stamp
 from sabre_desk.ground.hashing import file_sha256
 from sabre_desk.imaging.io import load_image
@@ -95,17 +97,23 @@ def preview_image(preview: Preview) -> DisplayImage:
 
 
 def load_for_display(
-    path: Path, store: PreviewStore | None, full: bool, view_scale: float | None = None
+    path: Path,
+    store: PreviewStore | None,
+    full: bool,
+    view_scale: float | None = None,
+    verdicts: DecodeCache | None = None,
 ) -> DisplayImage:
     """The stored preview of *path* when there is one and *full* is not asked for (only its
     level for a view at *view_scale*), else the decoded image (marked ``unstored`` when its
-    preview is still to be written)."""
+    preview is still to be written). A full decode is also the file's verdict in
+    *verdicts* (the case's validity check does not decode it again)."""
     if store is not None and not full:
         preview = store.read(path, view_scale)
         if preview is not None:
             return preview_image(preview)
     source = stamp(path) if store is not None else None
-    image = decode_for_display(path)
+    with verdicts.decoding(path) if verdicts is not None else contextlib.nullcontext():
+        image = decode_for_display(path)
     if source is not None and store is not None and not store.has(path):
         # Hashing a few MB the decoder has just read costs milliseconds, on this worker.
         levels = zip([s for s, _ in image.levels], image._buffers, strict=True)

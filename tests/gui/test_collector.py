@@ -50,3 +50,23 @@ def test_cycles_are_freed_on_the_gui_thread_not_on_the_pool_thread_at_work(
     window.pool.waitForDone()
     qtbot.waitUntil(lambda: bool(freed_on), timeout=2 * IDLE_CHECK_MS + 2000)  # still freed
     assert freed_on == [threading.main_thread().name]
+
+
+def test_the_open_projects_index_is_set_aside_from_full_collections(
+    qtbot, window: MainWindow, demo_project, open_case
+) -> None:
+    """The index lives as long as the project: once it is whole, a full collection no
+    longer walks its entries (the GUI-thread stall grows with the project otherwise);
+    a cycle made later is still freed, and closing the window hands everything back."""
+    open_case(window, demo_project)
+    qtbot.waitUntil(lambda: gc.get_freeze_count() > 0, timeout=10000)
+    project = window.controller.project if window.controller else None
+    assert project is not None and project.entries
+    entry = project.entries[0]
+    assert not any(o is entry for o in gc.get_objects())  # walked by no collection
+    freed_on: list[str] = []
+    Cycle(freed_on)
+    gc.collect()
+    assert freed_on == [threading.main_thread().name]
+    window.close()
+    assert gc.get_freeze_count() == 0

@@ -84,3 +84,28 @@ def test_the_method_of_a_qt_object_deleted_meanwhile_is_not_called(qtbot) -> Non
     qtbot.waitUntil(lambda: kept == ["decoded"], timeout=5000)
     assert got == []
     assert pool.waitForDone(5000)
+
+
+def _niceness() -> int:
+    import os
+
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
+def test_pool_threads_yield_the_cores_to_the_gui_thread(qtbot, window: MainWindow) -> None:
+    """A decode on every pool thread must not keep the window waiting for a core: pool
+    threads run at a lower priority than the GUI thread (Linux: each thread's niceness)."""
+    import sys
+
+    import pytest
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("per-thread niceness is Linux's")
+    seen: list[int] = []
+    for _ in range(3):
+        worker = Worker(_niceness)
+        worker.returned.connect(seen.append)
+        worker.start(window.pool)
+    qtbot.waitUntil(lambda: len(seen) == 3, timeout=5000)
+    gui = _niceness()
+    assert all(n > gui for n in seen), (gui, seen)

@@ -91,3 +91,46 @@ def test_validate_no_cache_decodes_every_image_again(
     assert main(["validate", str(demo_project), "--reviewer", "alice", "--no-cache"]) == 0
     assert len(decodes) == 2 * first
     assert "13 cases, all valid" in capsys.readouterr().out
+
+
+def test_a_decode_for_the_screen_is_the_files_verdict(
+    demo_project: Path, decodes: list[Path]
+) -> None:
+    """The window decodes a case's images to show them; checking the case then decodes
+    nothing again, a failure included, and a check made while the screen's decode is under
+    way waits for it rather than decoding the file a second time."""
+    import threading
+
+    from sabre_desk.ground.errors import ImageError
+    from sabre_desk.imaging.io import load_image
+
+    cache = DecodeCache.for_project(demo_project)
+    base = demo_project / "cases" / "tex01_mug_brick" / "base.png"
+    edited = demo_project / "cases" / "tex01_mug_brick" / "edited.png"
+    data = edited.read_bytes()
+    edited.write_bytes(data[: len(data) // 2])
+    with cache.decoding(base):
+        load_image(base)
+    with pytest.raises(ImageError), cache.decoding(edited):
+        load_image(edited)
+    cache.check(base)
+    with pytest.raises(ImageError, match="truncated"):
+        cache.check(edited)
+    assert decodes == []
+
+    other = demo_project / "cases" / "ctx03_wrench_banana" / "base.png"
+    started, checked = threading.Event(), threading.Event()
+
+    def check_meanwhile() -> None:
+        started.set()
+        cache.check(other)
+        checked.set()
+
+    with cache.decoding(other):
+        checker = threading.Thread(target=check_meanwhile)
+        checker.start()
+        started.wait(5)
+        assert not checked.wait(0.2)  # it waits for the screen's decode …
+        load_image(other)
+    checker.join(5)
+    assert checked.is_set() and decodes == []  # … and takes its verdict

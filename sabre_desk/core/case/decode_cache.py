@@ -10,7 +10,13 @@ ns). An image rewritten in any way gets a
 new identity and is decoded again; the same file is never decoded twice.
 
 It is a cache: any failure to open, read or write it is a miss (the image is decoded), never
-an error, and deleting it loses nothing but time. SQLite is in the standard library and
+an error, and deleting it loses nothing but time.
+
+The window decodes a case's images to show them; that decode is a verdict too
+(``decoding``), so the check of the case on screen does not decode each image a second
+time: a check of a file being decoded for the screen waits for that decode's outcome. On two
+cores, the second decode competed with the window for the cores and the interpreter lock at
+every case switch. SQLite is in the standard library and
 takes care of several windows and commands using it at once.
 """
 
@@ -20,6 +26,7 @@ import contextlib
 import sqlite3
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sabre_desk.core.case.preview_cache import stamp, user_cache_folder
@@ -44,6 +51,19 @@ def identity(path: Path) -> str | None:
     return "{}:{ino}:{size}:{mtime_ns}:{ctime_ns}".format(RULES_VERSION, **found)
 
 
+#: How long a check waits for a decode made for the screen before decoding itself (a
+#: decode of the largest image accepted takes a few seconds).
+WAIT_FOR_DECODE_S = 30.0
+
+
+@dataclass
+class _Decoding:
+    """A decode under way elsewhere: the identity of the file it reads, and its end."""
+
+    identity: str
+    done: threading.Event = field(default_factory=threading.Event)
+
+
 class DecodeCache:
     """Decode verdicts of one project's images; safe to share between threads."""
 
@@ -53,6 +73,8 @@ class DecodeCache:
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._broken = file is None
+        #: decodes made for the screen, under way, by key
+        self._decoding: dict[str, _Decoding] = {}
 
     @classmethod
     def for_project(cls, root: Path) -> DecodeCache:
@@ -126,11 +148,45 @@ class DecodeCache:
                 with contextlib.suppress(sqlite3.Error):
                     db.rollback()
 
+    @contextlib.contextmanager
+    def decoding(self, path: Path) -> Iterator[None]:
+        """Around a full decode of *path* made elsewhere (for the screen): an ImageError
+        out of it is the file's verdict, a clean exit that it decodes; a ``check`` of the
+        same file meanwhile waits for the outcome instead of decoding it again."""
+        key, found = self._key(path), identity(path)
+        if found is None:
+            yield
+            return
+        mine = _Decoding(found)
+        with self._lock:
+            self._decoding.setdefault(key, mine)
+        try:
+            yield
+        except ImageError as exc:
+            if found == identity(path):
+                self._store(key, found, exc.reason)
+            raise
+        else:
+            if found == identity(path):  # not replaced while decoding
+                self._store(key, found, None)
+        finally:
+            with self._lock:
+                if self._decoding.get(key) is mine:
+                    del self._decoding[key]
+            mine.done.set()
+
+    def _wait_for_screen(self, key: str, found: str) -> None:
+        with self._lock:
+            under_way = self._decoding.get(key)
+        if under_way is not None and under_way.identity == found:
+            under_way.done.wait(WAIT_FOR_DECODE_S)
+
     def check(self, path: Path) -> None:
         """Raise ImageError unless the image at *path* decodes fully (decoded only when
-        this file, as it is now, was never decoded before)."""
+        this file, as it is now, was never decoded before, here or for the screen)."""
         key, found = self._key(path), identity(path)
         if found is not None:
+            self._wait_for_screen(key, found)
             known = self._lookup(key)
             if known is not None and known[0] == found:
                 if known[1] is not None:
