@@ -269,6 +269,10 @@ class MainWindow(QMainWindow):
         if project.read_only:  # the folder cannot be written, or left to upgrade later
             self._project_status += " · read-only: nothing will be saved"
         self.index_reader.begin(project, case_id)  # the first cases now, the rest behind
+        first = case_id or self.workbench.first()
+        entry = project.entry(first) if first else None
+        if entry is not None and entry.is_valid:  # decoded while the panels are built
+            self.loader.request_folder(entry.folder, now=True)
         self._attach_controller(controller)
         self.settings.add_recent(project.root)
         self._save_settings()
@@ -280,7 +284,6 @@ class MainWindow(QMainWindow):
         canvas = self.compare.active_canvas()
         if canvas is not None:  # keys decide and navigate from the first moment
             canvas.setFocus()
-        first = case_id or self.workbench.first()
         if first and not self.case_list.select(first):
             self.report_error("No such case", f"{case_id!r} is not a case of {project.root}")
             if project.entries:

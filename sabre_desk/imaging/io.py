@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO
 
 import numpy as np
-from PIL import Image, UnidentifiedImageError
+from PIL import Image, ImageFile, UnidentifiedImageError
 
 from sabre_desk.ground.errors import ImageError
 from sabre_desk.ground.reading import open_regular
@@ -37,6 +37,10 @@ _SWAPS_AXES = {5, 6, 7, 8}
 #: than Pillow's default (level 6) in 0.29× the time; level 1 would be 0.15× the time but
 #: 11 % larger files, and an accepted repair's PNG becomes the case's image for good.
 PNG_LEVEL = 3
+#: The last 12 bytes of every complete PNG: an empty IEND chunk and its checksum.
+_PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
+#: Beyond its raw pixels, what a PNG read whole may hold (zlib's framing, text, a profile).
+_PNG_OVERHEAD_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -59,11 +63,20 @@ class ImageInfo:
 def _open(path: Path, max_pixels: int = MAX_PIXELS) -> Iterator[Image.Image]:
     """Open an image file's header; only a regular file is opened (a FIFO named
     ``base.png`` or a link to a device must not block or stream forever)."""
+    with _open_file(path, max_pixels) as (img, _, _):
+        yield img
+
+
+@contextlib.contextmanager
+def _open_file(
+    path: Path, max_pixels: int = MAX_PIXELS
+) -> Iterator[tuple[Image.Image, IO[bytes], int]]:
+    """``_open``, with the file and its size as well."""
     with (
-        open_regular(path, ImageError, missing="image is missing") as (handle, _),
+        open_regular(path, ImageError, missing="image is missing") as (handle, size),
         _opened(handle, path, max_pixels) as img,
     ):
-        yield img
+        yield img, handle, size
 
 
 @contextlib.contextmanager
@@ -193,9 +206,10 @@ def check_decodes(path: Path, max_pixels: int = MAX_PIXELS) -> ImageInfo:
     """What the header says, once every pixel of the image at *path* has decoded (what a
     model evaluated on it would need), or ImageError; nothing is converted or kept."""
     path = Path(path)
-    with _open(path, max_pixels) as img:
+    with _open_file(path, max_pixels) as (img, handle, size):
         info = _info(img, path, max_pixels)
-        _decode(img, path, max_pixels)
+        if _whole_png(img, handle, size) is None:
+            _decode(img, path, max_pixels)
         return info
 
 
@@ -214,8 +228,43 @@ def case_image_suffix(info: ImageInfo) -> str:
 def load_image(path: Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     """Decode an image fully to an RGB uint8 array (H, W, 3) as a photo viewer shows it."""
     path = Path(path)
-    with _open(path, max_pixels) as img:
-        return _pixels(img, path, max_pixels)
+    with _open_file(path, max_pixels) as (img, handle, size):
+        _check_size(path, img.size[0], img.size[1], max_pixels)
+        whole = _whole_png(img, handle, size)
+        return whole if whole is not None else _pixels(img, path, max_pixels)
+
+
+def _whole_png(img: Image.Image, handle: IO[bytes], size: int) -> np.ndarray | None:
+    """The pixels of an 8-bit RGB PNG without orientation (renders: most cases' images),
+    decoded by OpenCV in one call that holds no interpreter lock; None for any other image,
+    or a file OpenCV does not decode whole, which then takes Pillow's path (whose errors
+    name the reason).
+
+    Pillow's PNG decoder takes the interpreter lock back for every 64 KB it inflates and
+    copies the pixels once more into the array: on two cores the window's thread waited
+    for that lock while the next case decoded (``benchmarks/stall_scenarios.py``), and the
+    decode itself is about a tenth slower. The pixels are the same (lossless: a test
+    compares them). Call after the size check: the file is read whole, at most about its
+    raw size."""
+    if img.format != "PNG" or img.mode != "RGB" or _orientation(img) != 1:
+        return None
+    tiles = img.tile if isinstance(img, ImageFile.ImageFile) else []
+    if len(tiles) != 1 or tiles[0][3] != "RGB":  # 8 bits a channel, not 16
+        return None
+    width, height = img.size
+    if size > height * (3 * width + 1) + _PNG_OVERHEAD_BYTES:
+        return None  # more than raw pixels and room for metadata: Pillow reads it in blocks
+    handle.seek(0)
+    data = handle.read(size + 1)
+    if len(data) != size or not data.endswith(_PNG_END):
+        return None  # truncated (or grown meanwhile): Pillow names what is wrong
+    import cv2  # loaded by the display pyramid anyway
+
+    flags = cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION
+    bgr = cv2.imdecode(np.frombuffer(data, np.uint8), flags)
+    if bgr is None or bgr.shape != (height, width, 3):
+        return None
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
 
 
 def image_from_bytes(data: bytes, max_pixels: int = MAX_PIXELS) -> np.ndarray:

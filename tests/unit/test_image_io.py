@@ -144,3 +144,47 @@ def test_a_png_the_app_writes_reads_back_as_the_same_pixels_in_the_same_colours(
     back = load_image(path)
     assert probe_image(path).format == "PNG"
     assert np.array_equal(back, pixels) and tuple(back[0, 0]) == (255, 0, 0)
+
+
+@pytest.mark.parametrize("kind", ["plain", "with text", "16-bit", "palette"])
+def test_every_png_reads_as_pillow_decodes_it(tmp_path: Path, kind: str) -> None:
+    """8-bit RGB PNGs are decoded by OpenCV in one call (no interpreter lock held), the
+    rest by Pillow: whichever decodes it, a file gives the pixels Pillow gives."""
+    from PIL import PngImagePlugin
+
+    pixels = (np.random.default_rng(3).random((61, 83, 3)) * 255).astype(np.uint8)
+    path = tmp_path / "image.png"
+    image = Image.fromarray(pixels)
+    if kind == "with text":
+        info = PngImagePlugin.PngInfo()
+        info.add_text("Comment", "x" * 10_000)
+        image.save(path, pnginfo=info)
+    elif kind == "16-bit":
+        wide = pixels.astype(np.uint16) * 257
+        import cv2
+
+        assert cv2.imwrite(str(path), wide[..., ::-1])
+    elif kind == "palette":
+        image.quantize(16).save(path)
+    else:
+        image.save(path)
+    with Image.open(path) as pil:
+        expected = np.asarray(pil.convert("RGB"))
+    assert np.array_equal(load_image(path), expected)
+
+
+def test_a_png_cut_short_by_its_last_bytes_is_still_named_truncated(tmp_path: Path) -> None:
+    """A PNG missing only its end chunk is not decoded whole by OpenCV: Pillow's path says
+    what is wrong, as for any other cut."""
+    buf = io.BytesIO()
+    Image.fromarray(rgb_array(64, 48)).save(buf, "PNG")
+    data = buf.getvalue()
+    path = tmp_path / "cut.png"
+    path.write_bytes(data[:-12])
+    try:
+        load_image(path)
+    except ImageError as exc:
+        assert "truncat" in exc.reason
+    else:  # Pillow reads every pixel without the end chunk: the same pixels, no error
+        with Image.open(io.BytesIO(data)) as pil:
+            assert np.array_equal(load_image(path), np.asarray(pil.convert("RGB")))

@@ -36,7 +36,7 @@ from sabre_desk.imaging.io import check_decodes
 CACHE_NAME = "validity.sqlite"
 #: Bumped when what "decodes" means changes (a new limit, a new decoder): old verdicts
 #: are then never read.
-RULES_VERSION = 1
+RULES_VERSION = 2
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS decoded ("
     " path TEXT PRIMARY KEY, identity TEXT NOT NULL, reason TEXT)"

@@ -98,18 +98,18 @@ class CaseEditor:
         self.messages: list[str] = []
         self._events: list[tuple[str, dict[str, Any]]] = []
         # events
-        self.changed = Event[[Aspect]]()
-        self.entry_changed = Event[[str]]()  # the case's index entry (decision …) changed
-        self.box_focus = Event[[ImageRole, int]]()  # select this box now
-        self.image_replaced = Event[[ImageRole]]()
-        self.save_state = Event[[SaveState, str]]()
-        self.conflict = Event[[str]]()  # the review changed on disk; resolve it
-        self.failed = Event[[str]]()  # a message for the one error handler
-        self.refused = Event[[str]]()  # a decision was not recorded, and why
-        self.decided = Event[[Decision | None]]()  # the reviewer chose (not an undo)
-        self.autosave_due = Event[[]]()
-        self.validity_changed = Event[[CaseReport]]()
-        self.messages_changed = Event[[]]()
+        self.changed: Event[[Aspect]] = Event()
+        self.entry_changed: Event[[str]] = Event()  # the case's index entry (decision …) changed
+        self.box_focus: Event[[ImageRole, int]] = Event()  # select this box now
+        self.image_replaced: Event[[ImageRole]] = Event()
+        self.save_state: Event[[SaveState, str]] = Event()
+        self.conflict: Event[[str]] = Event()  # the review changed on disk; resolve it
+        self.failed: Event[[str]] = Event()  # a message for the one error handler
+        self.refused: Event[[str]] = Event()  # a decision was not recorded, and why
+        self.decided: Event[[Decision | None]] = Event()  # the reviewer chose (not an undo)
+        self.autosave_due: Event[[]] = Event()
+        self.validity_changed: Event[[CaseReport]] = Event()
+        self.messages_changed: Event[[]] = Event()
 
     @property
     def case_id(self) -> str:

@@ -163,14 +163,14 @@ class Workbench:
         self._visible: Any = SortedList()  # entry positions the filter accepts
         self._todo: Any = SortedList()  # … of which valid and undecided
         # events
-        self.visible_reset = Event[[]]()  # new entries or a new filter: the list is rebuilt
-        self.row_changed = Event[[int]]()  # that row shows an entry that changed
-        self.row_inserted = Event[[int]]()  # an entry now passes the filter, at that row
-        self.row_removed = Event[[int]]()  # an entry no longer passes, was at that row
-        self.rows_appended = Event[[int, int]]()  # first and last new row (more of the index)
-        self.counts_changed = Event[[Counts]]()
-        self.current_changed = Event[[str]]()
-        self.mode_changed = Event[[ViewMode]]()
+        self.visible_reset: Event[[]] = Event()  # new entries or a new filter: the list is rebuilt
+        self.row_changed: Event[[int]] = Event()  # that row shows an entry that changed
+        self.row_inserted: Event[[int]] = Event()  # an entry now passes the filter, at that row
+        self.row_removed: Event[[int]] = Event()  # an entry no longer passes, was at that row
+        self.rows_appended: Event[[int, int]] = Event()  # first and last new row appended
+        self.counts_changed: Event[[Counts]] = Event()
+        self.current_changed: Event[[str]] = Event()
+        self.mode_changed: Event[[ViewMode]] = Event()
 
     # --- the index ----------------------------------------------------------------------
 

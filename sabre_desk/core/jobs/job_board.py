@@ -35,7 +35,7 @@ class Job:
         self.total = 0  # 0: not known yet
         self.detail = ""  # the last thing done, in words
         self.cancelling = False
-        self.changed = Event[[]]()
+        self.changed: Event[[]] = Event()
 
     def advance(self, done: int, total: int, detail: str = "") -> None:
         self.done, self.total = done, total
@@ -55,8 +55,8 @@ class Job:
 class JobBoard:
     def __init__(self) -> None:
         self.jobs: list[Job] = []
-        self.added = Event[[Job]]()
-        self.ended = Event[[Job]]()
+        self.added: Event[[Job]] = Event()
+        self.ended: Event[[Job]] = Event()
 
     def running(self, kind: JobKind) -> Job | None:
         return next((job for job in self.jobs if job.kind is kind), None)
