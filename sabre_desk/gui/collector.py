@@ -19,11 +19,16 @@ A project's index lives as long as the project is open: hundreds of thousands of
 10,000-case project took 100–150 ms on the GUI thread, a stall a reviewer sees). Once the
 index is whole they are set aside (``set_aside_long_lived``, Python's ``gc.freeze``), so a
 full collection walks only what came after; closing the project hands them back.
+
+A full collection that falls due while the reviewer moves from case to case waits until
+they have looked at one case for a moment (``reviewer_moved``), so it never lands in the
+middle of a flip; one far overdue runs anyway.
 """
 
 from __future__ import annotations
 
 import gc
+import time
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, QTimer, Slot
 
@@ -32,6 +37,10 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, QTimer, Slot
 CHECK_MS = 500
 #: Each look that finds nothing due doubles the wait, up to this.
 IDLE_CHECK_MS = 4000
+#: A full collection waits until the reviewer has stayed on one case this long …
+QUIET_S = 1.0
+#: … unless the objects waiting for it are this many times what Python's rule allows.
+OVERDUE = 4
 
 
 class GuiCollector(QObject):
@@ -39,6 +48,7 @@ class GuiCollector(QObject):
         super().__init__(parent)
         self._long_lived = 0  # objects in the oldest generation after its last collection
         self._pending = 0  # objects moved into it since
+        self._moved_at = -QUIET_S  # when the reviewer last went to another case (monotonic)
         self._timer = QTimer(self)
         self._timer.setInterval(CHECK_MS)
         self._timer.timeout.connect(self._check)
@@ -70,6 +80,10 @@ class GuiCollector(QObject):
         gc.unfreeze()
         self._long_lived, self._pending = len(gc.get_objects(2)), 0
 
+    def reviewer_moved(self) -> None:
+        """The reviewer went to another case: a full collection due now waits."""
+        self._moved_at = time.monotonic()
+
     @property
     def interval(self) -> int:
         """Milliseconds until the next look."""
@@ -90,7 +104,10 @@ class GuiCollector(QObject):
         thresholds, counts = gc.get_threshold(), gc.get_count()
         if not thresholds[0]:
             return 0  # a threshold of 0: collection was switched off on purpose
-        if counts[2] > thresholds[2] and self._pending >= self._long_lived // 4:
+        full_due = counts[2] > thresholds[2] and self._pending >= self._long_lived // 4
+        quiet = time.monotonic() - self._moved_at >= QUIET_S
+        overdue = self._pending >= OVERDUE * max(1, self._long_lived // 4)
+        if full_due and (quiet or overdue):
             found = gc.collect(2)
             self._long_lived, self._pending = len(gc.get_objects(2)), 0
             return found

@@ -333,6 +333,7 @@ class MainWindow(QMainWindow):
         controller = self.controller
         if controller is None or (controller.case and controller.case.case_id == case_id):
             return
+        self.collector.reviewer_moved()
         entry = controller.project.entry(case_id)
         if entry is not None and entry.is_valid:  # its images first, read while it loads
             self.loader.cancel_except(set(self.loader.request_folder(entry.folder, now=True)))

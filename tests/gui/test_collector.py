@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from sabre_desk.core.desk.workbench import Go
 from sabre_desk.gui.collector import IDLE_CHECK_MS
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.workers import Worker
@@ -70,3 +71,33 @@ def test_the_open_projects_index_is_set_aside_from_full_collections(
     assert freed_on == [threading.main_thread().name]
     window.close()
     assert gc.get_freeze_count() == 0
+
+
+def test_a_full_collection_waits_while_the_reviewer_moves_from_case_to_case(
+    qtbot, window: MainWindow, demo_project, open_case, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full collection due in the middle of a flip through cases waits until the reviewer
+    stays on one case for a moment; young garbage is still collected meanwhile."""
+    from sabre_desk.gui import collector as collector_module
+
+    monkeypatch.setattr(collector_module, "QUIET_S", 0.5)
+    open_case(window, demo_project)
+    collector = window.collector
+
+    def full_collections() -> int:
+        return int(gc.get_stats()[2]["collections"])
+
+    def make_full_due() -> None:
+        collector._pending = max(1, collector._long_lived // 4)  # Python's rule: due
+        for _ in range(gc.get_threshold()[2] + 1):
+            gc.collect(1)  # each bumps the oldest generation's count
+
+    make_full_due()
+    before = full_collections()
+    window.case_list.go(Go.NEXT)  # the reviewer moves on
+    collector.collect_due()
+    assert full_collections() == before  # not in the middle of a flip
+    qtbot.wait(600)
+    make_full_due()
+    collector.collect_due()
+    assert full_collections() == before + 1  # once they stayed on a case
