@@ -318,6 +318,30 @@ def test_the_primer_checklist_is_ticked_and_saved_and_its_design_shown(
     panel.design_dialog.close()
 
 
+def test_a_tick_belongs_to_its_case_when_the_checklist_moves_to_another(
+    qtbot,
+    window: MainWindow,
+    open_case: Callable,
+    demo_project: Path,
+) -> None:
+    """The checklist's rows are reused from case to case: a tick, its text and what it
+    saves follow the case shown, never the row."""
+    open_case(window, demo_project, "ctx03_wrench_banana")
+    panel = window.case_panel
+    first = panel.checklist["primer:no_leftovers"]
+    first.click()
+    texts = {key: box.accessibleName() for key, box in panel.checklist.items()}
+    window.case_list.select("tex01_mug_brick")
+    qtbot.waitUntil(lambda: window.controller.case.case_id == "tex01_mug_brick", timeout=5000)
+    assert not any(box.isChecked() for box in panel.checklist.values())
+    assert {box.accessibleName() for box in panel.checklist.values()} != set(texts.values())
+    window.case_list.select("ctx03_wrench_banana")
+    qtbot.waitUntil(lambda: window.controller.case.case_id == "ctx03_wrench_banana", timeout=5000)
+    ticked = [key for key, box in panel.checklist.items() if box.isChecked()]
+    assert ticked == ["primer:no_leftovers"]
+    assert {key: box.accessibleName() for key, box in panel.checklist.items()} == texts
+
+
 def test_a_project_primer_for_a_new_stress_test_shows_its_checklist(
     window: MainWindow,
     open_case: Callable,

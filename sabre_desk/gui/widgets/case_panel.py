@@ -159,13 +159,18 @@ class NotesEdit(QPlainTextEdit):
 
 class CheckItem(QWidget):
     """A checklist item whose text wraps: a check box cannot wrap its own text, and an item
-    cut at the pane's edge hides what the reviewer is asked to check."""
+    cut at the pane's edge hides what the reviewer is asked to check.
 
-    def __init__(self, text: str) -> None:
+    Items are kept from case to case and given the next case's key and text (``show_item``):
+    making five widgets with their layouts at every case switch cost the GUI thread a few
+    milliseconds each time."""
+
+    def __init__(self, toggled: Callable[[str, bool], object]) -> None:
         super().__init__()
+        self.key = ""
         self.box = QCheckBox()
-        self.box.setAccessibleName(text)
-        self.label = QLabel(text)
+        self.box.toggled.connect(lambda on: toggled(self.key, on))
+        self.label = QLabel()
         self.label.setWordWrap(True)
         self.label.setBuddy(self.box)
         self.label.mousePressEvent = lambda _event: self.box.toggle()  # type: ignore[method-assign]
@@ -173,6 +178,11 @@ class CheckItem(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.box, 0, Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.label, 1)
+
+    def show_item(self, key: str, text: str) -> None:
+        self.key = key
+        self.box.setAccessibleName(text)
+        self.label.setText(text)
 
 
 class CasePanel(QWidget):
@@ -372,9 +382,6 @@ class CasePanel(QWidget):
 
     def _build_checklist(self, case: Case | None) -> None:
         """The review targets of the spec, then the validity checklist of the case's primer."""
-        for row in self._checklist_rows:
-            row.deleteLater()
-        self._checklist_rows, self.checklist = [], {}
         items: list[tuple[str, str]] = []
         for target in case.spec.review_targets if case else []:
             text = f"{target.label} ({target.image_role.value}): {target.description}"
@@ -387,12 +394,17 @@ class CasePanel(QWidget):
         self.primer_label.setText(f"Primer: {primer.header.title}" if primer else "")
         self.primer_label.setVisible(primer is not None)
         self.checklist_box.setVisible(bool(items))
-        for key, text in items:
-            row = CheckItem(text)
-            row.box.toggled.connect(lambda on, k=key: self.controller.set_checklist(k, on))
+        while len(self._checklist_rows) < len(items):
+            row = CheckItem(self.controller.set_checklist)
             self.checklist_layout.addWidget(row)
             self._checklist_rows.append(row)
+        self.checklist = {}
+        for row, (key, text) in zip(self._checklist_rows, items, strict=False):
+            row.show_item(key, text)
+            row.show()
             self.checklist[key] = row.box
+        for row in self._checklist_rows[len(items) :]:
+            row.hide()
         if case is not None:
             self._sync(case, Aspect.CHECKLIST)
 
