@@ -314,7 +314,9 @@ class CasePanel(QWidget):
         self.details.setHtml(case_details_html(case))
         self._build_checklist(case)
         self._sync(case, Aspect.ALL)
-        self.probes.setColumnWidth(PROBE, self._probe_column_width())
+        width = self._probe_column_width()
+        if width != self.probes.columnWidth(PROBE):  # setting it lays the table out again
+            self.probes.setColumnWidth(PROBE, width)
         self._fit_probe_rows()
         self.top_scroll.verticalScrollBar().setValue(0)  # each case opens at its top
         editable = self.controller.editable
