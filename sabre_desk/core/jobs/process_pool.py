@@ -146,6 +146,8 @@ class _Worker:
     conn: Connection
     job: Job | None = None
     paused: bool = False
+    #: given its job, not yet sent it: never paused then (the send would wait for it)
+    sending: bool = False
 
 
 @dataclass
@@ -206,7 +208,11 @@ class ProcessPool:
         pause the jobs running beyond ``size``."""
         with self._lock:
             self._state.held_until = time.monotonic() + seconds
-            running = [w for w in self._state.workers if w.job is not None and not w.paused]
+            running = [
+                w
+                for w in self._state.workers
+                if w.job is not None and not w.paused and not w.sending
+            ]
             for worker in running[self.size :]:
                 worker.paused = True
                 _pause(worker.process, True)
@@ -283,7 +289,12 @@ class ProcessPool:
             with self._lock:
                 if self._state.closed and not any(w.job for w in self._state.workers):
                     return
-                self._start_jobs()
+                starting = self._take_jobs()
+            # Starting a process and sending a job (pickling its arguments, a write the
+            # worker must read) take milliseconds to tens of them: never under the lock the
+            # window takes to hold, release, submit or cancel.
+            self._hand_over(starting)
+            with self._lock:
                 busy = {w.conn: w for w in self._state.workers if w.job is not None}
                 held = self._state.held_until - time.monotonic()
                 waiting = self._state.queue or any(w.paused for w in self._state.workers)
@@ -296,39 +307,64 @@ class ProcessPool:
                 else:
                     self._collect(busy[conn])  # type: ignore[index]
 
-    def _start_jobs(self) -> None:
+    def _take_jobs(self) -> list[tuple[_Worker | None, Job]]:
+        """(under the lock) The jobs that may start now, each with the idle worker it is
+        given (reserved), or None where a worker is to be started for it."""
         state = self._state
         if state.closed or state.held_until > time.monotonic():
-            return
+            return []
         self._resume_all()
         state.workers = [w for w in state.workers if w.job is not None or w.process.is_alive()]
-        while state.queue:
-            idle = [w for w in state.workers if w.job is None]
-            if len(state.workers) - len(idle) >= self.size + self.spare:
-                return
+        idle = [w for w in state.workers if w.job is None]
+        busy = len(state.workers) - len(idle)
+        taken: list[tuple[_Worker | None, Job]] = []
+        while state.queue and busy < self.size + self.spare:
             _, _, job = heapq.heappop(state.queue)
+            worker = idle.pop(0) if idle else None
+            if worker is not None:
+                worker.job, worker.sending = job, True
+            taken.append((worker, job))
+            busy += 1
+        return taken
+
+    def _hand_over(self, starting: list[tuple[_Worker | None, Job]]) -> None:
+        """Send each job to its worker, starting a worker where it has none; a job that
+        cannot be sent (arguments that cannot be pickled, no process to be had) ends with
+        that error, and its worker is free again (or dropped, if it is gone)."""
+        for reserved, job in starting:
+            worker = reserved
             try:
-                worker = idle[0] if idle else self._spawn()
+                if job.cancelled:  # meanwhile: a reserved worker was ended by the cancel
+                    raise JobCancelledError("cancelled before it started")
+                if worker is None:
+                    worker = self._spawn()
+                    with self._lock:
+                        worker.job, worker.sending = job, True
+                        self._state.workers.append(worker)
+                        if self._state.closed:
+                            self._end(worker)
+                            raise JobCancelledError("the pool was shut down")
                 worker.conn.send((job.id, job.fn, job.args))
-            except Exception as exc:  # arguments that cannot be pickled, no process to be had
-                self._lock.release()  # (held by the caller; done() may take it)
-                try:
-                    self._finish(job, None, exc)
-                finally:
-                    self._lock.acquire()
-                continue
-            worker.job = job
+                with self._lock:
+                    worker.sending = False
+            except Exception as exc:
+                if worker is not None:
+                    with self._lock:
+                        worker.job, worker.sending = None, False
+                        if not worker.process.is_alive() and worker in self._state.workers:
+                            self._state.workers.remove(worker)
+                cancelled = job.cancelled and not isinstance(exc, JobCancelledError)
+                self._finish(job, None, JobCancelledError("cancelled") if cancelled else exc)
 
     def _spawn(self) -> _Worker:
+        """A new worker process (not yet among the pool's workers)."""
         parent, child = self._ctx.Pipe()
         process = self._ctx.Process(
             target=_worker_main, args=(child, self.nice), name="sabre-desk-worker", daemon=True
         )
         process.start()
         child.close()
-        worker = _Worker(process, parent)
-        self._state.workers.append(worker)
-        return worker
+        return _Worker(process, parent)
 
     def _collect(self, worker: _Worker) -> None:
         job = worker.job
