@@ -71,7 +71,7 @@ painted = ListPainted()
 window.case_list.view.viewport().installEventFilter(painted)
 for canvas in window.compare.canvases.values():
     canvas.painted.connect(
-        lambda c=canvas: mark("first_image") if c.display_image() is not None else None
+        lambda c=canvas: mark("first_image") if c.display_image is not None else None
     )
 window.images_shown.connect(lambda _case: mark("pair"))
 window.show()

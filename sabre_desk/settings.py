@@ -33,9 +33,12 @@ class Settings(BaseModel):
     pool_size: int = Field(default=4, ge=1, le=32)
     #: the preview cache on disk, per project (megabytes); the oldest previews go first
     preview_cache_mb: int = Field(default=2048, ge=16)
-    #: decoded images kept in memory: an eighth of the free memory, within these (MB)
+    #: decoded images kept in memory: an eighth of the free memory, within these (MB). The
+    #: case on screen and its neighbours in full take about 130 MB at 2048² pixels; cases
+    #: left behind come back from their stored previews in milliseconds, so more memory
+    #: buys little (performance.md: peak memory against labelme)
     image_cache_min_mb: int = Field(default=128, ge=32)
-    image_cache_max_mb: int = Field(default=256, ge=32)
+    image_cache_max_mb: int = Field(default=160, ge=32)
     auto_advance: bool = False
     sync_views: bool = True
     #: the image model: repairs, and the images `generate images` makes

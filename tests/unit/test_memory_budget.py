@@ -15,9 +15,9 @@ GB = 1024 * MB
     ("free", "expected"),
     [
         (512 * MB, 128 * MB),  # a laptop short of memory: the floor
-        (1536 * MB, 192 * MB),  # an eighth of what is free
-        (2 * GB, 256 * MB),
-        (48 * GB, 256 * MB),  # a workstation: no more than the ceiling
+        (1152 * MB, 144 * MB),  # an eighth of what is free
+        (2 * GB, 160 * MB),
+        (48 * GB, 160 * MB),  # a workstation: no more than the ceiling
     ],
 )
 def test_the_budget_is_a_share_of_free_memory_between_floor_and_ceiling(free, expected):
@@ -31,4 +31,4 @@ def test_a_ceiling_set_below_the_floor_gives_the_floor() -> None:
 
 
 def test_free_memory_is_read_from_this_machine() -> None:
-    assert free_memory() > 0 and 128 * MB <= image_cache_budget(128, 256) <= 256 * MB
+    assert free_memory() > 0 and 128 * MB <= image_cache_budget(128, 160) <= 160 * MB
