@@ -6,10 +6,12 @@ made by this version is: one of an earlier format is scanned whole before it ope
 run is a fresh process (``python -c`` importing the window as ``sabre-desk open``
 does, offscreen, 1366×768); the time is taken from just before the process is started.
 "List populated" is the first paint of the case list's viewport with rows in it;
-"index complete" is the window's ``index_reader.finished``. With ``--other PATH`` (a
-checkout of another version) that version runs interleaved, repetition by repetition, and
-each figure is also printed as a ratio to it; the load average is printed at the start
-and the end (an absolute time from one machine is not a claim).
+"index complete" is the window's ``index_reader.finished`` (each run also notes when the
+first image and the pair were painted, which ``open_vs_labelme.py`` compares with labelme's).
+With ``--other PATH`` (a checkout of another version) that version runs interleaved,
+repetition by repetition, and each figure is also printed as a ratio to it; the load
+average is printed at the start and the end (an absolute time from one machine is not a
+claim).
 
 Usage: python benchmarks/open_speed.py [--runs 3] [--cases 10000 100000]
        [--other /path/to/old/checkout] [--keep DIR]
@@ -49,21 +51,30 @@ window = MainWindow("bench", settings)
 window.resize(1366, 768)
 marks = {}
 
+def mark(name):
+    marks.setdefault(name, time.time() - t0)
+    if {"index", "pair"} <= marks.keys():
+        QTimer.singleShot(0, app.quit)
+
 class Painted(QObject):
     def eventFilter(self, watched, event):
         if (event.type() == QEvent.Type.Paint and "list" not in marks
                 and window.case_list.model.rowCount() > 0):
-            marks["list"] = time.time() - t0
             marks["rows_then"] = window.case_list.model.rowCount()
+            mark("list")
         return False
 
 painted = Painted()
 window.case_list.view.viewport().installEventFilter(painted)
+for canvas in window.compare.canvases.values():  # the first image painted, either of the pair
+    canvas.painted.connect(
+        lambda c=canvas: mark("first_image") if c.display_image is not None else None
+    )
+window.images_shown.connect(lambda _case: mark("pair"))
 
 def finished(project):
-    marks["index"] = time.time() - t0
     marks["cases"] = len(project.entries)
-    QTimer.singleShot(0, app.quit)
+    mark("index")
 
 window.index_reader.finished.connect(finished)
 window.show()
@@ -74,16 +85,22 @@ print(json.dumps(marks))
 """
 
 
-def one_run(checkout: Path, project: Path) -> dict[str, float]:
+def one_run(
+    checkout: Path | None, project: Path, child: str = CHILD, python: str = sys.executable
+) -> dict[str, float]:
+    """The marks of one fresh process running *child* on *project* (seconds from just
+    before it started), with *checkout* first on its path (None: as installed)."""
     env = dict(
         os.environ,
-        PYTHONPATH=str(checkout),
         QT_QPA_PLATFORM="offscreen",
         HOME=tempfile.mkdtemp(prefix="open-speed-home-"),  # no recent projects, defaults
+        SABRE_DESK_CONFIG_DIR=tempfile.mkdtemp(prefix="open-speed-config-"),
     )
+    if checkout is not None:
+        env["PYTHONPATH"] = str(checkout)
     env["OPEN_SPEED_T0"] = repr(time.time())
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(project)],
+        [python, "-c", child, str(project)],
         env=env,
         cwd=tempfile.gettempdir(),
         check=True,

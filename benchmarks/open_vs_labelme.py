@@ -25,65 +25,21 @@ Usage: python benchmarks/open_vs_labelme.py --labelme /tmp/labelme-venv/bin/pyth
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from case_switch import make_project
+from open_speed import CHILD, HERE, one_run
 
 from sabre_desk.core.upgrade.upgrade import upgrade_project
 
-HERE = Path(__file__).resolve().parents[1]
-
-SABRE = r"""
-import json, os, sys, time
-t0 = float(os.environ["OPEN_T0"])
-from pathlib import Path
-from PySide6.QtCore import QEvent, QObject, QTimer
-from sabre_desk.gui.app import make_app
-from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.settings import load_settings
-
-app = make_app()
-settings, _ = load_settings()
-window = MainWindow("bench", settings)
-window.resize(1366, 768)
-marks = {}
-
-def mark(name):
-    marks.setdefault(name, time.time() - t0)
-    if {"list", "first_image", "pair"} <= marks.keys():
-        QTimer.singleShot(0, app.quit)
-
-class ListPainted(QObject):
-    def eventFilter(self, watched, event):
-        if event.type() == QEvent.Type.Paint and window.case_list.model.rowCount() > 0:
-            mark("list")
-        return False
-
-painted = ListPainted()
-window.case_list.view.viewport().installEventFilter(painted)
-for canvas in window.compare.canvases.values():
-    canvas.painted.connect(
-        lambda c=canvas: mark("first_image") if c.display_image is not None else None
-    )
-window.images_shown.connect(lambda _case: mark("pair"))
-window.show()
-window.open_project(Path(sys.argv[1]))
-QTimer.singleShot(120_000, app.quit)
-app.exec()
-print(json.dumps(marks))
-"""
-
 LABELME = r"""
 import json, os, sys, tempfile, time
-t0 = float(os.environ["OPEN_T0"])
+t0 = float(os.environ["OPEN_SPEED_T0"])
 home = tempfile.mkdtemp(prefix="labelme-home-")
 os.environ["HOME"] = home
 os.environ["XDG_CONFIG_HOME"] = os.path.join(home, ".config")
@@ -120,27 +76,6 @@ print(json.dumps(marks))
 """
 
 
-def run(python: str, child: str, target: Path, pythonpath: str | None) -> dict[str, float]:
-    env = dict(
-        os.environ,
-        QT_QPA_PLATFORM="offscreen",
-        HOME=tempfile.mkdtemp(prefix="open-home-"),  # no recent projects, defaults
-        SABRE_DESK_CONFIG_DIR=tempfile.mkdtemp(prefix="open-config-"),
-    )
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath
-    env["OPEN_T0"] = repr(time.time())
-    out = subprocess.run(
-        [python, "-c", child, str(target)],
-        env=env,
-        cwd=tempfile.gettempdir(),
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return dict(json.loads(out.strip().splitlines()[-1]))
-
-
 def labelme_folder(project: Path, folder: Path) -> None:
     """The project's Base images, one file name per case, hard links to the same files."""
     folder.mkdir()
@@ -162,19 +97,23 @@ def main() -> None:
         labelme_folder(project, folder)
     upgrade_project(project)  # a project of today's format: no scan before it opens
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    tools = {
-        "sabre-desk": (sys.executable, SABRE, project, str(HERE)),
-        "labelme": (args.labelme, LABELME, folder, None),
+    tools: dict[str, tuple[Path | None, Path, str, str]] = {
+        "sabre-desk": (HERE, project, CHILD, sys.executable),
+        "labelme": (None, folder, LABELME, args.labelme),
     }
-    for python, child, target, path in tools.values():  # warm the file cache
-        run(python, child, target, path)
+    for tool in tools.values():  # warm the file cache
+        one_run(*tool)
     results: dict[str, list[dict[str, float]]] = {name: [] for name in tools}
     for rep in range(args.runs):
         order = list(tools) if rep % 2 == 0 else list(tools)[::-1]
         for name in order:
-            marks = run(*tools[name])
+            marks = one_run(*tools[name])
             results[name].append(marks)
-            shown = ", ".join(f"{k} {v * 1000:,.0f} ms" for k, v in marks.items() if k != "rows")
+            shown = ", ".join(
+                f"{k} {marks[k] * 1000:,.0f} ms"
+                for k in ("list", "first_image", "pair", "index")
+                if k in marks
+            )
             print(f"  rep {rep + 1} {name:>10}: {shown}")
     print(f"{args.cases:,} cases, process start → …, medians of {args.runs}:")
     for what in ("list", "first_image"):
