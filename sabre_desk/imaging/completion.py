@@ -38,6 +38,7 @@ import cv2
 import numpy as np
 
 from sabre_desk.ground.errors import RepairError
+from sabre_desk.imaging.fsr import fsr_inpaint
 
 
 class CompletionCancelledError(RepairError):
@@ -56,6 +57,8 @@ class CompletionParams:
     structure_hole_px: int = 48
     #: the blur (pixels) that parts the shading from the detail
     detail_sigma: float = 1.5
+    detail_gain: float = 1.0
+    detail_share: float = 0.0
     #: EM iterations (PatchMatch + vote) at the coarsest and at the finest level; levels in
     #: between go linearly from one to the other
     coarse_iterations: int = 8
@@ -77,6 +80,9 @@ class CompletionParams:
 
 
 Progress = Callable[[int], None]
+
+#: pixels into the hole past which a patch's confidence stops falling (see _Level.make)
+CONF_DEPTH = 40.0
 
 
 def _check(cancel: threading.Event | None) -> None:
@@ -150,6 +156,9 @@ class _Level:
         ty, tx = np.nonzero(_dilate(hole, r))
         sy, sx = np.nonzero(src)
         distance = cv2.distanceTransform((hole * 255).astype(np.uint8), cv2.DIST_L2, 3)
+        # past CONF_DEPTH pixels in, every patch is as trusted as the next: float32 weights
+        # would otherwise underflow to zero in the middle of a large hole
+        distance = np.minimum(distance, CONF_DEPTH)
         conf = np.where(hole, params.gamma ** (-distance), 1.0).astype(np.float32)
         patch_conf = cv2.blur(conf, (2 * r + 1, 2 * r + 1), borderType=cv2.BORDER_REPLICATE)
         as_int = np.int32
@@ -264,9 +273,10 @@ def _structure_and_texture(
         out = _complete(image, hole, texture_levels, params, cancel, progress)
         if layout is not None:
             structure, sigma = layout.result(), params.detail_sigma
-            out = cv2.GaussianBlur(structure, (0, 0), sigma) + (
-                out - cv2.GaussianBlur(out, (0, 0), sigma)
-            )
+            blur_s = cv2.GaussianBlur(structure, (0, 0), sigma)
+            detail = (1 - params.detail_share) * (out - cv2.GaussianBlur(out, (0, 0), sigma))
+            detail += params.detail_share * (structure - blur_s)
+            out = blur_s + params.detail_gain * detail
         smooth = edge.result()
     # along the hole's edge the smooth fill, which continues the known pixels best there
     distance = cv2.distanceTransform(hole.astype(np.uint8) * 255, cv2.DIST_L2, 3)
@@ -317,12 +327,10 @@ def _smooth_fill(img: np.ndarray, hole: np.ndarray) -> np.ndarray:
     """The coarsest level's start: OpenCV's frequency-selective reconstruction (contrib
     build), which keeps the broad layout best, else Telea's."""
     small = np.clip(img + 0.5, 0, 255).astype(np.uint8)
-    mask = hole.astype(np.uint8) * 255
     if not hasattr(cv2, "xphoto"):
+        mask = hole.astype(np.uint8) * 255
         return cv2.inpaint(small, mask, 5, cv2.INPAINT_TELEA).astype(np.float32)
-    out = np.zeros_like(small)
-    cv2.xphoto.inpaint(small, 255 - mask, out, cv2.xphoto.INPAINT_FSR_FAST)
-    return out.astype(np.float32)
+    return fsr_inpaint(small, hole).astype(np.float32)
 
 
 def _complete(
@@ -348,7 +356,12 @@ def _complete(
             continue  # only the full size can be: nothing known to copy from at all
         coarsest = field is None
         if coarsest:
-            level.img = np.where(level_hole[..., None], _smooth_fill(img, level_hole), img)
+            start = _smooth_fill(img, level_hole)
+        else:
+            # the coarser fill at this scale, so the hole's own pixels (the object being
+            # removed) never enter a patch distance
+            start = cv2.resize(result, level_hole.shape[::-1], interpolation=cv2.INTER_LINEAR)
+        level.img = np.ascontiguousarray(np.where(level_hole[..., None], start, img), np.float32)
         field = level.carry(field)
         if not coarsest:
             # the first estimate here: the carried field voted with this level's own pixels
