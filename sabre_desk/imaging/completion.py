@@ -57,8 +57,6 @@ class CompletionParams:
     structure_hole_px: int = 48
     #: the blur (pixels) that parts the shading from the detail
     detail_sigma: float = 1.5
-    detail_gain: float = 1.0
-    detail_share: float = 0.0
     #: EM iterations (PatchMatch + vote) at the coarsest and at the finest level; levels in
     #: between go linearly from one to the other
     coarse_iterations: int = 8
@@ -273,10 +271,9 @@ def _structure_and_texture(
         out = _complete(image, hole, texture_levels, params, cancel, progress)
         if layout is not None:
             structure, sigma = layout.result(), params.detail_sigma
-            blur_s = cv2.GaussianBlur(structure, (0, 0), sigma)
-            detail = (1 - params.detail_share) * (out - cv2.GaussianBlur(out, (0, 0), sigma))
-            detail += params.detail_share * (structure - blur_s)
-            out = blur_s + params.detail_gain * detail
+            out = cv2.GaussianBlur(structure, (0, 0), sigma) + (
+                out - cv2.GaussianBlur(out, (0, 0), sigma)
+            )
         smooth = edge.result()
     # along the hole's edge the smooth fill, which continues the known pixels best there
     distance = cv2.distanceTransform(hole.astype(np.uint8) * 255, cv2.DIST_L2, 3)

@@ -3,10 +3,10 @@
 ``cv2.xphoto.inpaint`` with ``INPAINT_FSR_FAST`` works in blocks of 16 pixels, and where the
 image's size does not suit its blocks it may leave a column or row of the hole with values
 that have nothing to do with the picture (measured: a green line 70 levels off along a box's
-right edge in a 63-pixel-wide patch of sky; on random boxes in random small images about
-one in three fills has such a line). Filling the image reflected outward by a block on every
-side, and grown to whole blocks, gave no such line in 550 random trials; the cost is the
-known pixels added round it.
+right edge in a 63-pixel-wide patch of sky; on random boxes in random small images a fifth
+to a third of the fills had such a line). Filling the image reflected outward by a block on
+every side, and grown to whole blocks, gave no such line in 550 random trials; the cost is
+the known pixels added round it.
 
 Needs the contrib build of OpenCV (``cv2.xphoto``); callers check for it.
 """
