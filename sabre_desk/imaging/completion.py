@@ -23,6 +23,12 @@ well below the smooth fills' while the texture stays:
 - within a few pixels of the edge the smooth fill, which continues the known pixels best
   right there, takes over (its weight falls as exp(-distance / 5 px)).
 
+Two guards keep the object being removed out of the fill: each finer level starts from the
+coarser fill scaled up (never from the hole's own pixels), and no vote weight can underflow
+to zero (a pixel whose every weight was zero kept its old value: a thin stroke on a smooth
+sky survived as a ghost). The smooth fill is FSR run on the image grown to whole blocks
+(``imaging/fsr.py``), which otherwise may leave a line of unrelated colour on the edge.
+
 ``cancel`` is checked between iterations (and levels); ``progress`` (if given) is told of
 each iteration done.
 """
