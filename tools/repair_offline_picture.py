@@ -71,7 +71,9 @@ def main() -> int:
         np.pad(r, ((0, GAP), (0, width - r.shape[1]), (0, 0)), constant_values=255) for r in rows
     ]
     picture = np.vstack(padded)[:-GAP]
-    cv2.imwrite(str(out), cv2.cvtColor(picture, cv2.COLOR_RGB2BGR))
+    cv2.imwrite(
+        str(out), cv2.cvtColor(picture, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_PNG_COMPRESSION, 9]
+    )
     print(f"wrote {out} ({picture.shape[1]}×{picture.shape[0]})")
     return 0
 
