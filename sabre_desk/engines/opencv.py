@@ -33,12 +33,9 @@ FSR_MAX_FILL = 60_000
 
 
 def _fsr_at_full_size(patch: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    import cv2  # OpenCV loads with the first repair, not with the window
+    from sabre_desk.imaging.fsr import fsr_inpaint
 
-    out = np.zeros_like(patch)
-    # xphoto's mask is the opposite of cv2.inpaint's: 0 marks the pixels to fill.
-    cv2.xphoto.inpaint(patch, 255 - mask, out, cv2.xphoto.INPAINT_FSR_FAST)
-    return out
+    return fsr_inpaint(patch, mask > 0)
 
 
 def _fsr(patch: np.ndarray, mask: np.ndarray, radius: int) -> np.ndarray:

@@ -21,6 +21,9 @@ import math
 import numba
 import numpy as np
 
+#: the vote's weight falls as exp(-distance / area / 2σ²), bounded at exp(-MAX_BADNESS)
+MAX_BADNESS = 40.0
+
 
 @numba.njit(cache=True, nogil=True)
 def patch_distance(
@@ -106,7 +109,10 @@ def vote(img, write, patch_conf, targets, field, r, sigma2):  # type: ignore[no-
     for i in range(tys.shape[0]):
         ty, tx = tys[i], txs[i]
         sy, sx = nny[ty, tx], nnx[ty, tx]
-        weight = patch_conf[ty, tx] * math.exp(-nnd[ty, tx] / area / (2.0 * sigma2))
+        # the exponent is bounded so that a patch matching badly still weighs more than
+        # zero: a pixel covered only by such patches gets their mean, not its old value
+        badness = min(nnd[ty, tx] / area / (2.0 * sigma2), MAX_BADNESS)
+        weight = patch_conf[ty, tx] * math.exp(-badness)
         for y in range(max(0, ty - r), min(h, ty + r + 1)):
             for x in range(max(0, tx - r), min(w, tx + r + 1)):
                 if write[y, x]:
