@@ -164,6 +164,7 @@ def main() -> None:
     from sabre_desk.core.case.preview_cache import PreviewStore, cache_folder
     from sabre_desk.imaging.io import load_image
 
+    started_at = " ".join(f"{x:.2f}" for x in os.getloadavg())
     with tempfile.TemporaryDirectory(prefix="sabre-previews-") as tmp:
         os.environ["SABRE_DESK_CONFIG_DIR"] = str(Path(tmp) / "config")
         root = Path(tmp) / "project"
@@ -280,6 +281,8 @@ def main() -> None:
         f"holds {info.files} previews, {info.bytes / 1e6:.0f} MB "
         f"({info.bytes / info.files / 1e3:.0f} KB each)"
     )
+    ended_at = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"  load average (1/5/15 min): start {started_at}, end {ended_at}")
     sys.stdout.flush()
 
 

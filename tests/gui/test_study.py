@@ -7,7 +7,9 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from factories import run_cli
+from fakes.gemini_server import serving
 from PIL import Image
 from PySide6.QtCore import Qt
 
@@ -28,20 +30,22 @@ def pixels(path: Path) -> np.ndarray:
 
 
 def test_three_cases_two_participants_give_table_8(
-    qtbot, demo_project: Path, tmp_path: Path
+    qtbot, demo_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    made = run_cli(
-        "study",
-        "new",
-        str(demo_project),
-        "pilot",
-        *[f"--case={d}" for d in DEFECTS],
-        # FSR retouches the pixels round its mask too, so its soft blend and hard paste
-        # differ; the patch-based default changes only the box, and they would not
-        "--engine=opencv-fsr",
-        home=tmp_path,
-        timeout=300,
-    )
+    # A generative engine (the real client, a fake Gemini on 127.0.0.1) redraws the whole
+    # patch, so its soft blend and hard paste differ; an offline engine changes only the
+    # box, and the two would be the same image
+    with serving(monkeypatch, "study-key-" + "s" * 24):
+        made = run_cli(
+            "study",
+            "new",
+            str(demo_project),
+            "pilot",
+            *[f"--case={d}" for d in DEFECTS],
+            "--engine=gemini",
+            home=tmp_path,
+            timeout=300,
+        )
     assert made.returncode == 0, made.stderr
     folder = demo_project / "studies" / "pilot"
     project = Project.open(demo_project, "alice")
