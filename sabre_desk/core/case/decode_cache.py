@@ -10,14 +10,14 @@ ns). An image rewritten in any way gets a
 new identity and is decoded again; the same file is never decoded twice.
 
 It is a cache: any failure to open, read or write it is a miss (the image is decoded), never
-an error, and deleting it loses nothing but time.
+an error, and deleting it loses nothing but time. SQLite is in the standard library and
+takes care of several windows and commands using it at once.
 
 The window decodes a case's images to show them; that decode is a verdict too
 (``decoding``), so the check of the case on screen does not decode each image a second
 time: a check of a file being decoded for the screen waits for that decode's outcome. On two
 cores, the second decode competed with the window for the cores and the interpreter lock at
-every case switch. SQLite is in the standard library and
-takes care of several windows and commands using it at once.
+every case switch.
 """
 
 from __future__ import annotations
