@@ -270,9 +270,8 @@ class MainWindow(QMainWindow):
             self._project_status += " · read-only: nothing will be saved"
         self.index_reader.begin(project, case_id)  # the first cases now, the rest behind
         first = case_id or self.workbench.first()
-        entry = project.entry(first) if first else None
-        if entry is not None and entry.is_valid:  # decoded while the panels are built
-            self.loader.request_folder(entry.folder, now=True)
+        if first:
+            self._ask_for_images(project, first)  # decoded while the panels are built
         self._attach_controller(controller)
         self.settings.add_recent(project.root)
         self._save_settings()
@@ -289,6 +288,14 @@ class MainWindow(QMainWindow):
             if project.entries:
                 self.case_list.select(project.entries[0].case_id)
         return True
+
+    def _ask_for_images(self, project: Project, case_id: str) -> list[Key]:
+        """Ask for the images of *case_id* as wanted on screen now (none for a case whose
+        folder is not safe to read); their keys."""
+        entry = project.entry(case_id)
+        if entry is None or not entry.is_valid:
+            return []
+        return self.loader.request_folder(entry.folder, now=True)
 
     def _on_index_progress(self, done: int, total: int) -> None:
         self.statusBar().showMessage(
@@ -334,9 +341,9 @@ class MainWindow(QMainWindow):
         if controller is None or (controller.case and controller.case.case_id == case_id):
             return
         self.collector.reviewer_moved()
-        entry = controller.project.entry(case_id)
-        if entry is not None and entry.is_valid:  # its images first, read while it loads
-            self.loader.cancel_except(set(self.loader.request_folder(entry.folder, now=True)))
+        wanted = self._ask_for_images(controller.project, case_id)  # read while it loads
+        if wanted:  # decodes queued for other cases are taken back
+            self.loader.cancel_except(set(wanted))
         if not controller.load(case_id) and controller.case is not None:
             # the current case could not be saved: stay on it, the reason is shown
             self.case_list.blockSignals(True)
