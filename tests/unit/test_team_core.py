@@ -15,7 +15,7 @@ from sabre_desk.core.case.review import Decision
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.repair import repairs
 from sabre_desk.core.team.final import all_reviews, question_edits, settle
-from sabre_desk.core.team.team import case_team, in_queue, write_team_settings
+from sabre_desk.core.team.team import case_team, in_queue, queue, write_team_settings
 
 EDITED = ImageRole.EDITED
 
@@ -198,3 +198,26 @@ def test_with_no_adjudicator_named_anyone_may_settle_and_the_queue_is_the_disput
     carol = Project.open(pair, "carol")
     assert in_queue(carol, carol.load_case("c1"), hashes)
     assert "only they settle" in adjudicator_rule(carol.manifest.adjudicators)
+
+
+def test_the_queue_is_the_disputed_cases_whoever_reviewed_what(
+    make_project: Callable, add_case: Callable
+) -> None:
+    """A case only its own reviewer (or only one other) has judged cannot wait in the
+    queue; one two others disagree on does, for someone who never looked at it too."""
+    root = make_project()
+    for case_id in ("split", "mine_only", "bob_only", "agreed"):
+        add_case(root, case_id)
+    write_review(root / "cases/split", "alice", "keep")
+    write_review(root / "cases/split", "bob", "edit_failed")
+    write_review(root / "cases/mine_only", "alice", "keep")
+    write_review(root / "cases/bob_only", "bob", "edit_failed")
+    write_review(root / "cases/agreed", "alice", "keep")
+    write_review(root / "cases/agreed", "bob", "keep")
+    ids = ["split", "mine_only", "bob_only", "agreed", "no_such_case"]
+    expected = {"split": True, "mine_only": False, "bob_only": False, "agreed": False}
+    assert queue(Project.open(root, "alice"), ids) == {**expected, "no_such_case": False}
+    assert queue(Project.open(root, "carol"), ids, exact=True) == {
+        **expected,
+        "no_such_case": False,
+    }

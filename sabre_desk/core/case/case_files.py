@@ -124,17 +124,21 @@ def load_screening(case: Case) -> None:
         case.warnings.append(ScreeningError(reason, path, case.case_id))
 
 
+def other_review_paths(case_folder: Path, reviewer: str) -> list[Path]:
+    """The files of the other reviewers' reviews of a case, by name (none: nobody else has
+    reviewed it, and it cannot be disputed); a link in place of the folder is not followed."""
+    folder = case_folder / REVIEWS_DIR
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    return [p for p in sorted(folder.glob("*.json")) if p.stem != reviewer]
+
+
 def load_other_reviews(reviewer: str, case: Case) -> None:
     """The other reviewers' files, each held to the rules of one's own: a file whose
     name, ``reviewer`` or ``case_id`` disagree with where it lies, or whose question
     edits break the spec, is reported and left out (it cannot sway a release)."""
-    folder = case.folder / REVIEWS_DIR
-    if not folder.is_dir() or folder.is_symlink():
-        return
-    for path in sorted(folder.glob("*.json")):
+    for path in other_review_paths(case.folder, reviewer):
         name = path.stem
-        if name == reviewer:
-            continue
         try:
             data, _ = read_json(path, "review", ReviewError, follow_links=False)
             review = validate_review(data, path, case.case_id)

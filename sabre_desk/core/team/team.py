@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sabre_desk.core.case.binding import Hashes, image_hashes, is_stale
+from sabre_desk.core.case.case_files import other_review_paths
 from sabre_desk.core.case.manifest import TEAM_VERSION
 from sabre_desk.core.case.project import MANIFEST_NAME, Case, Manifest, Project
 from sabre_desk.core.case.review import Review
@@ -105,10 +106,14 @@ def queue(project: Project, case_ids: list[str], exact: bool = False) -> dict[st
     read is not in the queue."""
     flags: dict[str, bool] = {}
     for case_id in case_ids:
+        flags[case_id] = False  # a case that cannot be read is not in the queue
         try:
+            # nobody else reviewed it: read no further (a solo project of 100,000 cases
+            # otherwise loads every one, and the window's thread waits for the lock meanwhile)
+            if not other_review_paths(project.case_folder(case_id), project.reviewer):
+                continue
             case = project.load_case(case_id)
         except CaseLoadError:
-            flags[case_id] = False
             continue
         hashes = image_hashes(case.images) if exact else None
         flags[case_id] = in_queue(project, case, hashes)
