@@ -135,6 +135,7 @@ def main() -> None:
     parser.add_argument("--metadata-cases", type=int, default=0)
     args = parser.parse_args()
 
+    from event_loop import AppLoop
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
@@ -166,12 +167,10 @@ def main() -> None:
         shown: list[str] = []
         window.images_shown.connect(shown.append)
 
+        loop = AppLoop(app)
+
         def wait_shown(case_id: str, timeout: float = 30.0) -> None:
-            deadline = time.perf_counter() + timeout
-            while case_id not in shown:
-                app.processEvents()
-                if time.perf_counter() > deadline:
-                    raise TimeoutError(case_id)
+            loop.until(lambda: case_id in shown, timeout, case_id)
 
         t_open = time.perf_counter()
         window.open_project(root, "case0000")
@@ -210,9 +209,7 @@ def main() -> None:
         meter.start()
         for _ in range(args.cases - 1):
             QTest.keyClick(canvas, Qt.Key.Key_N)
-            deadline = time.perf_counter() + 0.03  # ~33 key repeats per second
-            while time.perf_counter() < deadline:
-                app.processEvents()
+            loop.run_for(0.03)  # ~33 key repeats per second
         meter.stop()
         gaps = meter.gaps
         window.pool.waitForDone()
@@ -229,12 +226,9 @@ def main() -> None:
             meter = StallMeter()
             meter.start()
             QTest.keyClick(canvas, Qt.Key.Key_1)
-            while window.save_label.property("state") != "saved":
-                app.processEvents()
+            loop.until(lambda: window.save_label.property("state") == "saved", what="the save")
             assert window.case_list.progress.text() != before
-            deadline = time.perf_counter() + 0.05
-            while time.perf_counter() < deadline:
-                app.processEvents()
+            loop.run_for(0.05)
             meter.stop()
             decision_stalls.append(meter.largest)
             QTest.keyClick(canvas, Qt.Key.Key_N)

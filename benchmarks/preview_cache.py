@@ -79,7 +79,7 @@ def summary(values: list[float], floor: float) -> str:
 
 
 def open_window(root: Path, previews: bool):  # type: ignore[no-untyped-def]
-    from PySide6.QtCore import QEventLoop, QTimer
+    from event_loop import AppLoop
 
     from sabre_desk.gui.app import make_app
     from sabre_desk.gui.main_window import MainWindow
@@ -93,18 +93,11 @@ def open_window(root: Path, previews: bool):  # type: ignore[no-untyped-def]
     # wait below next looks (by then it may have handled the prefetch that follows).
     shown: dict[str, float] = {}
     window.images_shown.connect(lambda case_id: shown.setdefault(case_id, time.perf_counter()))
-    # The loop waits for events as the application's own does, rather than spinning:
-    # a GUI thread spinning in Python holds the interpreter lock, and every pool thread
-    # then waits up to a switch interval (5 ms) each time it needs the lock back.
-    ticker = QTimer(window)  # wakes the wait every 2 ms, for the timeout below
-    ticker.start(2)
+    # The loop waits for events as the application's own does (``event_loop.py``).
+    loop = AppLoop(app)
 
     def wait_shown(case_id: str, timeout: float = 30.0) -> float:
-        deadline = time.perf_counter() + timeout
-        while case_id not in shown:
-            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
-            if time.perf_counter() > deadline:
-                raise TimeoutError(case_id)
+        loop.until(lambda: case_id in shown, timeout, case_id)
         return shown[case_id]
 
     window.open_project(root, "case0000")

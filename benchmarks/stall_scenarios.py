@@ -13,7 +13,8 @@ Builds a project of paired 2048×2048 PNG cases inside a larger one of small cas
 
 Each is printed in milliseconds and in frames of a 60 Hz screen (16.7 ms), with the floor
 (decoding one pair, one image after the other) of the same run and the load average at the
-start and the end. ``--trace MS`` also prints, for every stall of at least MS ms, what the
+start and the end. Between key presses the script sleeps in Qt's event loop as the
+application does (``event_loop.py``). ``--trace MS`` also prints, for every stall of at least MS ms, what the
 GUI thread was doing (``StallTracer``; it perturbs the figures a little).
 
 Usage: python benchmarks/stall_scenarios.py [--cases 40] [--metadata-cases 10000] [--trace 30]
@@ -27,7 +28,6 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -59,7 +59,8 @@ def main() -> None:
     parser.add_argument("--trace", type=float, default=0.0, metavar="MS")
     args = parser.parse_args()
 
-    from PySide6.QtCore import QEventLoop, Qt
+    from event_loop import AppLoop
+    from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
     from stall_meter import StallMeter
     from stall_tracer import StallTracer
@@ -79,17 +80,11 @@ def main() -> None:
         shown: list[str] = []
         window.images_shown.connect(shown.append)
 
-        def run_for(seconds: float) -> None:
-            deadline = time.perf_counter() + seconds
-            while time.perf_counter() < deadline:
-                app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+        loop = AppLoop(app)
+        run_for = loop.run_for
 
         def wait_shown(case_id: str, timeout: float = 30.0) -> None:
-            deadline = time.perf_counter() + timeout
-            while case_id not in shown:
-                app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 5)
-                if time.perf_counter() > deadline:
-                    raise TimeoutError(case_id)
+            loop.until(lambda: case_id in shown, timeout, case_id)
 
         window.open_project(root, "case0000")
         wait_shown("case0000")
