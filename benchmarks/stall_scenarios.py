@@ -14,8 +14,9 @@ Builds a project of paired 2048×2048 PNG cases inside a larger one of small cas
 Each is printed in milliseconds and in frames of a 60 Hz screen (16.7 ms), with the floor
 (decoding one pair, one image after the other) of the same run and the load average at the
 start and the end. Between key presses the script sleeps in Qt's event loop as the
-application does (``event_loop.py``). ``--trace MS`` also prints, for every stall of at least MS ms, what the
-GUI thread was doing (``StallTracer``; it perturbs the figures a little).
+application does (``event_loop.py``). ``--trace MS`` also prints, for every stall of at
+least MS ms, what the GUI thread was doing (``StallTracer``; it perturbs the figures a
+little).
 
 Usage: python benchmarks/stall_scenarios.py [--cases 40] [--metadata-cases 10000] [--trace 30]
 """
