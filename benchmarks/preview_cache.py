@@ -36,7 +36,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).parent))
 
-from case_switch import SPEC, pct, photo_like
+from case_switch import SPEC, pct, photo_like, to_todays_format
 
 
 def png_with_text(png: bytes, text: str) -> bytes:
@@ -71,6 +71,7 @@ def make_project(root: Path, n: int, size: int) -> None:
         base, edited = pictures[i % 10]
         (folder / "base.png").write_bytes(png_with_text(base, folder.name))
         (folder / "edited.png").write_bytes(png_with_text(edited, folder.name))
+    to_todays_format(root)
 
 
 def summary(values: list[float], floor: float) -> str:

@@ -35,7 +35,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).parent))
 
-from case_switch import add_metadata_cases, decode_floor, make_project
+from case_switch import add_metadata_cases, decode_floor, make_project, to_todays_format
 
 FRAME_MS = 1000 / 60
 
@@ -50,6 +50,7 @@ def _project(tmp: Path, cases: int, size: int, small: int) -> tuple[Path, list[f
     root = tmp / "project"
     make_project(root, cases, size)
     add_metadata_cases(root, small)
+    to_todays_format(root)
     return root, decode_floor(root)
 
 

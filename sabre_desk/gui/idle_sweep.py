@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
@@ -48,6 +48,7 @@ class IdleSweep(QObject):
         super().__init__(parent)
         self._submit, self._job, self._on_result = submit, job, on_result
         self._queue: deque[tuple[Any, ...]] = deque()
+        self._rest: Iterator[tuple[Any, ...]] | None = None  # jobs not read yet
         #: jobs to do before the queue's (the cases just ahead of the reviewer); each is in
         #: the queue too, and skipped there once done (``_taken``)
         self._first: deque[tuple[Any, ...]] = deque()
@@ -60,18 +61,22 @@ class IdleSweep(QObject):
         self._timer.timeout.connect(self._next)
 
     @property
-    def remaining(self) -> int:
-        """Jobs not handed out yet (0 once the sweep is through)."""
-        return len(self._queue) + len(self._first)
+    def through(self) -> bool:
+        """Every job has been handed out (or the sweep was stopped)."""
+        return not self._first and not self._fill(1)
 
     def upcoming(self, n: int) -> list[tuple[Any, ...]]:
         """The next *n* jobs, in the order they will be handed out."""
         out: list[tuple[Any, ...]] = []
-        for args in (*self._first, *self._queue):
-            if len(out) == n:
-                break
+        for args in self._first:
+            if len(out) < n and args not in self._taken and args not in out:
+                out.append(args)
+        index = 0
+        while len(out) < n and self._fill(index + 1):
+            args = self._queue[index]
             if args not in self._taken and args not in out:
                 out.append(args)
+            index += 1
         return out
 
     @property
@@ -79,10 +84,21 @@ class IdleSweep(QObject):
         return self._cancel is not None
 
     def start(self, items: Iterable[tuple[Any, ...]]) -> None:
-        """Replace what is left to do with *items* (argument tuples for the job)."""
+        """Replace what is left to do with *items* (argument tuples for the job), read as
+        the sweep goes: making 100,000 of them at once, when the index completes, held the
+        window for a third of a second."""
         self.stop()
-        self._queue = deque(items)
+        self._rest = iter(items)
         self._timer.start(self._idle_ms)
+
+    def _fill(self, n: int) -> bool:
+        """At least *n* jobs in the queue, if there are as many left; False if not."""
+        while len(self._queue) < n and self._rest is not None:
+            try:
+                self._queue.append(next(self._rest))
+            except StopIteration:
+                self._rest = None
+        return len(self._queue) >= n
 
     def put_first(self, items: Iterable[tuple[Any, ...]]) -> None:
         """Do *items* (jobs of this sweep, in this order) before the rest: what the
@@ -92,13 +108,13 @@ class IdleSweep(QObject):
 
     def note_activity(self) -> None:
         """The reviewer did something: hold the sweep back for a moment."""
-        if self.remaining:
+        if not self.through:
             self._timer.start(self._idle_ms)
 
     def _take(self, n: int) -> list[tuple[Any, ...]]:
         calls: list[tuple[Any, ...]] = []
         for source in (self._first, self._queue):
-            while source and len(calls) < n:
+            while len(calls) < n and (source or (source is self._queue and self._fill(1))):
                 args = source.popleft()
                 if args not in self._taken:
                     self._taken.add(args)
@@ -129,12 +145,13 @@ class IdleSweep(QObject):
                 results = [None] * len(calls)
             for args, result in zip(calls, results, strict=True):
                 self._on_result(args, result)
-        if self.remaining and not self._timer.isActive():
+        if not self.through and not self._timer.isActive():
             self._timer.start(GAP_MS)
 
     def stop(self) -> None:
         self._timer.stop()
         self._queue, self._first, self._taken = deque(), deque(), set()
+        self._rest = None
         cancel, self._cancel = self._cancel, None
         if cancel is not None:
             cancel()

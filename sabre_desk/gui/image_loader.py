@@ -88,7 +88,9 @@ class ImageLoader(QObject):
         self._in_flight: dict[Key, bool] = {}  # key → the full image was asked for
         self._queued: dict[Key, Worker] = {}  # started but maybe still waiting for a thread
         self._current: set[Key] = set()  # the images on screen: their full level is kept
-        self._unchecked: list[Key] = []  # previews shown, to be checked once painted
+        #: previews read and not yet checked against their images: each is checked once the
+        #: reviewer settles on its case (a case flipped past is not, unless it comes back)
+        self._unchecked: set[Key] = set()
         self._zoomed: deque[Key] = deque(maxlen=ZOOMED_KEPT)
 
     @property
@@ -165,15 +167,17 @@ class ImageLoader(QObject):
                 self._put(key, image.preview())
         return dropped
 
-    def painted(self) -> None:
-        """The case on screen is painted: the previews read so far are checked against
-        their images now (hashing them while it was being shown would compete with it)."""
+    def check_previews(self) -> None:
+        """The case on screen has settled: its previews are checked against their images now
+        (hashing them while it was being shown, or while the reviewer flips past it, would
+        compete with the window for the cores)."""
+        due = self._unchecked & self._current
+        self._unchecked -= due
         if self.store is not None:
-            for key in self._unchecked:
+            for key in sorted(due):
                 checker = Worker(_check, key, self.store)
                 checker.returned.connect(self._on_checked)
                 checker.start(self.background)
-        self._unchecked.clear()
 
     def _has_preview(self, path: Path) -> bool:
         source = stamp(path) if self.store is not None else None
@@ -202,7 +206,7 @@ class ImageLoader(QObject):
             writer = Worker(self.store.write, Path(key[0]), size, levels, source, sha256)
             writer.start(self.background)
         elif image.is_preview and self.store is not None:
-            self._unchecked.append(key)
+            self._unchecked.add(key)
         held = self._cache.get(key)
         if held is None or image.top_scale >= held.top_scale:
             self._put(key, image if self._keeps_full(key) else image.preview())
@@ -215,8 +219,9 @@ class ImageLoader(QObject):
         self._cache[key] = image
         self._bytes += image.size_in_bytes()
         while self._bytes > self.budget and len(self._cache) > 1:
-            _, evicted = self._cache.popitem(last=False)
+            gone, evicted = self._cache.popitem(last=False)
             self._bytes -= evicted.size_in_bytes()
+            self._unchecked.discard(gone)  # read again (and checked) if it is shown again
 
     @Slot(object)
     def _on_checked(self, result: tuple[Key, bool]) -> None:

@@ -16,11 +16,16 @@ from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from sabre_desk.core.case.decode_cache import DecodeCache
 from sabre_desk.core.case.project import CaseEntry, IndexRun, Project
 from sabre_desk.core.case.validity import known_undecodable
+from sabre_desk.core.desk.pace import ReviewerPace
 from sabre_desk.core.desk.workbench import Workbench
 from sabre_desk.gui.workers import Worker
 
 FIRST_INDEX_CHUNK = 64  # cases read before the window shows the project: a screenful
-INDEX_CHUNK = 2000  # cases read per piece behind it
+INDEX_CHUNK = 2000  # cases read per piece behind it (one delivery to the window)
+#: ...in runs of this many, each once the reviewer is not moving between cases, or after
+#: INDEX_WAIT_S: the index still grows while someone flips through cases without a pause
+INDEX_RUN = 250
+INDEX_WAIT_S = 0.25
 
 
 class IndexReader(QObject):
@@ -63,7 +68,7 @@ class IndexReader(QObject):
             self._mark_undecodable(project, run)
             return
         self.progress.emit(len(project.entries), run.total)
-        worker = Worker(run.next_chunk, INDEX_CHUNK)
+        worker = Worker(_read_chunk, run, self.workbench.pace)
         worker.returned.connect(lambda chunk: self._on_chunk(project, run, chunk))
         worker.start(self.pool)
 
@@ -96,3 +101,14 @@ class IndexReader(QObject):
         """Drop what is still arriving and let the running piece end."""
         self._run = None
         return self.pool.waitForDone(timeout_ms)
+
+
+def _read_chunk(run: IndexRun, pace: ReviewerPace) -> list[CaseEntry]:
+    """The next piece of the index (on the worker). Reading it is Python, holding the
+    interpreter lock the window needs for every key press: while the reviewer moves from
+    case to case it goes in short runs with pauses between."""
+    entries: list[CaseEntry] = []
+    while len(entries) < INDEX_CHUNK and not run.done:
+        pace.wait_until_still(INDEX_WAIT_S)
+        entries += run.next_chunk(INDEX_RUN)
+    return entries

@@ -17,6 +17,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from sabre_desk.core.case.project import Project
+from sabre_desk.core.desk.pace import ReviewerPace
 from sabre_desk.core.team.live import CaseStamp, ProjectWatch, case_stamp, compare
 from sabre_desk.gui.polling import backed_off
 from sabre_desk.gui.workers import Worker
@@ -31,8 +32,9 @@ class LiveUpdates(QObject):
     case_changed = Signal(object)  # core.live.CaseChanges of the open case
     cases_changed = Signal(object)  # [case id]: other cases whose files changed on disk
 
-    def __init__(self, parent: QObject | None = None):
+    def __init__(self, pace: ReviewerPace, parent: QObject | None = None):
         super().__init__(parent)
+        self.pace = pace
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
         self._folder: Path | None = None
@@ -80,7 +82,7 @@ class LiveUpdates(QObject):
         project = self._project
         if project is None or project.indexing or self._looking is not None:
             return
-        worker = Worker(self._watch.look, list(project.entries))
+        worker = Worker(self._watch.look, list(project.entries), self.pace.wait_until_still)
         worker.returned.connect(lambda ids, p=project: self._on_looked(p, ids))
         worker.finished.connect(self._on_finished)
         self._looking = worker

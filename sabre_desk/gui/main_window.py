@@ -117,6 +117,7 @@ class MainWindow(QMainWindow):
         self.compare = CompareView()
         self.compare.sync = settings.sync_views
         self.compare.all_painted.connect(self._on_all_painted)
+        self.compare.settled.connect(self.loader.check_previews)
         self.full_res = FullResolution(self.loader, self.compare, self)
         self.welcome = WelcomePage()
         self.welcome.set_recent(settings.recent_projects)
@@ -454,7 +455,6 @@ class MainWindow(QMainWindow):
             self._prefetch(self._shown_case)
 
     def _prefetch(self, case_id: str) -> None:
-        self.loader.painted()
         for entry in self.workbench.neighbours(case_id, PREFETCH_NEIGHBOURS):
             if entry.is_valid:
                 self.loader.request_folder(entry.folder)

@@ -75,7 +75,7 @@ class TeamUi(QObject):
         self.team: CaseTeam | None = None
         self.dialog: TeamDialog | None = None
         self._hashing: tuple[str, Worker] | None = None  # a case whose images are hashed
-        self.live = LiveUpdates(self)
+        self.live = LiveUpdates(workbench.pace, self)
         self.live.case_changed.connect(self._on_case_changed)
         self.live.cases_changed.connect(self._on_cases_changed)
         self.dialog_action = self._action("&Team…", "Ctrl+Shift+T", self.show_dialog)
@@ -85,7 +85,7 @@ class TeamUi(QObject):
         self.reload_action = self._action("&Reload the Team's Reviews", "F5", self.reload)
         session.opened.connect(self._on_opened)
         workbench.mode_changed.connect(lambda _mode: self.refresh())
-        compare.all_painted.connect(self._on_painted)
+        compare.settled.connect(self._on_settled)
 
     def _action(self, text: str, key: str, slot: object) -> QAction:
         action = QAction(text, self.parent_widget)
@@ -131,9 +131,9 @@ class TeamUi(QObject):
         if job is not None and job[0] != case.case_id and job[1].withdraw():
             self._hashing = None  # a case already left: its images need not be read now
 
-    def _on_painted(self) -> None:
-        """The case's images are on screen: only now are they hashed (a reviewer flipping
-        through cases does not wait for it, nor share the cores with it)."""
+    def _on_settled(self) -> None:
+        """The case's images have been on screen a moment: only now are they hashed (a
+        reviewer flipping through cases does not wait for it, nor share the cores with it)."""
         case = self.session.case
         if case is None or (self._hashing is not None and self._hashing[0] == case.case_id):
             return
@@ -226,7 +226,7 @@ class TeamUi(QObject):
             self.workbench.update_entry(entry)
 
     def _mark_queue(self, project: Project, case_ids: list[str], exact: bool = False) -> None:
-        worker = Worker(queue, project, case_ids, exact)
+        worker = Worker(queue, project, case_ids, exact, self.workbench.pace.wait_until_still)
         worker.returned.connect(lambda flags: self._apply_queue(project, flags))
         worker.start(self.pool)
 

@@ -46,7 +46,7 @@ def test_with_nothing_pending_no_timer_wakes_the_window_more_than_once_a_second(
 ) -> None:
     open_case(window, project, "c1")
     assert window.wait_for_background(15000)
-    qtbot.waitUntil(lambda: window.previews.sweep.remaining == 0, timeout=15000)
+    qtbot.waitUntil(lambda: window.previews.sweep.through, timeout=15000)
     # the collector slows down once it finds nothing due, the polls once they find nothing
     qtbot.waitUntil(lambda: not quick_repeating_timers(window), timeout=10000)
     collector = QApplication.instance().findChild(GuiCollector)

@@ -4,6 +4,7 @@ from the full image, and zooming in swaps the full image in without moving anyth
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ from PySide6.QtGui import QImage
 
 from sabre_desk.core.case.preview_cache import PreviewStore, cache_folder
 from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.ground import hashing
 from sabre_desk.gui.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.image_loader import image_key
 from sabre_desk.gui.main_window import MainWindow
@@ -159,6 +161,34 @@ def test_a_case_left_keeps_only_its_preview_in_memory(
     assert held is not None and held.is_preview  # the full image is let go
     current = window.controller.case.images[BASE]
     assert not window.loader.cached(image_key(current)).is_preview
+
+
+def test_cases_flipped_past_are_not_hashed_and_the_case_stayed_on_is(
+    qtbot, make_window, open_case, big_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checking a shown preview against its image, and binding the decisions to the
+    images, read every byte of the image: only for a case the reviewer stays on, not for
+    each case flipped past at key-repeat speed (8 MB of reading each, competing with the
+    window for the cores)."""
+    make_previews(big_project)
+    monkeypatch.setattr(hashing, "_memory", OrderedDict())  # nothing remembered yet
+    read: list[Path] = []
+    real = hashing.sha256_file
+
+    def recorded(path: Path) -> str:
+        read.append(Path(path))
+        return real(path)
+
+    monkeypatch.setattr(hashing, "sha256_file", recorded)
+    window = make_window()
+    open_case(window, big_project, "case0")
+    _show(qtbot, window, "case1")
+    _show(qtbot, window, "case2")  # case1 left the moment it was painted
+    folder = big_project / "cases" / "case2"
+    wanted = {folder / "base.png", folder / "edited.jpg"}
+    qtbot.waitUntil(lambda: wanted <= set(read), timeout=10000)  # stayed on: checked
+    assert window.wait_for_background(10000)
+    assert not [p for p in read if p.parent.name == "case1"]
 
 
 def test_damaged_previews_show_the_right_image_and_no_error(

@@ -9,6 +9,7 @@ JSON, and leaves the full checks to here.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -124,13 +125,29 @@ def load_screening(case: Case) -> None:
         case.warnings.append(ScreeningError(reason, path, case.case_id))
 
 
+def _is_others_review(name: str, reviewer: str) -> bool:
+    """A review file of someone else (not a hidden file: an interrupted write's temp)."""
+    return name.endswith(".json") and not name.startswith(".") and name != f"{reviewer}.json"
+
+
 def other_review_paths(case_folder: Path, reviewer: str) -> list[Path]:
-    """The files of the other reviewers' reviews of a case, by name (none: nobody else has
-    reviewed it, and it cannot be disputed); a link in place of the folder is not followed."""
+    """The files of the other reviewers' reviews of a case, by name; a link in place of
+    the folder is not followed."""
     folder = case_folder / REVIEWS_DIR
     if not folder.is_dir() or folder.is_symlink():
         return []
-    return [p for p in sorted(folder.glob("*.json")) if p.stem != reviewer]
+    return [p for p in sorted(folder.iterdir()) if _is_others_review(p.name, reviewer)]
+
+
+def anyone_else_reviewed(case_folder: str, reviewer: str) -> bool:
+    """Whether a review file of another reviewer may lie in the case (one listing of its
+    ``reviews/``, for a loop over a whole project; the files are read, and held to their
+    rules, only when this says yes): a case nobody else reviewed cannot be disputed."""
+    try:
+        names = os.listdir(os.path.join(case_folder, REVIEWS_DIR))  # noqa: PTH118, PTH208
+    except OSError:
+        return False
+    return any(_is_others_review(name, reviewer) for name in names)
 
 
 def load_other_reviews(reviewer: str, case: Case) -> None:

@@ -21,6 +21,7 @@ from sortedcontainers import SortedList
 from sabre_desk.core.case.gate import ScreenStatus
 from sabre_desk.core.case.project import CaseEntry
 from sabre_desk.core.case.review import Decision
+from sabre_desk.core.desk.pace import ReviewerPace
 from sabre_desk.core.jobs.events import Event
 
 
@@ -156,6 +157,8 @@ class Workbench:
         self.subsets: list[str] = []
         self.filter = CaseFilter()
         self.current: str | None = None
+        #: the reviewer's moves, which hold back the loops over the whole project
+        self.pace = ReviewerPace()
         self.mode = ViewMode.REVIEWING
         self.counts = Counts()
         self._index: dict[str, int] = {}
@@ -378,6 +381,7 @@ class Workbench:
     # --- current case and view mode ----------------------------------------------------
 
     def set_current(self, case_id: str) -> None:
+        self.pace.moved()
         if case_id != self.current:
             self.current = case_id
             self.current_changed.emit(case_id)

@@ -13,6 +13,7 @@ project rarely (one ``stat`` of each case's ``reviews/`` folder and of the case 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from sabre_desk.core.case.locks import OWNER_NAME
 from sabre_desk.core.case.project import REVIEWS_DIR, CaseEntry
 
 FileStamp = tuple[int, int, int]  # size, mtime in ns, inode
+#: how many cases a loop over the project goes between calls of its ``pause``
+PAUSE_EVERY = 256
 IMAGE_PREFIXES = ("base.", "edited.", "image.")
 
 
@@ -109,11 +112,15 @@ class ProjectWatch:
         """How many cases the watch has looked at (0: not yet)."""
         return len(self._seen)
 
-    def look(self, entries: list[CaseEntry]) -> list[str]:
+    def look(self, entries: list[CaseEntry], pause: Callable[[], None] | None = None) -> list[str]:
+        """The ids of the cases changed since the last look; *pause* (if given) is called
+        every PAUSE_EVERY cases, for a caller that wants the loop to wait at times."""
         changed = []
         first = not self._seen
         seen, paths = self._seen, self._paths
-        for entry in entries:
+        for index, entry in enumerate(entries):
+            if pause is not None and index % PAUSE_EVERY == 0:
+                pause()
             if entry.problem and entry.problem_file is None:
                 continue  # not a case folder one can read (a link, a bad name)
             both = paths.get(entry.case_id)

@@ -9,16 +9,19 @@ decision on it is recorded as an adjudication.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sabre_desk.core.case.binding import Hashes, image_hashes, is_stale
-from sabre_desk.core.case.case_files import other_review_paths
+from sabre_desk.core.case.case_files import anyone_else_reviewed
 from sabre_desk.core.case.manifest import TEAM_VERSION
 from sabre_desk.core.case.project import MANIFEST_NAME, Case, Manifest, Project
 from sabre_desk.core.case.review import Review
 from sabre_desk.core.team.final import current_decisions, edit_conflicts
+from sabre_desk.core.team.live import PAUSE_EVERY
 from sabre_desk.core.team.ratings import adjudicators_of, case_disputed, is_adjudication
 from sabre_desk.ground.errors import CaseLoadError, NotAProjectError, StorageError
 from sabre_desk.ground.storage import atomic_write_json, file_lock, read_json
@@ -98,20 +101,28 @@ def in_queue(project: Project, case: Case, hashes: Hashes | None) -> bool:
     return project.is_adjudicator and case_disputed(case, hashes, adjudicators_of(project))
 
 
-def queue(project: Project, case_ids: list[str], exact: bool = False) -> dict[str, bool]:
+def queue(
+    project: Project,
+    case_ids: list[str],
+    exact: bool = False,
+    pause: Callable[[], None] | None = None,
+) -> dict[str, bool]:
     """Which of *case_ids* wait in this adjudicator's queue (reads the cases: for a worker
     thread). Without *exact* the images are not hashed, so a disagreement that a repair
     made stale still shows until the case is opened (opening it checks exactly): hashing
     every image of a project would keep a core busy for minutes. A case that cannot be
-    read is not in the queue."""
+    read is not in the queue. *pause* (if given) is called every PAUSE_EVERY cases."""
     flags: dict[str, bool] = {}
-    for case_id in case_ids:
+    cases_dir = str(project.cases_dir)
+    for index, case_id in enumerate(case_ids):
+        if pause is not None and index % PAUSE_EVERY == 0:
+            pause()
         flags[case_id] = False  # a case that cannot be read is not in the queue
+        # nobody else reviewed it: read no further (a solo project of 100,000 cases
+        # otherwise loads every one, and the window's thread waits for the lock meanwhile)
+        if not anyone_else_reviewed(os.path.join(cases_dir, case_id), project.reviewer):  # noqa: PTH118
+            continue
         try:
-            # nobody else reviewed it: read no further (a solo project of 100,000 cases
-            # otherwise loads every one, and the window's thread waits for the lock meanwhile)
-            if not other_review_paths(project.case_folder(case_id), project.reviewer):
-                continue
             case = project.load_case(case_id)
         except CaseLoadError:
             continue

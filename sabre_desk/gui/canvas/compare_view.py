@@ -8,7 +8,7 @@ to it, so no canvas keeps a zoom of its own from an earlier case or mode."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
@@ -27,8 +27,16 @@ def _elastic(label: QLabel) -> None:
     label.setWordWrap(True)  # a second line rather than a cut one
 
 
+#: How long a painted case stays on screen before the work about it that can wait starts
+#: (hashing its images): a reviewer flipping through cases at key-repeat speed leaves each
+#: within 30–100 ms, and every case hashed in passing read 8 MB the reviewer never needed
+#: (``benchmarks/case_switch.py``: 420 images hashed during a flip of 200 cases, a core busy).
+SETTLE_MS = 300
+
+
 class CompareView(QWidget):
     all_painted = Signal()  # every visible image (or its placeholder) has been painted
+    settled = Signal()  # ...and the case has stayed on screen for SETTLE_MS since
     swipe_changed = Signal(bool)  # the swipe began or ended (W, or its comparison ended)
 
     def __init__(self, parent: QWidget | None = None):
@@ -48,6 +56,10 @@ class CompareView(QWidget):
         self._shown: tuple[ImageRole, ...] = ()
         self._swiping = False  # as laid out now
         self._caption_before: dict[ImageRole, str] = {}  # while V is held
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SETTLE_MS)
+        self._settle.timeout.connect(self.settled)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(2)
@@ -109,6 +121,7 @@ class CompareView(QWidget):
 
     def open_case(self, case_id: str) -> None:
         """*case_id* is shown: fitted, unless it is the case shown already."""
+        self._settle.stop()  # the case left before it settled
         self.state.open_case(case_id)
 
     def set_swiping(self, on: bool) -> None:
@@ -224,6 +237,7 @@ class CompareView(QWidget):
             self._unpainted.discard(role)
             if not self._unpainted:
                 self.all_painted.emit()
+                self._settle.start()
 
     @property
     def visible_roles(self) -> list[ImageRole]:
