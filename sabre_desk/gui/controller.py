@@ -81,6 +81,7 @@ class CaseController(QObject):
         self._validity = Validity(project)
         self._validity_pool = QThreadPool(self)
         self._validity_pool.setMaxThreadCount(1)
+        self._validity_check: Worker | None = None  # the last one asked for
 
     # --- state ---------------------------------------------------------------------------
 
@@ -182,9 +183,15 @@ class CaseController(QObject):
 
     def _check_validity(self, case_id: str) -> None:
         """Decode the case's images on a worker (once per file: the verdict is cached);
-        until the verdict lands, Keep is checked on the spot."""
+        until the verdict lands, Keep is checked on the spot. The check of a case left
+        before its check began is taken back: flipping through 200 cases queued 200 checks
+        (two full decodes each), which kept a core busy for half a minute after."""
+        left = self._validity_check
+        if left is not None:
+            left.withdraw()
         worker = Worker(self._validity.check, case_id)
         worker.returned.connect(self._on_validity)
+        self._validity_check = worker
         worker.start(self._validity_pool)
 
     def _on_validity(self, report: CaseReport) -> None:

@@ -6,6 +6,7 @@ are), and the case list, the Pipeline panel and the Team dialog give the very nu
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -84,3 +85,39 @@ def test_the_window_counts_what_stats_counts(
     assert "with final 5, final Keep 4" in header
     assert "valid cases: decided by anyone 6" in dialog.counts.text()
     dialog.close()
+
+
+def test_flipping_past_cases_takes_back_their_validity_checks_and_the_last_gets_its_own(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path, monkeypatch
+) -> None:
+    """Each check decodes the case's images in full; the checks of cases flipped past are
+    taken back (they kept a core busy long after a flip), the case stayed on is checked."""
+    from sabre_desk.core.case.validity import Validity
+
+    checked: list[str] = []
+    real = Validity.check
+
+    def slow_check(self: Validity, case_id: str, *args: object, **kwargs: object) -> object:
+        checked.append(case_id)  # on the check's worker
+        time.sleep(0.2)  # as long as a pair of large images takes
+        return real(self, case_id, *args, **kwargs)
+
+    monkeypatch.setattr(Validity, "check", slow_check)
+    open_case(window, demo_project)
+    controller = window.controller
+    first = controller.case.case_id
+    canvas = window.compare.canvases[next(iter(window.compare.canvases))]
+    canvas.setFocus()
+    passed = []
+    for _ in range(8):
+        qtbot.keyClick(canvas, Qt.Key.Key_N)
+        passed.append(controller.case.case_id)
+    last = passed[-1]
+    qtbot.waitUntil(
+        lambda: controller.validity is not None and controller.validity.case_id == last,
+        timeout=10_000,
+    )
+    assert window.wait_for_background(10_000)
+    assert len(set(passed)) == 8 and first not in passed
+    assert checked[-1] == last
+    assert len(checked) <= 4  # the first, one under way, the last: not all nine

@@ -54,8 +54,9 @@ def test_a_reviewer_who_has_not_moved_does_not_hold_anything_back() -> None:
     assert returned
 
 
-def test_each_case_opened_on_the_workbench_counts_as_a_move() -> None:
+def test_each_case_opened_after_another_on_the_workbench_counts_as_a_move() -> None:
     workbench = Workbench()
+    workbench.set_current("case0001")  # a project's first case: the reading goes on
     assert not workbench.pace.moving
-    workbench.set_current("case0001")
+    workbench.set_current("case0002")
     assert workbench.pace.moving

@@ -381,7 +381,8 @@ class Workbench:
     # --- current case and view mode ----------------------------------------------------
 
     def set_current(self, case_id: str) -> None:
-        self.pace.moved()
+        if self.current is not None:  # from one case to another (not a project's first)
+            self.pace.moved()
         if case_id != self.current:
             self.current = case_id
             self.current_changed.emit(case_id)
