@@ -57,6 +57,7 @@ class WindowActions:
     def __init__(self, bar: QMenuBar, parts: WindowParts):
         self.parts = parts
         self.groups: dict[str, list[QAction]] = {}
+        self._project_actions: list[QAction] = []
         session, compare, case_list = parts.session, parts.compare, parts.case_list
 
         file = bar.addMenu("&File")
@@ -67,15 +68,15 @@ class WindowActions:
             file, "File", "&Open Project…", QKeySequence.StandardKey.Open, parts.choose_project
         )
         self.new_case_action = self._add(
-            file, "File", "New &Case from Photos…", "Ctrl+Shift+C", parts.new_case
+            file, "File", "New &Case from Photos…", "Ctrl+Shift+C", parts.new_case, True
         )
         self.recent_menu = file.addMenu("Open &Recent")
         self.fill_recent()
         self.save_action = self._add(
-            file, "File", "&Save Now", QKeySequence.StandardKey.Save, self._save_now
+            file, "File", "&Save Now", QKeySequence.StandardKey.Save, self._save_now, True
         )
         self.export_action = self._add(
-            file, "File", "&Export Release…", "Ctrl+Shift+E", parts.export_release
+            file, "File", "&Export Release…", "Ctrl+Shift+E", parts.export_release, True
         )
         self.file = file
         self._file_anchor = file.addSeparator()
@@ -84,11 +85,12 @@ class WindowActions:
         self.edit = bar.addMenu("&Edit")
         self._undo_actions: list[QAction] = []
         self._undo_anchor = self.edit.addSeparator()
-        self._add(self.edit, "Edit", "Draw &Box in the Middle of the View", "B", self._drop_box)
-        self._add(self.edit, "Edit", "&Mirror Box to Other Image", "M", self._mirror)
-        self._add(self.edit, "Edit", "&Delete Box", ["Delete", "Backspace"], self._delete_box)
-        self._add(self.edit, "Edit", "Edit &Answers", "E", self._edit_answers)
-        self._add(self.edit, "Edit", "Edit &Notes", "Ctrl+Shift+N", self._edit_notes)
+        edit, box = self.edit, "Draw &Box in the Middle of the View"
+        self._add(edit, "Edit", box, "B", self._drop_box, True)
+        self._add(edit, "Edit", "&Mirror Box to Other Image", "M", self._mirror, True)
+        self._add(edit, "Edit", "&Delete Box", ["Delete", "Backspace"], self._delete_box, True)
+        self._add(edit, "Edit", "Edit &Answers", "E", self._edit_answers, True)
+        self._add(edit, "Edit", "Edit &Notes", "Ctrl+Shift+N", self._edit_notes, True)
 
         self.review = review = bar.addMenu("&Review")
         for i, decision in enumerate(Decision):
@@ -98,8 +100,9 @@ class WindowActions:
                 decision.label,
                 str(i + 1),
                 lambda _=False, d=decision: self._decide(d),
+                True,
             )
-        self._add(review, "Decide", "Clear Decision", "0", lambda: self._decide(None))
+        self._add(review, "Decide", "Clear Decision", "0", lambda: self._decide(None), True)
         review.addSeparator()
         self.auto_advance = self._add(
             review,
@@ -112,30 +115,34 @@ class WindowActions:
         self.auto_advance.setChecked(parts.settings.auto_advance)
 
         self.go = go = bar.addMenu("&Go")
-        self._add(go, "Go", "&Next Case", ["N", "PgDown"], lambda: case_list.go(Go.NEXT))
-        self._add(go, "Go", "&Previous Case", ["P", "PgUp"], lambda: case_list.go(Go.PREVIOUS))
-        self._add(go, "Go", "Next &Unreviewed", "Shift+N", lambda: case_list.go(Go.UNREVIEWED))
-        self._add(go, "Go", "&First Case", "Home", lambda: case_list.go(Go.FIRST))
-        self._add(go, "Go", "&Last Case", "End", lambda: case_list.go(Go.LAST))
-        self._add(go, "Go", "&Go to Case…", "Ctrl+G", case_list.go_to_case)
-        self._add(go, "Go", "Focus Case &List", "Ctrl+L", case_list.focus_list)
-        self._add(go, "Go", "&Filter Cases", QKeySequence.StandardKey.Find, case_list.focus_filter)
+        for text, keys, where in (
+            ("&Next Case", ["N", "PgDown"], Go.NEXT),
+            ("&Previous Case", ["P", "PgUp"], Go.PREVIOUS),
+            ("Next &Unreviewed", "Shift+N", Go.UNREVIEWED),
+            ("&First Case", "Home", Go.FIRST),
+            ("&Last Case", "End", Go.LAST),
+        ):
+            self._add(go, "Go", text, keys, lambda _=False, w=where: case_list.go(w), True)
+        self._add(go, "Go", "&Go to Case…", "Ctrl+G", case_list.go_to_case, True)
+        self._add(go, "Go", "Focus Case &List", "Ctrl+L", case_list.focus_list, True)
+        find = QKeySequence.StandardKey.Find
+        self._add(go, "Go", "&Filter Cases", find, case_list.focus_filter, True)
         self.focus_image = self._add(
             go, "Go", "Back to the &Image and the Case Tab", ["Ctrl+I", "Esc"], parts.focus_image
         )
 
         self.view = view = bar.addMenu("&View")
-        self.fit_action = self._add(view, "View", "&Fit to Window", ["F", "Ctrl+0"], compare.fit)
-        self.actual_action = self._add(
-            view, "View", "&Actual Size (100%)", "Ctrl+1", compare.actual_size
-        )
-        self._add(view, "View", "Zoom &In", ["+", "=", "Ctrl++"], lambda: compare.zoom_by(1.25))
-        self._add(view, "View", "Zoom &Out", ["-", "Ctrl+-"], lambda: compare.zoom_by(0.8))
+        fit, actual = "&Fit to Window", "&Actual Size (100%)"
+        self.fit_action = self._add(view, "View", fit, ["F", "Ctrl+0"], compare.fit, True)
+        self.actual_action = self._add(view, "View", actual, "Ctrl+1", compare.actual_size, True)
+        zoom_in, zoom_out = lambda: compare.zoom_by(1.25), lambda: compare.zoom_by(0.8)
+        self._add(view, "View", "Zoom &In", ["+", "=", "Ctrl++"], zoom_in, True)
+        self._add(view, "View", "Zoom &Out", ["-", "Ctrl+-"], zoom_out, True)
         self.sync = self._add(view, "View", "&Synchronize Zoom and Pan", "S", self._toggle_sync)
         self.sync.setCheckable(True)
         self.sync.setChecked(compare.sync)
         self.swipe = self._add(
-            view, "View", "S&wipe (Base Left of a Divider)", "W", self._toggle_swipe
+            view, "View", "S&wipe (Base Left of a Divider)", "W", self._toggle_swipe, True
         )
         self.swipe.setCheckable(True)
         compare.swipe_changed.connect(self.swipe.setChecked)  # also when its comparison ends
@@ -150,9 +157,23 @@ class WindowActions:
         )
         self._add(help_menu, "Help", "&About sabre-desk", None, self._about)
         session.opened.connect(self.bind_undo)
+        session.opened.connect(lambda _controller: self._enable_project_actions())
 
-    def _add(self, menu: QMenu, group: str, text: str, keys: Keys | None, slot: object) -> QAction:
+    def _add(
+        self,
+        menu: QMenu,
+        group: str,
+        text: str,
+        keys: Keys | None,
+        slot: object,
+        needs_project: bool = False,
+    ) -> QAction:
+        """An action in *menu* (and the shortcuts sheet); one that *needs_project* is
+        greyed out until a project is open (Save, Export, a decision, Next Case, Fit…)."""
         action = QAction(text, self.parts.parent)
+        if needs_project:
+            action.setEnabled(False)
+            self._project_actions.append(action)
         if isinstance(keys, list):
             action.setShortcuts([QKeySequence(k) for k in keys])
         elif keys is not None:
@@ -161,6 +182,10 @@ class WindowActions:
         menu.addAction(action)
         self.groups.setdefault(group, []).append(action)
         return action
+
+    def _enable_project_actions(self) -> None:
+        for action in self._project_actions:
+            action.setEnabled(True)
 
     def bind_undo(self, controller: CaseController) -> None:
         """Undo and Redo for *controller*'s cases. Undo is the controller's own: with nothing

@@ -14,7 +14,7 @@ from factories import png_bytes, read_only, yes_no_spec
 from PIL import Image
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication, QTextBrowser
+from PySide6.QtWidgets import QApplication, QMenu, QTextBrowser
 
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.desk.workbench import Go
@@ -116,6 +116,20 @@ def test_before_a_project_opens_the_filters_read_all(window: MainWindow) -> None
     assert window.project is None
     assert window.case_list.decision_filter.currentText() == "All decisions"
     assert window.case_list.subset_filter.currentText() == "All subsets"
+
+
+def test_what_needs_a_project_is_greyed_out_until_one_is_open(
+    window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    """Save, Export, a decision, Next Case, Fit: nothing to act on before a project opens;
+    New, Open, Quit and the shortcuts sheet work from the start."""
+    actions = {a.text(): a for menu in window.menuBar().findChildren(QMenu) for a in menu.actions()}
+    needs = ["&Save Now", "&Export Release…", "&Next Case", "&Fit to Window", "Clear Decision"]
+    always = ["&New Project…", "&Open Project…", "&Quit", "&Keyboard Shortcuts"]
+    assert not any(actions[text].isEnabled() for text in needs)
+    assert all(actions[text].isEnabled() for text in always)
+    open_case(window, demo_project)
+    assert all(actions[text].isEnabled() for text in needs + always)
 
 
 def test_filters_hide_cases_that_do_not_match(
