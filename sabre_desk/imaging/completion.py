@@ -82,6 +82,13 @@ class CompletionParams:
     edge_px: float = 3.5
     #: past this many pixels in the hole, the smooth fill for the edge is Telea's
     edge_fill_pixels: int = 12_000
+    #: how the ring's step is spread over the hole: "telea" or "membrane" (Laplace)
+    spread: str = "membrane"
+    #: the step is smoothed along the ring over this many pixels first (0: not)
+    step_sigma: float = 0.0
+    #: locality prior: a source costs this much more per (offset / hole's longer side)²,
+    #: in mean squared error per pixel and channel
+    locality: float = 0.0
     seed: int = 1
 
 
@@ -191,9 +198,12 @@ class _Level:
         )
         return field
 
-    def search(self, field: _Field, passes: int) -> None:
+    def search(self, field: _Field, passes: int, locality: float = 0.0) -> None:
         from sabre_desk.imaging import patchmatch_kernels as k
 
+        ys, xs = np.nonzero(self.hole)
+        longest = max(int(ys.max() - ys.min()), int(xs.max() - xs.min())) + 1
+        near = locality * 3 * (2 * self.r + 1) ** 2 / longest**2
         for p in range(passes):
             reverse = p % 2 == 1
             k.patchmatch_pass(
@@ -204,6 +214,7 @@ class _Level:
                 self.r,
                 reverse,
                 max(self.hole.shape),
+                near,
             )
 
     def vote(self, field: _Field, write: np.ndarray | None = None) -> np.ndarray:
@@ -377,7 +388,7 @@ def _complete(
         )
         for _ in range(iterations):
             _check(cancel)
-            level.search(field, params.passes)
+            level.search(field, params.passes, params.locality)
             level.update(field)
             if progress is not None:
                 progress(1)
@@ -397,9 +408,40 @@ def _meet_the_edge(level: _Level, field: _Field, params: CompletionParams) -> np
     ring = _dilate(level.hole, params.seam_ring) & ~level.hole
     voted = level.vote(field, level.hole | ring)
     hole8 = level.hole.astype(np.uint8)
-    spread = np.empty_like(voted)
-    for c in range(3):
-        # Telea's inpainting of the step over the hole, from the ring only
-        step = np.where(ring, level.img[..., c] - voted[..., c], 0).astype(np.float32)
-        spread[..., c] = cv2.inpaint(step, hole8, 3, cv2.INPAINT_TELEA)
+    step = np.where(ring[..., None], level.img - voted, 0).astype(np.float32)
+    if params.step_sigma > 0:
+        s = params.step_sigma
+        num = cv2.GaussianBlur(step, (0, 0), s)
+        den = cv2.GaussianBlur(ring.astype(np.float32), (0, 0), s)[..., None]
+        step = np.where(ring[..., None], num / np.maximum(den, 1e-6), 0).astype(np.float32)
+    if params.spread == "membrane":
+        spread = _membrane(step, level.hole)
+    else:
+        spread = np.empty_like(voted)
+        for c in range(3):
+            # Telea's inpainting of the step over the hole, from the ring only
+            spread[..., c] = cv2.inpaint(np.ascontiguousarray(step[..., c]), hole8, 3, cv2.INPAINT_TELEA)
     return np.where(level.hole[..., None], level.img + spread, level.img)
+
+
+def _membrane(values: np.ndarray, unknown: np.ndarray) -> np.ndarray:
+    """Laplace's equation solved where ``unknown`` is true, ``values`` elsewhere fixed:
+    coarse to fine (each level starts from the coarser solution), a few sweeps a level."""
+    from sabre_desk.imaging import patchmatch_kernels as k
+
+    u = np.ascontiguousarray(np.where(unknown[..., None], 0, values), np.float32)
+    h, w = unknown.shape
+    if unknown.sum() > 64 and min(h, w) >= 8:
+        known = (~unknown).astype(np.float32)
+        size = ((w + 1) // 2, (h + 1) // 2)
+        num = cv2.resize(u * known[..., None], size, interpolation=cv2.INTER_AREA)
+        den = cv2.resize(known, size, interpolation=cv2.INTER_AREA)
+        coarse_unknown = den < 1e-6
+        coarse = np.where(coarse_unknown[..., None], 0, num / np.maximum(den, 1e-6)[..., None])
+        coarse = _membrane(coarse.astype(np.float32), coarse_unknown)
+        up = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_LINEAR)
+        u = np.ascontiguousarray(np.where(unknown[..., None], up, u), np.float32)
+        k.relax(u, unknown, 8, 1.5)
+    else:
+        k.relax(u, unknown, 200, 1.5)
+    return u

@@ -55,15 +55,21 @@ def seed_random(seed: int) -> None:
 
 
 @numba.njit(cache=True, nogil=True)
-def _try(img, src, ty, tx, sy, sx, field, r):  # type: ignore[no-untyped-def]
-    """Take source s for target t if it is a known patch and nearer than the current one."""
+def _try(img, src, ty, tx, sy, sx, field, r, near):  # type: ignore[no-untyped-def]
+    """Take source s for target t if it is a known patch and nearer than the current one
+    (its distance plus ``near`` times the squared offset between the two)."""
     nny, nnx, nnd = field
     if sy < 0 or sx < 0 or sy >= src.shape[0] or sx >= src.shape[1] or not src[sy, sx]:
         return
-    if sy == nny[ty, tx] and sx == nnx[ty, tx]:
+    cy, cx = nny[ty, tx], nnx[ty, tx]
+    if sy == cy and sx == cx:
         return
-    d = patch_distance(img, ty, tx, sy, sx, r, nnd[ty, tx])
-    if d < nnd[ty, tx]:
+    current = nnd[ty, tx] + near * ((cy - ty) ** 2 + (cx - tx) ** 2)
+    offset = near * ((sy - ty) ** 2 + (sx - tx) ** 2)
+    if offset >= current:
+        return
+    d = patch_distance(img, ty, tx, sy, sx, r, current - offset)
+    if d + offset < current:
         nny[ty, tx] = sy
         nnx[ty, tx] = sx
         nnd[ty, tx] = d
@@ -71,7 +77,7 @@ def _try(img, src, ty, tx, sy, sx, field, r):  # type: ignore[no-untyped-def]
 
 @numba.njit(cache=True, nogil=True)
 def patchmatch_pass(  # type: ignore[no-untyped-def]
-    img, src, targets, field, r, reverse, search_radius
+    img, src, targets, field, r, reverse, search_radius, near
 ):
     """One scan: each target tries its (already improved) neighbours' sources shifted by
     one pixel, then sources at random in a window halving from ``search_radius``."""
@@ -84,14 +90,14 @@ def patchmatch_pass(  # type: ignore[no-untyped-def]
         ty, tx = tys[i], txs[i]
         py, px = ty - step, tx - step
         if 0 <= px < nny.shape[1] and nny[ty, px] >= 0:
-            _try(img, src, ty, tx, nny[ty, px], nnx[ty, px] + step, field, r)
+            _try(img, src, ty, tx, nny[ty, px], nnx[ty, px] + step, field, r, near)
         if 0 <= py < nny.shape[0] and nny[py, tx] >= 0:
-            _try(img, src, ty, tx, nny[py, tx] + step, nnx[py, tx], field, r)
+            _try(img, src, ty, tx, nny[py, tx] + step, nnx[py, tx], field, r, near)
         radius = search_radius
         while radius >= 1:
             sy = nny[ty, tx] + np.random.randint(-radius, radius + 1)
             sx = nnx[ty, tx] + np.random.randint(-radius, radius + 1)
-            _try(img, src, ty, tx, sy, sx, field, r)
+            _try(img, src, ty, tx, sy, sx, field, r, near)
             radius //= 2
 
 
@@ -164,3 +170,33 @@ def refresh_distances(img, targets, field, r):  # type: ignore[no-untyped-def]
     for i in range(tys.shape[0]):
         ty, tx = tys[i], txs[i]
         nnd[ty, tx] = patch_distance(img, ty, tx, nny[ty, tx], nnx[ty, tx], r, np.inf)
+
+
+@numba.njit(cache=True, nogil=True)
+def relax(u, unknown, sweeps, omega):  # type: ignore[no-untyped-def]
+    """Gauss-Seidel sweeps (over-relaxed by ``omega``) of Laplace's equation on the pixels
+    where ``unknown`` is true, the others held fixed: ``u`` (H, W, C) is smoothed in place
+    towards the membrane that meets the fixed pixels."""
+    h, w, nc = u.shape
+    for _ in range(sweeps):
+        for y in range(h):
+            for x in range(w):
+                if not unknown[y, x]:
+                    continue
+                for c in range(nc):
+                    s = 0.0
+                    n = 0
+                    if y > 0:
+                        s += u[y - 1, x, c]
+                        n += 1
+                    if y < h - 1:
+                        s += u[y + 1, x, c]
+                        n += 1
+                    if x > 0:
+                        s += u[y, x - 1, c]
+                        n += 1
+                    if x < w - 1:
+                        s += u[y, x + 1, c]
+                        n += 1
+                    if n > 0:
+                        u[y, x, c] += omega * (s / n - u[y, x, c])
