@@ -3,9 +3,10 @@
 Kept apart from ``completion.py`` (the algorithm's steps, in numpy and OpenCV) because these
 are the only lines that need a compiler: a patch distance, one PatchMatch pass (propagation
 and random search) over every patch that touches the hole, the vote that turns the
-nearest-neighbour field into pixels, and the field carried to the next finer level. Every
-loop is plain indexing on contiguous arrays, so numba turns it into machine code (cached on
-disk after the first run); in pure Python the same loops would take minutes.
+nearest-neighbour field into pixels, the field carried to the next finer level, and the
+sweeps of the membrane that meets the hole's edge. Every loop is plain indexing on
+contiguous arrays, so numba turns it into machine code (cached on disk after the first
+run); in pure Python the same loops would take minutes.
 
 Conventions: ``img`` is float32 (H, W, 3); a patch is (2r+1)² pixels around its centre;
 ``src`` marks the centres whose whole patch lies on known pixels (outside the hole and its
@@ -55,21 +56,15 @@ def seed_random(seed: int) -> None:
 
 
 @numba.njit(cache=True, nogil=True)
-def _try(img, src, ty, tx, sy, sx, field, r, near):  # type: ignore[no-untyped-def]
-    """Take source s for target t if it is a known patch and nearer than the current one
-    (its distance plus ``near`` times the squared offset between the two)."""
+def _try(img, src, ty, tx, sy, sx, field, r):  # type: ignore[no-untyped-def]
+    """Take source s for target t if it is a known patch and nearer than the current one."""
     nny, nnx, nnd = field
     if sy < 0 or sx < 0 or sy >= src.shape[0] or sx >= src.shape[1] or not src[sy, sx]:
         return
-    cy, cx = nny[ty, tx], nnx[ty, tx]
-    if sy == cy and sx == cx:
+    if sy == nny[ty, tx] and sx == nnx[ty, tx]:
         return
-    current = nnd[ty, tx] + near * ((cy - ty) ** 2 + (cx - tx) ** 2)
-    offset = near * ((sy - ty) ** 2 + (sx - tx) ** 2)
-    if offset >= current:
-        return
-    d = patch_distance(img, ty, tx, sy, sx, r, current - offset)
-    if d + offset < current:
+    d = patch_distance(img, ty, tx, sy, sx, r, nnd[ty, tx])
+    if d < nnd[ty, tx]:
         nny[ty, tx] = sy
         nnx[ty, tx] = sx
         nnd[ty, tx] = d
@@ -77,7 +72,7 @@ def _try(img, src, ty, tx, sy, sx, field, r, near):  # type: ignore[no-untyped-d
 
 @numba.njit(cache=True, nogil=True)
 def patchmatch_pass(  # type: ignore[no-untyped-def]
-    img, src, targets, field, r, reverse, search_radius, near
+    img, src, targets, field, r, reverse, search_radius
 ):
     """One scan: each target tries its (already improved) neighbours' sources shifted by
     one pixel, then sources at random in a window halving from ``search_radius``."""
@@ -90,14 +85,14 @@ def patchmatch_pass(  # type: ignore[no-untyped-def]
         ty, tx = tys[i], txs[i]
         py, px = ty - step, tx - step
         if 0 <= px < nny.shape[1] and nny[ty, px] >= 0:
-            _try(img, src, ty, tx, nny[ty, px], nnx[ty, px] + step, field, r, near)
+            _try(img, src, ty, tx, nny[ty, px], nnx[ty, px] + step, field, r)
         if 0 <= py < nny.shape[0] and nny[py, tx] >= 0:
-            _try(img, src, ty, tx, nny[py, tx] + step, nnx[py, tx], field, r, near)
+            _try(img, src, ty, tx, nny[py, tx] + step, nnx[py, tx], field, r)
         radius = search_radius
         while radius >= 1:
             sy = nny[ty, tx] + np.random.randint(-radius, radius + 1)
             sx = nnx[ty, tx] + np.random.randint(-radius, radius + 1)
-            _try(img, src, ty, tx, sy, sx, field, r, near)
+            _try(img, src, ty, tx, sy, sx, field, r)
             radius //= 2
 
 
