@@ -14,7 +14,8 @@ run. The photo before the paste is the truth, so each repair is scored against i
 - time per repair and per megapixel of box.
 
 Errors are also given as ratios to Telea's, per case then averaged. A second part times the
-PatchMatch engine alone on a 256² and a 1,400² hole, and how soon a cancel stops the latter.
+PatchMatch engine alone on a 256² and a 1,400² hole (after a small warm-up fill, as numba
+compiles or loads its loops on first use), and how soon a cancel stops the latter.
 The load average is printed at the start and the end (the machine may be shared).
 
 Needs scikit-image for the photographs (only this script does): pip install scikit-image.
@@ -245,7 +246,15 @@ def speed(name: str = "patchmatch") -> None:
     if name not in ENGINES or ENGINES[name].unavailable_reason() is not None:
         return
     engine = make_engine(name)
-    print(f"\n{name} alone, one process (the window runs one repair per worker):")
+    # numba compiles the loops (or loads them from its disk cache) on their first use in a
+    # process: a small fill first, so the times below are of the repair alone
+    started = time.perf_counter()
+    engine.repair(_big_request(64, threading.Event()))
+    print(
+        f"\n{name} alone, one process (the window runs one repair per worker), after a "
+        f"warm-up fill of 64×64 ({time.perf_counter() - started:.1f} s, numba's compile "
+        "or cache load):"
+    )
     for side in (256, 1400):
         request = _big_request(side, threading.Event())
         started, cpu = time.perf_counter(), time.process_time()

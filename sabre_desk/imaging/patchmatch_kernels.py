@@ -3,9 +3,10 @@
 Kept apart from ``completion.py`` (the algorithm's steps, in numpy and OpenCV) because these
 are the only lines that need a compiler: a patch distance, one PatchMatch pass (propagation
 and random search) over every patch that touches the hole, the vote that turns the
-nearest-neighbour field into pixels, and the field carried to the next finer level. Every
-loop is plain indexing on contiguous arrays, so numba turns it into machine code (cached on
-disk after the first run); in pure Python the same loops would take minutes.
+nearest-neighbour field into pixels, the field carried to the next finer level, and the
+sweeps of the membrane that meets the hole's edge. Every loop is plain indexing on
+contiguous arrays, so numba turns it into machine code (cached on disk after the first
+run); in pure Python the same loops would take minutes.
 
 Conventions: ``img`` is float32 (H, W, 3); a patch is (2r+1)² pixels around its centre;
 ``src`` marks the centres whose whole patch lies on known pixels (outside the hole and its
@@ -164,3 +165,33 @@ def refresh_distances(img, targets, field, r):  # type: ignore[no-untyped-def]
     for i in range(tys.shape[0]):
         ty, tx = tys[i], txs[i]
         nnd[ty, tx] = patch_distance(img, ty, tx, nny[ty, tx], nnx[ty, tx], r, np.inf)
+
+
+@numba.njit(cache=True, nogil=True)
+def relax(u, unknown, sweeps, omega):  # type: ignore[no-untyped-def]
+    """Gauss-Seidel sweeps (over-relaxed by ``omega``) of Laplace's equation on the pixels
+    where ``unknown`` is true, the others held fixed: ``u`` (H, W, C) is smoothed in place
+    towards the membrane that meets the fixed pixels."""
+    h, w, nc = u.shape
+    for _ in range(sweeps):
+        for y in range(h):
+            for x in range(w):
+                if not unknown[y, x]:
+                    continue
+                for c in range(nc):
+                    s = 0.0
+                    n = 0
+                    if y > 0:
+                        s += u[y - 1, x, c]
+                        n += 1
+                    if y < h - 1:
+                        s += u[y + 1, x, c]
+                        n += 1
+                    if x > 0:
+                        s += u[y, x - 1, c]
+                        n += 1
+                    if x < w - 1:
+                        s += u[y, x + 1, c]
+                        n += 1
+                    if n > 0:
+                        u[y, x, c] += omega * (s / n - u[y, x, c])

@@ -132,3 +132,25 @@ def test_a_box_with_little_or_nothing_around_it_still_gets_a_fill(box: PixelRect
     assert reply.patch.shape == pasted.shape
     inside = reply.patch[box.y0 : box.y1, box.x0 : box.x1].reshape(-1, 3)
     assert not (inside == (0, 255, 0)).all(axis=1).any()
+
+
+def test_a_box_on_smooth_shading_is_filled_along_it_with_no_step_at_its_edge() -> None:
+    """A sky-like ramp (brighter to the right and down, a little grain): the fill carries
+    the ramp through the box, and the box's edge shows no step against the photo."""
+    rng = np.random.default_rng(3)
+    yy, xx = np.mgrid[0:160, 0:160].astype(np.float32)
+    ramp = 60 + 0.5 * xx + 0.3 * yy
+    truth = np.clip(
+        np.dstack([ramp, ramp + 20, ramp + 40]) + rng.normal(0, 1.5, (160, 160, 3)), 0, 255
+    )
+    truth = truth.astype(np.uint8)
+    box = PixelRect(50, 40, 110, 120)
+    pasted = truth.copy()
+    pasted[box.y0 : box.y1, box.x0 : box.x1] = (200, 30, 160)
+    reply = make_engine("patchmatch").repair(request(pasted, box, threading.Event()))
+    error = np.abs(reply.patch.astype(int) - truth.astype(int))
+    assert error[box.y0 : box.y1, box.x0 : box.x1].mean() < 4
+    # the box's outermost rows and columns of pixels, where a step would show
+    edge = np.ones((box.y1 - box.y0, box.x1 - box.x0), bool)
+    edge[2:-2, 2:-2] = False
+    assert error[box.y0 : box.y1, box.x0 : box.x1][edge].mean() < 3
