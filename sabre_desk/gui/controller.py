@@ -185,7 +185,7 @@ class CaseController(QObject):
         """Decode the case's images on a worker (once per file: the verdict is cached);
         until the verdict lands, Keep is checked on the spot. The check of a case left
         before its check began is taken back: flipping through 200 cases queued 200 checks
-        (two full decodes each), which kept a core busy for half a minute after."""
+        (two full decodes each), which kept a core busy for some twenty seconds after."""
         left = self._validity_check
         if left is not None:
             left.withdraw()
