@@ -4,6 +4,11 @@ While a repair is selected in the panel, the workbench is in repair-comparison m
 two canvases show the current image and the preview side by side (zoom and pan in step);
 choosing nothing returns to reviewing. The window shows what this asks for
 (``show_files_requested``, ``redisplay_requested``); this holds no window.
+
+A repair that lands on the open case is shown at once, unless the reviewer has already gone
+back to the case from a preview of the same box: a slow engine's better result, landing
+after its quick preview was looked at and left, waits in the panel's list (the status bar
+says so) rather than pulling the reviewer back into a comparison they left.
 """
 
 from __future__ import annotations
@@ -57,12 +62,17 @@ class RepairUi(QObject):
         self.jobs.cancelled.connect(
             lambda job: session.say(f"Repair of {job.case_id} cancelled", 5000)
         )
+        self.jobs.started.connect(self._on_started)
         self.dock = QDockWidget("Repair", parent)
         self.dock.setObjectName("dock_repair")
         self.panel: RepairPanel | None = None
         self.previewing: RepairRecord | None = None
+        self._previewing_case = ""  # the case of the repair previewed
         self._zoom_box: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)
         self._zoom_in = False  # another repair shown: zoom in on its box once painted
+        #: (case, image, box) of the previews the reviewer went back from, until the next
+        #: repair is run on that case: what lands for them later is listed, not shown
+        self._left: set[tuple[str, ImageRole, tuple[float, float, float, float]]] = set()
         self.run_action = QAction("&Repair the Selected Box", parent)
         self.run_action.setShortcut(QKeySequence("Ctrl+R"))
         self.run_action.triggered.connect(self.run)
@@ -116,12 +126,20 @@ class RepairUi(QObject):
         if self.session.controller is not None:
             self.session.controller.land_preview(job.case_id, record, summary)
 
+    def _on_started(self, job: RepairJob) -> None:
+        """A new repair on a case: its results are shown when they land, whatever was left."""
+        self._left = {left for left in self._left if left[0] != job.case_id}
+
     def _on_preview_landed(self, case_id: str, record: RepairRecord, summary: str) -> None:
-        self.session.say(f"Repair {record.id} of {case_id} is ready: {summary}", 10000)
         case = self.session.case
-        if case is not None and case.case_id == case_id and self.panel:
+        here = case is not None and case.case_id == case_id and self.panel is not None
+        left = (case_id, record.image_role, record.box) in self._left
+        hint = "; choose it in the Repair panel's list to compare" if here and left else ""
+        self.session.say(f"Repair {record.id} of {case_id} is ready: {summary}{hint}", 10000)
+        if here and self.panel is not None:
             self.dock.raise_()
-            self.panel.select_repair(record.id)
+            if not left:
+                self.panel.select_repair(record.id)
 
     def _on_failed(self, job: RepairJob, message: str) -> None:
         self.session.say(f"Repair of {job.case_id} failed: {message}", 15000)
@@ -137,11 +155,16 @@ class RepairUi(QObject):
             self._leave_preview(redraw=True)
             return
         role = ImageRole(record.image_role)
-        # The same repair shown again (accepted, reverted, undone): the reviewer keeps the
-        # zoom they were judging it at (the view state's); another repair opens zoomed in
-        # on its box. Leaving the comparison gives back the zoom the case had.
-        self._zoom_in = self.previewing is None or self.previewing.id != record.id
-        self.previewing = record
+        # The same repair shown again (accepted, reverted, undone), or another of the same
+        # box (a slow engine's result after its quick preview): the reviewer keeps the zoom
+        # they were judging it at (the view state's); a repair of another box opens zoomed
+        # in on its box. Leaving the comparison gives back the zoom the case had.
+        shown = self.previewing
+        self._zoom_in = shown is None or (shown.image_role, shown.box) != (
+            record.image_role,
+            record.box,
+        )
+        self.previewing, self._previewing_case = record, case.case_id
         self.workbench.set_mode(ViewMode.REPAIR_COMPARISON)
         self.compare.state.enter(Comparison.REPAIR)
         compare = self.compare
@@ -178,6 +201,8 @@ class RepairUi(QObject):
     def _on_mode_changed(self, mode: ViewMode) -> None:
         """Back to reviewing, for whatever reason (a case switch, a panel choice)."""
         if mode is ViewMode.REVIEWING and self.previewing is not None:
+            left = self.previewing
+            self._left.add((self._previewing_case, left.image_role, left.box))
             self.previewing = None
             self.compare.state.leave(Comparison.REPAIR)
             for role, caption in self.compare.captions.items():

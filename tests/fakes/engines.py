@@ -3,6 +3,7 @@ the command line and the Repair panel must offer them with no other change."""
 
 from __future__ import annotations
 
+import threading
 from typing import ClassVar
 
 import numpy as np
@@ -61,3 +62,23 @@ class UnpluggedEngine(TintEngine):
     @classmethod
     def unavailable_reason(cls) -> str | None:
         return cls.REASON
+
+
+class GatedEngine(TintEngine):
+    """A slow engine with a quick preview (``tint``): its own result waits until the test
+    opens ``gate``, so a test decides what the reviewer does before the better one lands."""
+
+    name: ClassVar[str] = "gated"
+    label: ClassVar[str] = "A slow engine whose result waits for the test (a test engine)"
+    params: ClassVar[tuple[EngineParam, ...]] = ()
+    quick_preview: ClassVar[str | None] = "tint"
+    gate: ClassVar[threading.Event] = threading.Event()
+    COLOUR = (0, 0, 200)
+
+    def __init__(self) -> None:
+        super().__init__(",".join(map(str, self.COLOUR)))
+
+    def repair(self, request: EngineRequest) -> EngineReply:
+        while not self.gate.wait(0.02):
+            check_cancelled(request)
+        return EngineReply(np.full_like(request.patch, self.colour), notes=["gated"])

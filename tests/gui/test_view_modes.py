@@ -97,11 +97,20 @@ def draw_box(qtbot, canvas: ImageCanvas, a: tuple[float, float], b: tuple[float,
 
 
 def open_repair_comparison(qtbot, window: MainWindow) -> None:
-    """Box the fragment on Edited, Ctrl+R, wait for the preview beside the image."""
+    """Box the fragment on Edited, Ctrl+R, wait for the repair beside the image: the
+    default engine's own result, after its quick preview (both landed, none running)."""
     canvas = window.compare.canvases[EDITED]
     draw_box(qtbot, canvas, (0.345, 0.595), (0.41, 0.69))
     press(qtbot, window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: window.repair_ui.previewing is not None, timeout=15000)
+    engine = window.repair_ui.panel.engine.currentData()
+    qtbot.waitUntil(lambda: not window.repair_ui.jobs.jobs, timeout=60000)
+    qtbot.waitUntil(
+        lambda: (
+            window.repair_ui.previewing is not None
+            and window.repair_ui.previewing.engine == engine
+        ),
+        timeout=15000,
+    )
     qtbot.waitUntil(
         lambda: all(window.compare.canvases[r].display_image is not None for r in (BASE, EDITED)),
         timeout=5000,
