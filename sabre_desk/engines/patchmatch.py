@@ -4,8 +4,10 @@ The OpenCV engines diffuse the surroundings into the box (Telea, Navier-Stokes) 
 it from a few frequencies (FSR); on grass, fabric or brick either leaves a smear or blotches.
 This one copies patches of the patch's own known pixels into the box, coarse to fine
 (multi-scale PatchMatch, ``sabre_desk/imaging/completion.py``), so a texture carries on
-through the box, with its broad shading taken from a smooth fill. It computes for a second
-or two on an ordinary box, so the window shows the quick engine's preview first
+through the box, with its broad shading taken from a smooth fill. Only what stands out from
+the photo round the box is filled (``sabre_desk/imaging/standout.py``): the photo's own
+pixels in the box's margin stay as they are, and the fill continues from them. It computes
+for a second or two on an ordinary box, so the window shows the quick engine's preview first
 (``quick_preview``) and this one beside it when it lands.
 
 Its inner loops are compiled by numba (imported only when a repair runs, so listing the
@@ -19,7 +21,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from sabre_desk.engines.base import EngineRequest, RepairCancelledError
+from sabre_desk.engines.base import EngineRequest, RepairCancelledError, check_cancelled
 from sabre_desk.engines.opencv import FsrEngine, OpenCVEngine
 
 
@@ -37,11 +39,24 @@ class PatchMatchEngine(OpenCVEngine):
             return "needs numba (pip install numba), which is not installed here"
         return None
 
+    def __init__(self, radius: int | None = None, whole_box: bool = False) -> None:
+        super().__init__(radius)
+        #: fill every pixel of the box, as the other offline engines do (the benchmark
+        #: compares both); by default only what stands out in it is filled
+        self.whole_box = whole_box
+
     def fill_request(self, request: EngineRequest, mask: np.ndarray, radius: int) -> np.ndarray:
         from sabre_desk.imaging.completion import CompletionCancelledError, patchmatch_fill
+        from sabre_desk.imaging.standout import standout_mask
 
+        hole = mask > 0
+        if not self.whole_box:
+            found = standout_mask(request.patch, hole)
+            if found is not None:
+                hole = found
+        check_cancelled(request)
         try:
-            return patchmatch_fill(request.patch, mask > 0, cancel=request.cancel)
+            return patchmatch_fill(request.patch, hole, cancel=request.cancel)
         except CompletionCancelledError as exc:
             raise RepairCancelledError(str(exc)) from None
 

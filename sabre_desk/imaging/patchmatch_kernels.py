@@ -56,10 +56,19 @@ def seed_random(seed: int) -> None:
 
 
 @numba.njit(cache=True, nogil=True)
-def _try(img, src, ty, tx, sy, sx, field, r):  # type: ignore[no-untyped-def]
-    """Take source s for target t if it is a known patch and nearer than the current one."""
+def _near(ty, tx, sy, sx, apart):  # type: ignore[no-untyped-def]
+    """Whether source s is closer than ``apart`` pixels (on either axis) to target t."""
+    return abs(sy - ty) < apart and abs(sx - tx) < apart
+
+
+@numba.njit(cache=True, nogil=True)
+def _try(img, src, ty, tx, sy, sx, field, r, apart):  # type: ignore[no-untyped-def]
+    """Take source s for target t if it is a known patch, at least ``apart`` pixels away,
+    and nearer than the current one."""
     nny, nnx, nnd = field
     if sy < 0 or sx < 0 or sy >= src.shape[0] or sx >= src.shape[1] or not src[sy, sx]:
+        return
+    if _near(ty, tx, sy, sx, apart):
         return
     if sy == nny[ty, tx] and sx == nnx[ty, tx]:
         return
@@ -72,10 +81,11 @@ def _try(img, src, ty, tx, sy, sx, field, r):  # type: ignore[no-untyped-def]
 
 @numba.njit(cache=True, nogil=True)
 def patchmatch_pass(  # type: ignore[no-untyped-def]
-    img, src, targets, field, r, reverse, search_radius
+    img, src, targets, field, r, reverse, search_radius, apart=0
 ):
     """One scan: each target tries its (already improved) neighbours' sources shifted by
-    one pixel, then sources at random in a window halving from ``search_radius``."""
+    one pixel, then sources at random in a window halving from ``search_radius``; none
+    closer than ``apart`` pixels to it (0: any)."""
     tys, txs = targets
     nny, nnx = field[0], field[1]
     n = tys.shape[0]
@@ -85,14 +95,14 @@ def patchmatch_pass(  # type: ignore[no-untyped-def]
         ty, tx = tys[i], txs[i]
         py, px = ty - step, tx - step
         if 0 <= px < nny.shape[1] and nny[ty, px] >= 0:
-            _try(img, src, ty, tx, nny[ty, px], nnx[ty, px] + step, field, r)
+            _try(img, src, ty, tx, nny[ty, px], nnx[ty, px] + step, field, r, apart)
         if 0 <= py < nny.shape[0] and nny[py, tx] >= 0:
-            _try(img, src, ty, tx, nny[py, tx] + step, nnx[py, tx], field, r)
+            _try(img, src, ty, tx, nny[py, tx] + step, nnx[py, tx], field, r, apart)
         radius = search_radius
         while radius >= 1:
             sy = nny[ty, tx] + np.random.randint(-radius, radius + 1)
             sx = nnx[ty, tx] + np.random.randint(-radius, radius + 1)
-            _try(img, src, ty, tx, sy, sx, field, r)
+            _try(img, src, ty, tx, sy, sx, field, r, apart)
             radius //= 2
 
 
@@ -131,11 +141,12 @@ def vote(img, write, patch_conf, targets, field, r, sigma2):  # type: ignore[no-
 
 @numba.njit(cache=True, nogil=True)
 def carry_field(  # type: ignore[no-untyped-def]
-    img, src, targets, coarse, sources, field, r
+    img, src, targets, coarse, sources, field, r, apart=0
 ):
     """The coarser level's field at twice the scale: each target takes its parent's source,
     doubled and shifted by its own offset; where that is not a known patch (or there is no
-    parent), a source drawn at random from ``sources`` (ys, xs)."""
+    parent), a source drawn at random from ``sources`` (ys, xs), if it can be one at least
+    ``apart`` pixels from the target (a few draws)."""
     tys, txs = targets
     nny, nnx, nnd = field
     coarse_y, coarse_x = coarse[0], coarse[1]
@@ -150,11 +161,17 @@ def carry_field(  # type: ignore[no-untyped-def]
             sy = 2 * coarse_y[cy, cx] + (ty - 2 * cy)
             sx = 2 * coarse_x[cy, cx] + (tx - 2 * cx)
         if sy < 0 or sx < 0 or sy >= src.shape[0] or sx >= src.shape[1] or not src[sy, sx]:
-            k = np.random.randint(0, n)
-            sy, sx = src_ys[k], src_xs[k]
+            for _ in range(8):
+                k = np.random.randint(0, n)
+                sy, sx = src_ys[k], src_xs[k]
+                if not _near(ty, tx, sy, sx, apart):
+                    break
         nny[ty, tx] = sy
         nnx[ty, tx] = sx
-        nnd[ty, tx] = patch_distance(img, ty, tx, sy, sx, r, np.inf)
+        if _near(ty, tx, sy, sx, apart):  # no draw was far enough: any other source is better
+            nnd[ty, tx] = np.inf
+        else:
+            nnd[ty, tx] = patch_distance(img, ty, tx, sy, sx, r, np.inf)
 
 
 @numba.njit(cache=True, nogil=True)

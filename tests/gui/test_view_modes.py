@@ -106,8 +106,7 @@ def open_repair_comparison(qtbot, window: MainWindow) -> None:
     qtbot.waitUntil(lambda: not window.repair_ui.jobs.jobs, timeout=60000)
     qtbot.waitUntil(
         lambda: (
-            window.repair_ui.previewing is not None
-            and window.repair_ui.previewing.engine == engine
+            window.repair_ui.previewing is not None and window.repair_ui.previewing.engine == engine
         ),
         timeout=15000,
     )

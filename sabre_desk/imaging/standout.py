@@ -1,0 +1,205 @@
+"""What in a box stands out from the photo around it: the pixels a fill has to replace.
+
+A reviewer boxes a defect with a margin round it, so much of a box drawn round a scratch, a
+stroke or a leftover fragment is the photo itself. Filling the whole box replaces those true
+pixels with a guess; filling only what stands out keeps them as they are, and gives the fill
+more of the photo to continue from. (A spot-healing brush works the same way.)
+
+A pixel of the box is the photo's own when a patch round it is found, nearly as it is, in
+the known ring round the box (half as wide as the box), and its colour is one the ring has:
+how nearly is learnt from the ring itself, each of its patches matched to the ring's other
+patches (never to one overlapping it), and its inner half's colours to its outer half's, so
+a textured photo (grass, gravel) allows more than a smooth one. What is left is the defect;
+box pixels nearer in colour to it than to the ring, and pixels just beside it that stand out
+a little, join it; it grows by a few pixels (an object's anti-aliased edge, a shadow), and
+each piece becomes its convex hull, so no part of it survives inside the fill.
+
+When nothing stands out, or only specks do, or nearly all of the box does, there is nothing
+to keep: the caller fills the whole box, as the other engines do. A defect that looks like
+the ring (a second wrench beside the first) is not told from the photo: that is why the
+ring is no wider than it is, and why specks alone mean the whole box.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+@dataclass(frozen=True)
+class StandoutParams:
+    #: the side of a compared patch is 2·radius + 1
+    patch_radius: int = 2
+    #: PatchMatch passes for the box's patches and for the ring's
+    passes: int = 6
+    #: a box patch stands out when its distance passes this quantile of the ring's own...
+    ring_quantile: float = 0.98
+    #: ...times this factor
+    factor: float = 2.0
+    #: and never below this mean squared difference per value (noise, JPEG, dithering)
+    floor: float = 16.0
+    #: a box pixel's colour stands out when its distance to the ring's nearest colour
+    #: passes this quantile of the same distance from the inner ring to the outer...
+    colour_quantile: float = 0.995
+    #: ...times this factor, and never less than this distance (of 0-255 RGB values)
+    colour_factor: float = 1.5
+    colour_floor: float = 24.0
+    #: what passes this quantile times this factor stands out a little: it is taken
+    #: only within ``beside`` pixels of what stands out clearly
+    weak_quantile: float = 0.9
+    weak_factor: float = 1.5
+    beside: int = 6
+    #: pixels added round what stands out (an object's soft edge, its halo)
+    halo: int = 4
+    #: past this share of the box standing out, the whole box is filled; below this
+    #: one too: a defect boxed with a margin is more of its box than a few specks, and
+    #: one the ring resembles (a pale stroke along a cup's white rim) may show only in
+    #: specks, so a fill of the specks alone would leave it in place
+    most: float = 0.75
+    least: float = 0.12
+    seed: int = 3
+
+
+def _disk(radius: int) -> np.ndarray:
+    side = 2 * radius + 1
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
+
+
+def _grow(mask: np.ndarray, radius: int) -> np.ndarray:
+    if radius <= 0:
+        return mask.copy()
+    return cv2.dilate(mask.astype(np.uint8), _disk(radius)).astype(bool)
+
+
+def _square_grow(mask: np.ndarray, radius: int) -> np.ndarray:
+    side = 2 * radius + 1
+    return cv2.dilate(mask.astype(np.uint8), np.ones((side, side), np.uint8)).astype(bool)
+
+
+def _best_distances(
+    img: np.ndarray,
+    src: np.ndarray,
+    targets: np.ndarray,
+    r: int,
+    passes: int,
+    apart: int,
+) -> np.ndarray:
+    """Each target's distance (mean squared difference per value) to its best source patch,
+    found by PatchMatch; a source is never closer than ``apart`` pixels to its target."""
+    from sabre_desk.imaging import patchmatch_kernels as k
+
+    h, w = targets.shape
+    tys, txs = (a.astype(np.int32) for a in np.nonzero(targets))
+    sys_, sxs = (a.astype(np.int32) for a in np.nonzero(src))
+    field = (
+        np.full((h, w), -1, np.int32),
+        np.full((h, w), -1, np.int32),
+        np.full((h, w), np.inf, np.float32),
+    )
+    none = (np.full((1, 1), -1, np.int32), np.full((1, 1), -1, np.int32))
+    k.carry_field(img, src, (tys, txs), none, (sys_, sxs), field, r, apart)
+    for p in range(passes):
+        k.patchmatch_pass(img, src, (tys, txs), field, r, p % 2 == 1, max(h, w), apart)
+    values = 3 * (2 * r + 1) ** 2
+    return field[2][tys, txs] / values
+
+
+def standout_mask(
+    image: np.ndarray, box: np.ndarray, params: StandoutParams | None = None
+) -> np.ndarray | None:
+    """The pixels of ``box`` (bool, the area a fill would replace) that stand out from the
+    photo round it, as a bool mask inside the box; None when the whole box should be filled
+    (nothing stands out, nearly everything does, or there is no ring to compare with)."""
+    params = params or StandoutParams()
+    from sabre_desk.imaging import patchmatch_kernels as k
+
+    box = box.astype(bool)
+    h, w = box.shape
+    r = params.patch_radius
+    ys, xs = np.nonzero(box)
+    if ys.size == 0:
+        return None
+    depth = max(int(ys.max() - ys.min()) + 1, int(xs.max() - xs.min()) + 1)
+    ring_px = max(4 * r, depth // 2)
+    inner = np.zeros((h, w), bool)
+    inner[r : h - r, r : w - r] = True  # centres of patches wholly inside the image
+    outside = ~_square_grow(box, r)  # centres of patches that touch no pixel of the box
+    src = outside & _square_grow(box, r + ring_px) & inner
+    # the ring's own patches, to learn how nearly the photo repeats itself here
+    ring = src & ~_square_grow(box, r + max(2, ring_px // 2))
+    near = src & ~ring
+    if np.count_nonzero(near) < 16 or np.count_nonzero(ring) < 16:
+        return None
+    img = np.ascontiguousarray(image, np.float32)
+    # colours: a pixel of a colour the ring has nowhere (a purple blob on grass)
+    colour_limit = max(
+        float(np.quantile(_colour_gaps(img[near], img[ring]), params.colour_quantile))
+        * params.colour_factor,
+        params.colour_floor,
+    )
+    ring_gap = _colour_gaps(img[box], img[src])
+    standing = np.zeros((h, w), bool)
+    standing[box] = ring_gap > colour_limit
+    # patches: a patch the ring has nowhere (a grey stroke across gravel)
+    k.seed_random(params.seed)
+    ring_d = _best_distances(img, src, ring, r, params.passes, 2 * r + 1)
+    threshold = max(float(np.quantile(ring_d, params.ring_quantile)) * params.factor, params.floor)
+    box_d = np.zeros((h, w), np.float32)
+    box_d[box] = _best_distances(img, src, box, r, params.passes, 0)
+    standing |= _core(box, box_d > threshold, r)
+    standing = cv2.morphologyEx(
+        standing.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)
+    ).astype(bool)  # lone pixels of noise
+    if not standing.any():
+        return None
+    # the rest of the defect: box pixels nearer in colour to what stood out than to
+    # anything in the ring (a stroke's end lying across an edge the ring has too)
+    defect_gap = _colour_gaps(img[box], img[standing])
+    standing[box] |= (defect_gap < ring_gap) & (ring_gap > params.colour_floor / 2)
+    mask: np.ndarray = _convex_pieces(_grow(standing, params.halo), params.halo) & box
+    # what stands out a little just beside it is of the same defect (a thin line of the
+    # photo's own colour drawn on a fragment's edge)
+    weak = max(float(np.quantile(ring_d, params.weak_quantile)) * params.weak_factor, params.floor)
+    beside = _core(box, box_d > weak, r) & _grow(mask, params.beside)
+    if (beside & ~mask).any():
+        mask = _convex_pieces(_grow(mask | beside, 1), params.halo) & box
+    share = np.count_nonzero(mask) / np.count_nonzero(box)
+    if not params.least <= share <= params.most:
+        return None
+    return mask
+
+
+def _core(box: np.ndarray, unmatched: np.ndarray, r: int) -> np.ndarray:
+    """The box pixels no matched patch covers: a pixel is the photo's when any patch over
+    it was found in the ring."""
+    core: np.ndarray = ~_square_grow(box & ~unmatched, r) & box
+    return core
+
+
+def _colour_gaps(pixels: np.ndarray, palette: np.ndarray) -> np.ndarray:
+    """For each of ``pixels`` (N, 3), the distance to the nearest colour of ``palette``
+    (M, 3), both taken to 8 levels a channel step first (a few thousand distinct colours
+    at most, so the nearest is found by brute force)."""
+    step = 8.0
+    p_bins, p_index = np.unique(np.floor(pixels / step), axis=0, return_inverse=True)
+    q_bins = np.unique(np.floor(palette / step), axis=0)
+    gaps = np.empty(len(p_bins), np.float32)
+    for at in range(0, len(p_bins), 256):
+        part = p_bins[at : at + 256, None, :] - q_bins[None, :, :]
+        gaps[at : at + 256] = np.sqrt((part * part).sum(-1).min(1))
+    return gaps[p_index.ravel()] * step
+
+
+def _convex_pieces(mask: np.ndarray, join: int) -> np.ndarray:
+    """Each piece of ``mask`` (pieces less than ``join`` pixels apart taken as one)
+    replaced by its convex hull: holes and bays inside a defect are filled with it, never
+    kept as islands of the defect's own pixels."""
+    count, labels = cv2.connectedComponents(_grow(mask, join).astype(np.uint8), connectivity=8)
+    out = np.zeros(mask.shape, np.uint8)
+    for label in range(1, count):
+        ys, xs = np.nonzero((labels == label) & mask)
+        points = np.stack([xs, ys], 1).astype(np.int32)
+        cv2.fillConvexPoly(out, cv2.convexHull(points), 1)
+    return out.astype(bool)

@@ -1,0 +1,78 @@
+"""What stands out in a box: a stroke boxed with a margin on a real photo is found whole and
+filled, the photo's own pixels in the margin stay as they were; where nothing stands out,
+or the defect is most of the box, the whole box is filled."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image
+
+from sabre_desk.engines.base import EngineRequest, RepairOp
+from sabre_desk.engines.registry import make_engine
+from sabre_desk.imaging.patch import PixelRect
+from sabre_desk.imaging.standout import standout_mask
+
+PHOTOS = Path(__file__).parents[1] / "fixtures" / "photos"
+
+
+def brick() -> np.ndarray:
+    gray = np.asarray(Image.open(PHOTOS / "brick.png").convert("L"))
+    return np.ascontiguousarray(np.dstack([gray] * 3))
+
+
+def with_stroke(truth: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A green stroke drawn across the photo, its pixels, and a box round it (3 px margin)."""
+    stroke = np.zeros(truth.shape[:2], np.uint8)
+    cv2.line(stroke, (60, 70), (104, 92), 255, 4, cv2.LINE_AA)
+    pasted = truth.copy()
+    pasted[stroke > 0] = (40, 190, 60)
+    box = np.zeros(truth.shape[:2], bool)
+    ys, xs = np.nonzero(stroke)
+    box[ys.min() - 3 : ys.max() + 4, xs.min() - 3 : xs.max() + 4] = True
+    return pasted, stroke > 0, box
+
+
+def test_a_stroke_boxed_on_a_real_photo_is_found_whole_and_the_margin_kept() -> None:
+    pasted, stroke, box = with_stroke(brick())
+    mask = standout_mask(pasted, box)
+    assert mask is not None
+    assert not (mask & ~box).any()  # never outside the box
+    assert mask[stroke].all()  # every pixel of the stroke is to be filled
+    # the box's corners, well away from the stroke, are the photo's: kept
+    far = box & (cv2.distanceTransform((~stroke).astype(np.uint8), cv2.DIST_L2, 3) > 12)
+    assert far.sum() > 0.2 * box.sum() and not mask[far].any()
+
+
+def test_nothing_standing_out_or_most_of_the_box_standing_out_fills_the_whole_box() -> None:
+    truth = brick()
+    box = np.zeros(truth.shape[:2], bool)
+    box[60:96, 56:104] = True
+    assert standout_mask(truth, box) is None  # a box on the plain wall
+    covered = truth.copy()
+    covered[58:98, 54:106] = (40, 190, 60)  # the whole box is the defect
+    assert standout_mask(covered, box) is None
+
+
+def test_the_patch_engine_keeps_the_photo_in_the_margin_and_removes_the_stroke() -> None:
+    truth = brick()
+    pasted, stroke, box = with_stroke(truth)
+    ys, xs = np.nonzero(box)
+    rect = PixelRect(int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
+    h, w = pasted.shape[:2]
+    request = EngineRequest(
+        RepairOp.REMOVE, "", pasted, pasted, rect, PixelRect(0, 0, w, h), (w, h), threading.Event()
+    )
+    kept = make_engine("patchmatch").repair(request).patch
+    whole = make_engine("opencv-telea").repair(request).patch
+    # the box's corners, far from the stroke, are the photo's own pixels, bit for bit
+    far = box & (cv2.distanceTransform((~stroke).astype(np.uint8), cv2.DIST_L2, 3) > 12)
+    assert far.any() and np.array_equal(kept[far], truth[far])
+    # no green left where the stroke was
+    green = (kept[..., 1].astype(int) - kept[..., 0]) > 60
+    assert not green[stroke].any()
+    error = np.abs(kept.astype(int) - truth.astype(int))[box].mean()
+    assert error < 0.5 * np.abs(whole.astype(int) - truth.astype(int))[box].mean()
