@@ -180,8 +180,8 @@ def _core(box: np.ndarray, unmatched: np.ndarray, r: int) -> np.ndarray:
 
 def _colour_gaps(pixels: np.ndarray, palette: np.ndarray) -> np.ndarray:
     """For each of ``pixels`` (N, 3), the distance to the nearest colour of ``palette``
-    (M, 3), both taken to 8 levels a channel step first (a few thousand distinct colours
-    at most, so the nearest is found by brute force)."""
+    (M, 3), both taken to steps of 8 levels a channel first (at most 32³ distinct colours,
+    a few thousand in a photo's box, so the nearest is found by brute force in blocks)."""
     step = 8.0
     p_bins, p_index = np.unique(np.floor(pixels / step), axis=0, return_inverse=True)
     q_bins = np.unique(np.floor(palette / step), axis=0)
@@ -196,10 +196,15 @@ def _convex_pieces(mask: np.ndarray, join: int) -> np.ndarray:
     """Each piece of ``mask`` (pieces less than ``join`` pixels apart taken as one)
     replaced by its convex hull: holes and bays inside a defect are filled with it, never
     kept as islands of the defect's own pixels."""
-    count, labels = cv2.connectedComponents(_grow(mask, join).astype(np.uint8), connectivity=8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(
+        _grow(mask, join).astype(np.uint8), connectivity=8
+    )
     out = np.zeros(mask.shape, np.uint8)
     for label in range(1, count):
-        ys, xs = np.nonzero((labels == label) & mask)
-        points = np.stack([xs, ys], 1).astype(np.int32)
+        x, y, w, h = (int(v) for v in stats[label, :4])  # each piece looked at in its bounds
+        ys, xs = np.nonzero((labels[y : y + h, x : x + w] == label) & mask[y : y + h, x : x + w])
+        if ys.size == 0:
+            continue
+        points = np.stack([xs + x, ys + y], 1).astype(np.int32)
         cv2.fillConvexPoly(out, cv2.convexHull(points), 1)
     return out.astype(bool)
