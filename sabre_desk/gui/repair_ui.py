@@ -35,6 +35,13 @@ from sabre_desk.settings import Settings
 
 LEFT, RIGHT = ImageRole.BASE, ImageRole.EDITED  # the two canvases used for a comparison
 
+#: a repaired box: its case, its image and where it is on the image
+BoxKey = tuple[str, ImageRole, tuple[float, float, float, float]]
+
+
+def _box_of(case_id: str, record: RepairRecord) -> BoxKey:
+    return (case_id, record.image_role, record.box)
+
 
 class RepairUi(QObject):
     show_files_requested = Signal(object, object)  # {role: path or None}, [Box] to draw
@@ -67,12 +74,13 @@ class RepairUi(QObject):
         self.dock.setObjectName("dock_repair")
         self.panel: RepairPanel | None = None
         self.previewing: RepairRecord | None = None
-        self._previewing_case = ""  # the case of the repair previewed
+        self._previewing_case = ""  # the case of the repair previewed (the reviewer may be
+        # on another case by the time the comparison ends)
         self._zoom_box: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)
         self._zoom_in = False  # another repair shown: zoom in on its box once painted
-        #: (case, image, box) of the previews the reviewer went back from, until the next
-        #: repair is run on that case: what lands for them later is listed, not shown
-        self._left: set[tuple[str, ImageRole, tuple[float, float, float, float]]] = set()
+        #: the boxes (``_box_of``) whose previews the reviewer went back from, until the
+        #: next repair is run on their case: what lands for them later is listed, not shown
+        self._left: set[BoxKey] = set()
         self.run_action = QAction("&Repair the Selected Box", parent)
         self.run_action.setShortcut(QKeySequence("Ctrl+R"))
         self.run_action.triggered.connect(self.run)
@@ -133,7 +141,7 @@ class RepairUi(QObject):
     def _on_preview_landed(self, case_id: str, record: RepairRecord, summary: str) -> None:
         case = self.session.case
         here = case is not None and case.case_id == case_id and self.panel is not None
-        left = (case_id, record.image_role, record.box) in self._left
+        left = _box_of(case_id, record) in self._left
         hint = "; choose it in the Repair panel's list to compare" if here and left else ""
         self.session.say(f"Repair {record.id} of {case_id} is ready: {summary}{hint}", 10000)
         if here and self.panel is not None:
@@ -160,10 +168,7 @@ class RepairUi(QObject):
         # they were judging it at (the view state's); a repair of another box opens zoomed
         # in on its box. Leaving the comparison gives back the zoom the case had.
         shown = self.previewing
-        self._zoom_in = shown is None or (shown.image_role, shown.box) != (
-            record.image_role,
-            record.box,
-        )
+        self._zoom_in = shown is None or _box_of("", shown) != _box_of("", record)
         self.previewing, self._previewing_case = record, case.case_id
         self.workbench.set_mode(ViewMode.REPAIR_COMPARISON)
         self.compare.state.enter(Comparison.REPAIR)
@@ -201,8 +206,7 @@ class RepairUi(QObject):
     def _on_mode_changed(self, mode: ViewMode) -> None:
         """Back to reviewing, for whatever reason (a case switch, a panel choice)."""
         if mode is ViewMode.REVIEWING and self.previewing is not None:
-            left = self.previewing
-            self._left.add((self._previewing_case, left.image_role, left.box))
+            self._left.add(_box_of(self._previewing_case, self.previewing))
             self.previewing = None
             self.compare.state.leave(Comparison.REPAIR)
             for role, caption in self.compare.captions.items():

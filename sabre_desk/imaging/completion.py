@@ -46,6 +46,7 @@ import numpy as np
 
 from sabre_desk.ground.errors import RepairError
 from sabre_desk.imaging.fsr import fsr_inpaint
+from sabre_desk.imaging.patch_field import NeighbourField, grow_square
 
 
 class CompletionCancelledError(RepairError):
@@ -98,13 +99,6 @@ def _check(cancel: threading.Event | None) -> None:
         raise CompletionCancelledError("repair cancelled")
 
 
-def _dilate(mask: np.ndarray, radius: int) -> np.ndarray:
-    if radius <= 0:
-        return mask.copy()
-    kernel = np.ones((2 * radius + 1, 2 * radius + 1), np.uint8)
-    return cv2.dilate(mask.astype(np.uint8), kernel).astype(bool)
-
-
 def _halve(img: np.ndarray, hole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     h, w = hole.shape
     size = (max(1, (w + 1) // 2), max(1, (h + 1) // 2))
@@ -112,27 +106,6 @@ def _halve(img: np.ndarray, hole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # a coarse pixel is in the hole if any of the fine pixels under it is
     small_hole = cv2.resize(hole.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0
     return small, small_hole
-
-
-@dataclass
-class _Field:
-    """The nearest-neighbour field: for each target centre, its source centre and distance."""
-
-    ys: np.ndarray  # int32 (H, W), -1 where no target
-    xs: np.ndarray
-    dist: np.ndarray  # float32
-
-    @property
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return self.ys, self.xs, self.dist
-
-    @classmethod
-    def empty(cls, shape: tuple[int, ...]) -> _Field:
-        return cls(
-            np.full(shape, -1, np.int32),
-            np.full(shape, -1, np.int32),
-            np.full(shape, np.inf, np.float32),
-        )
 
 
 @dataclass
@@ -161,7 +134,7 @@ class _Level:
         src = _sources(hole, params)
         if src is None:
             return None
-        ty, tx = np.nonzero(_dilate(hole, r))
+        ty, tx = np.nonzero(grow_square(hole, r))
         sy, sx = np.nonzero(src)
         distance = cv2.distanceTransform((hole * 255).astype(np.uint8), cv2.DIST_L2, 3)
         # past CONF_DEPTH pixels in, every patch is as trusted as the next: float32 weights
@@ -182,18 +155,18 @@ class _Level:
             r,
         )
 
-    def carry(self, coarse: _Field | None) -> _Field:
+    def carry(self, coarse: NeighbourField | None) -> NeighbourField:
         """This level's field from the coarser one at twice the scale (random where none)."""
         from sabre_desk.imaging import patchmatch_kernels as k
 
-        field = _Field.empty(self.hole.shape)
-        parent = coarse or _Field.empty((1, 1))
+        field = NeighbourField.empty(self.hole.shape)
+        parent = coarse or NeighbourField.empty((1, 1))
         k.carry_field(
             self.img, self.src, self.targets, parent.arrays, self.sources, field.arrays, self.r
         )
         return field
 
-    def search(self, field: _Field, passes: int) -> None:
+    def search(self, field: NeighbourField, passes: int) -> None:
         from sabre_desk.imaging import patchmatch_kernels as k
 
         for p in range(passes):
@@ -208,7 +181,7 @@ class _Level:
                 max(self.hole.shape),
             )
 
-    def vote(self, field: _Field, write: np.ndarray | None = None) -> np.ndarray:
+    def vote(self, field: NeighbourField, write: np.ndarray | None = None) -> np.ndarray:
         """The pixels voted by the field, written where ``write`` (else the hole) is true."""
         from sabre_desk.imaging import patchmatch_kernels as k
 
@@ -220,7 +193,7 @@ class _Level:
         )
         return voted
 
-    def update(self, field: _Field) -> None:
+    def update(self, field: NeighbourField) -> None:
         """Vote the hole's pixels, and measure the field's distances on them again."""
         from sabre_desk.imaging import patchmatch_kernels as k
 
@@ -250,7 +223,7 @@ def patchmatch_fill(
         scale = (params.max_fill_pixels / fill) ** 0.5
         size = (max(1, round(w * scale)), max(1, round(h * scale)))
         small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
-        small_hole = _dilate(
+        small_hole = grow_square(
             cv2.resize(hole.astype(np.uint8), size, interpolation=cv2.INTER_AREA) > 0, 1
         )
         small_filled = _structure_and_texture(small, small_hole, params, cancel, progress)
@@ -300,7 +273,7 @@ def _sources(hole: np.ndarray, params: CompletionParams) -> np.ndarray | None:
     h, w = hole.shape
     if h <= 2 * r or w <= 2 * r:
         return None
-    src = ~_dilate(hole, r + params.source_margin)
+    src = ~grow_square(hole, r + params.source_margin)
     src[:r], src[h - r :], src[:, :r], src[:, w - r :] = False, False, False, False
     return src if src.any() else None
 
@@ -352,7 +325,7 @@ def _complete(
     from sabre_desk.imaging import patchmatch_kernels as k
 
     k.seed_random(params.seed)
-    field: _Field | None = None
+    field: NeighbourField | None = None
     n = len(pyramid)
     result = image.astype(np.float32)
     for depth in range(n - 1, -1, -1):
@@ -391,7 +364,7 @@ def _complete(
     return result
 
 
-def _meet_the_edge(level: _Level, field: _Field, params: CompletionParams) -> np.ndarray:
+def _meet_the_edge(level: _Level, field: NeighbourField, params: CompletionParams) -> np.ndarray:
     """The fill plus the membrane that takes away its step at the hole's edge: the patches
     are voted once more over a ring of known pixels round the hole too, and the difference
     between the photo and that vote on the ring is spread over the hole as the smoothest
@@ -399,7 +372,7 @@ def _meet_the_edge(level: _Level, field: _Field, params: CompletionParams) -> np
     Telea's inpainting of the same difference, used before, spread it less evenly: the
     membrane lowered the error in the box and on the seam (by about 0.015× Telea's on the
     tuning scenes of benchmarks/offline_inpaint.py) and takes less time."""
-    ring = _dilate(level.hole, params.seam_ring) & ~level.hole
+    ring = grow_square(level.hole, params.seam_ring) & ~level.hole
     voted = level.vote(field, level.hole | ring)
     step = np.where(ring[..., None], level.img - voted, 0).astype(np.float32)
     # solved everywhere but on the ring, so only the ring's steps shape it (not the zeros

@@ -22,10 +22,13 @@ ring is no wider than it is, and why specks alone mean the whole box.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
+
+from sabre_desk.imaging.patch_field import NeighbourField, grow_square
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,9 @@ class StandoutParams:
     #: specks, so a fill of the specks alone would leave it in place
     most: float = 0.75
     least: float = 0.12
+    #: a box of more pixels is looked at in the image scaled down to this many (as the
+    #: completion fills a large hole at a lower resolution), which bounds the search's time
+    max_pixels: int = 350_000
     seed: int = 3
 
 
@@ -71,11 +77,6 @@ def _grow(mask: np.ndarray, radius: int) -> np.ndarray:
     if radius <= 0:
         return mask.copy()
     return cv2.dilate(mask.astype(np.uint8), _disk(radius)).astype(bool)
-
-
-def _square_grow(mask: np.ndarray, radius: int) -> np.ndarray:
-    side = 2 * radius + 1
-    return cv2.dilate(mask.astype(np.uint8), np.ones((side, side), np.uint8)).astype(bool)
 
 
 def _best_distances(
@@ -93,17 +94,13 @@ def _best_distances(
     h, w = targets.shape
     tys, txs = (a.astype(np.int32) for a in np.nonzero(targets))
     sys_, sxs = (a.astype(np.int32) for a in np.nonzero(src))
-    field = (
-        np.full((h, w), -1, np.int32),
-        np.full((h, w), -1, np.int32),
-        np.full((h, w), np.inf, np.float32),
-    )
-    none = (np.full((1, 1), -1, np.int32), np.full((1, 1), -1, np.int32))
-    k.carry_field(img, src, (tys, txs), none, (sys_, sxs), field, r, apart)
+    field = NeighbourField.empty((h, w))
+    none = NeighbourField.empty((1, 1))  # no coarser field: every source drawn at random
+    k.carry_field(img, src, (tys, txs), none.arrays, (sys_, sxs), field.arrays, r, apart)
     for p in range(passes):
-        k.patchmatch_pass(img, src, (tys, txs), field, r, p % 2 == 1, max(h, w), apart)
+        k.patchmatch_pass(img, src, (tys, txs), field.arrays, r, p % 2 == 1, max(h, w), apart)
     values = 3 * (2 * r + 1) ** 2
-    return field[2][tys, txs] / values
+    return field.dist[tys, txs] / values
 
 
 def standout_mask(
@@ -117,18 +114,21 @@ def standout_mask(
 
     box = box.astype(bool)
     h, w = box.shape
+    count = int(np.count_nonzero(box))
+    if count == 0:
+        return None
+    if count > params.max_pixels:
+        return _at_lower_resolution(image, box, params, (params.max_pixels / count) ** 0.5)
     r = params.patch_radius
     ys, xs = np.nonzero(box)
-    if ys.size == 0:
-        return None
     depth = max(int(ys.max() - ys.min()) + 1, int(xs.max() - xs.min()) + 1)
     ring_px = max(4 * r, depth // 2)
     inner = np.zeros((h, w), bool)
     inner[r : h - r, r : w - r] = True  # centres of patches wholly inside the image
-    outside = ~_square_grow(box, r)  # centres of patches that touch no pixel of the box
-    src = outside & _square_grow(box, r + ring_px) & inner
+    outside = ~grow_square(box, r)  # centres of patches that touch no pixel of the box
+    src = outside & grow_square(box, r + ring_px) & inner
     # the ring's own patches, to learn how nearly the photo repeats itself here
-    ring = src & ~_square_grow(box, r + max(2, ring_px // 2))
+    ring = src & ~grow_square(box, r + max(2, ring_px // 2))
     near = src & ~ring
     if np.count_nonzero(near) < 16 or np.count_nonzero(ring) < 16:
         return None
@@ -171,10 +171,27 @@ def standout_mask(
     return mask
 
 
+def _at_lower_resolution(
+    image: np.ndarray, box: np.ndarray, params: StandoutParams, scale: float
+) -> np.ndarray | None:
+    """What stands out, looked for in the image scaled by ``scale`` (a large box: the search
+    then takes no longer than at ``max_pixels``), scaled back and grown by a coarse pixel."""
+    h, w = box.shape
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    small_box = cv2.resize(box.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0
+    found = standout_mask(small, small_box, replace(params, max_pixels=small_box.size))
+    if found is None:
+        return None
+    up = cv2.resize(found.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST) > 0
+    grown: np.ndarray = _grow(up, math.ceil(1 / scale)) & box
+    return grown
+
+
 def _core(box: np.ndarray, unmatched: np.ndarray, r: int) -> np.ndarray:
     """The box pixels no matched patch covers: a pixel is the photo's when any patch over
     it was found in the ring."""
-    core: np.ndarray = ~_square_grow(box & ~unmatched, r) & box
+    core: np.ndarray = ~grow_square(box & ~unmatched, r) & box
     return core
 
 

@@ -27,8 +27,13 @@ def slow_engine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     GatedEngine.gate.set()  # nothing left waiting behind the test
 
 
-def run_until_quick_preview(qtbot, window: MainWindow) -> None:
-    """Box the fragment, run the slow engine, wait for its quick preview beside the image."""
+@pytest.fixture
+def comparing(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path, slow_engine: None
+) -> MainWindow:
+    """The case open, the fragment boxed, the slow engine run, its quick preview shown
+    beside the image; the better result held back until ``let_the_better_one_land``."""
+    open_case(window, demo_project, CASE)
     box_the_fragment(qtbot, window)
     panel = window.repair_ui.panel
     panel.engine.setCurrentIndex(panel.engine.findData(GatedEngine.name))
@@ -39,24 +44,24 @@ def run_until_quick_preview(qtbot, window: MainWindow) -> None:
         lambda: all(window.compare.canvases[r].display_image is not None for r in (BASE, EDITED)),
         timeout=5000,
     )
+    return window
+
+
+def let_the_better_one_land(qtbot, window: MainWindow) -> None:
+    with qtbot.waitSignal(window.session.controller.preview_landed, timeout=10000):
+        GatedEngine.gate.set()
 
 
 def test_the_better_result_waits_in_the_list_once_the_reviewer_went_back(
-    qtbot,
-    window: MainWindow,
-    open_case: Callable,
-    demo_project: Path,
-    slow_engine: None,
+    qtbot, comparing: MainWindow
 ) -> None:
-    open_case(window, demo_project, CASE)
-    run_until_quick_preview(qtbot, window)
+    window = comparing
     panel = window.repair_ui.panel
     panel.back.click()
     qtbot.waitUntil(lambda: window.repair_ui.previewing is None, timeout=5000)
     qtbot.waitUntil(lambda: all(window.compare.canvases[r].fitted for r in (BASE, EDITED)))
 
-    with qtbot.waitSignal(window.session.controller.preview_landed, timeout=10000):
-        GatedEngine.gate.set()
+    let_the_better_one_land(qtbot, window)
     qtbot.wait(200)  # what a landing asks the window to show, shown
     assert window.repair_ui.previewing is None  # still on the case, as the reviewer chose
     assert all(window.compare.canvases[r].fitted for r in (BASE, EDITED))
@@ -71,22 +76,16 @@ def test_the_better_result_waits_in_the_list_once_the_reviewer_went_back(
 
 
 def test_the_better_result_replaces_the_quick_one_being_compared_at_its_zoom(
-    qtbot,
-    window: MainWindow,
-    open_case: Callable,
-    demo_project: Path,
-    slow_engine: None,
+    qtbot, comparing: MainWindow
 ) -> None:
-    open_case(window, demo_project, CASE)
-    run_until_quick_preview(qtbot, window)
+    window = comparing
     left = window.compare.canvases[BASE]
     qtbot.waitUntil(lambda: not left.fitted, timeout=5000)  # zoomed in on the box
     left.zoom_by(1.5)  # the reviewer looks closer
     zoom = window.compare.state.zoom
     assert zoom is not None
 
-    with qtbot.waitSignal(window.session.controller.preview_landed, timeout=10000):
-        GatedEngine.gate.set()
+    let_the_better_one_land(qtbot, window)
     qtbot.waitUntil(
         lambda: (
             window.repair_ui.previewing is not None

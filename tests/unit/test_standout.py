@@ -14,7 +14,7 @@ from PIL import Image
 from sabre_desk.engines.base import EngineRequest, RepairOp
 from sabre_desk.engines.registry import make_engine
 from sabre_desk.imaging.patch import PixelRect
-from sabre_desk.imaging.standout import standout_mask
+from sabre_desk.imaging.standout import StandoutParams, standout_mask
 
 PHOTOS = Path(__file__).parents[1] / "fixtures" / "photos"
 
@@ -76,3 +76,15 @@ def test_the_patch_engine_keeps_the_photo_in_the_margin_and_removes_the_stroke()
     assert not green[stroke].any()
     error = np.abs(kept.astype(int) - truth.astype(int))[box].mean()
     assert error < 0.5 * np.abs(whole.astype(int) - truth.astype(int))[box].mean()
+
+
+def test_a_large_box_is_looked_at_scaled_down_and_the_stroke_still_found_whole() -> None:
+    """Past ``max_pixels`` the search runs on the image scaled down (its time bounded): the
+    stroke is still covered whole at full size, the far corners still kept."""
+    pasted, stroke, box = with_stroke(brick())
+    params = StandoutParams(max_pixels=int(box.sum()) // 3)
+    mask = standout_mask(pasted, box, params)
+    assert mask is not None
+    assert not (mask & ~box).any() and mask[stroke].all()
+    far = box & (cv2.distanceTransform((~stroke).astype(np.uint8), cv2.DIST_L2, 3) > 14)
+    assert far.any() and not mask[far].any()

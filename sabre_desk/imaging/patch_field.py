@@ -1,0 +1,40 @@
+"""The nearest-neighbour field of patch search, shared by the completion that fills a hole
+(``completion.py``) and the search for what stands out in a box (``standout.py``): for each
+target patch centre, its source centre and their distance, with the square growth of a mask
+by a patch's radius both need (a patch of radius r centred within r of a pixel covers it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+def grow_square(mask: np.ndarray, radius: int) -> np.ndarray:
+    """``mask`` grown by ``radius`` pixels on either axis (a square of side 2·radius + 1)."""
+    if radius <= 0:
+        return mask.copy()
+    kernel = np.ones((2 * radius + 1, 2 * radius + 1), np.uint8)
+    return cv2.dilate(mask.astype(np.uint8), kernel).astype(bool)
+
+
+@dataclass
+class NeighbourField:
+    """For each target centre, its source centre and distance."""
+
+    ys: np.ndarray  # int32 (H, W), -1 where no target
+    xs: np.ndarray
+    dist: np.ndarray  # float32
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.ys, self.xs, self.dist
+
+    @classmethod
+    def empty(cls, shape: tuple[int, ...]) -> NeighbourField:
+        return cls(
+            np.full(shape, -1, np.int32),
+            np.full(shape, -1, np.int32),
+            np.full(shape, np.inf, np.float32),
+        )
