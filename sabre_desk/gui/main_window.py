@@ -342,6 +342,7 @@ class MainWindow(QMainWindow):
         if controller is None or (controller.case and controller.case.case_id == case_id):
             return
         self.collector.reviewer_moved()
+        self.jobs.hold()  # both cores for its images, from their first moment
         wanted = self._ask_for_images(controller.project, case_id)  # read while it loads
         if wanted:  # decodes queued for other cases are taken back
             self.loader.cancel_except(set(wanted))

@@ -22,9 +22,9 @@ from PySide6.QtGui import QImage
 from sabre_desk.core.case.decode_cache import DecodeCache
 from sabre_desk.core.case.preview_cache import PreviewStore, stamp
 from sabre_desk.ground.hashing import file_sha256
-from sabre_desk.imaging.io import load_image
+from sabre_desk.imaging.io import load_bgra
 from sabre_desk.imaging.preview_file import Preview, preview_levels
-from sabre_desk.imaging.pyramid import Level, display_levels
+from sabre_desk.imaging.pyramid import Level, screen_levels
 
 
 @dataclass
@@ -81,15 +81,10 @@ def from_levels(width: int, height: int, levels: list[Level]) -> DisplayImage:
     )
 
 
-def build_display_image(rgb: np.ndarray) -> DisplayImage:
-    """The image and its pyramid, all made by OpenCV, which releases the GIL (QImage's own
-    conversions hold it and would stall the GUI thread)."""
-    return from_levels(rgb.shape[1], rgb.shape[0], display_levels(rgb))
-
-
 def decode_for_display(path: Path) -> DisplayImage:
     """Decode (EXIF orientation applied) and prepare for painting; runs on a worker."""
-    return build_display_image(load_image(path))
+    bgra = load_bgra(path)
+    return from_levels(bgra.shape[1], bgra.shape[0], screen_levels(bgra))
 
 
 def preview_image(preview: Preview) -> DisplayImage:

@@ -143,14 +143,23 @@ class TeamUi(QObject):
             worker.finished.connect(lambda w=worker: self._hashed(w))
             self._hashing = (case.case_id, worker)
             worker.start(self.decoders, HASH_PRIORITY)
+        else:
+            # Hashed already where they were decoded (a replaced image, shown again): the
+            # index and its counts learn now what the case panel knows.
+            self._index_follows(case.case_id)
 
     def _hashed(self, worker: Worker) -> None:
         if self._hashing is not None and self._hashing[1] is worker:
             self._hashing = None
 
     def _on_hashed(self, result: tuple[str, Hashes]) -> None:
+        self._index_follows(result[0])
+
+    def _index_follows(self, case_id: str) -> None:
+        """The open case's entry (a decision made on images since replaced, the counts)
+        brought up to date with the image hashes now known."""
         case = self.session.case
-        if case is None or case.case_id != result[0]:
+        if case is None or case.case_id != case_id:
             return  # the reviewer moved on; the hashes are remembered for later
         controller = self.session.controller
         if controller is not None:

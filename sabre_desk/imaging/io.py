@@ -227,14 +227,36 @@ def case_image_suffix(info: ImageInfo) -> str:
 
 def load_image(path: Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     """Decode an image fully to an RGB uint8 array (H, W, 3) as a photo viewer shows it."""
-    path = Path(path)
+    return _load(Path(path), max_pixels, screen=False)
+
+
+def load_bgra(path: Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:
+    """The same pixels as ``load_image``, in the screen's byte order (H, W, 4: B, G, R and
+    an opaque alpha, Qt's native 32-bit format).
+
+    The window decodes every image it shows this way: OpenCV's decoder gives B, G, R, and
+    going through R, G, B on the way cost a pass over 12 MB (and as many fresh pages) for
+    every 2048² image, on the cold path the reviewer waits on."""
+    return _load(Path(path), max_pixels, screen=True)
+
+
+def _load(path: Path, max_pixels: int, screen: bool) -> np.ndarray:
     with _open_file(path, max_pixels) as (img, handle, size):
         _check_size(path, img.size[0], img.size[1], max_pixels)
-        whole = _whole_png(img, handle, size)
-        return whole if whole is not None else _pixels(img, path, max_pixels)
+        whole = _whole_png(img, handle, size, screen)
+        if whole is not None:
+            return whole
+        rgb = _pixels(img, path, max_pixels)
+    if not screen:
+        return rgb
+    import cv2  # loaded by the display pyramid anyway
+
+    return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGRA)
 
 
-def _whole_png(img: Image.Image, handle: IO[bytes], size: int) -> np.ndarray | None:
+def _whole_png(
+    img: Image.Image, handle: IO[bytes], size: int, screen: bool = False
+) -> np.ndarray | None:
     """The pixels of an 8-bit RGB PNG without orientation (renders: most cases' images),
     decoded by OpenCV in one call that holds no interpreter lock; None for any other image,
     or a file OpenCV does not decode whole, which then takes Pillow's path (whose errors
@@ -245,7 +267,7 @@ def _whole_png(img: Image.Image, handle: IO[bytes], size: int) -> np.ndarray | N
     for that lock while the next case decoded (``benchmarks/stall_scenarios.py``), and the
     decode itself is about a tenth slower. The pixels are the same (lossless: a test
     compares them). Call after the size check: the file is read whole, at most about its
-    raw size."""
+    raw size. *screen*: in the screen's byte order (``load_bgra``)."""
     if img.format != "PNG" or img.mode != "RGB" or _orientation(img) != 1:
         return None
     tiles = img.tile if isinstance(img, ImageFile.ImageFile) else []
@@ -264,7 +286,7 @@ def _whole_png(img: Image.Image, handle: IO[bytes], size: int) -> np.ndarray | N
     bgr = cv2.imdecode(np.frombuffer(data, np.uint8), flags)
     if bgr is None or bgr.shape != (height, width, 3):
         return None
-    return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2BGRA if screen else cv2.COLOR_BGR2RGB)
 
 
 def image_from_bytes(data: bytes, max_pixels: int = MAX_PIXELS) -> np.ndarray:

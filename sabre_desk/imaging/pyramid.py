@@ -43,5 +43,10 @@ def reduce_levels(top: Level) -> list[Level]:
 
 def display_levels(rgb: np.ndarray) -> list[Level]:
     """The full image (BGRA) and its reduced levels, largest first."""
-    full: Level = (1.0, to_bgra(rgb))
+    return screen_levels(to_bgra(rgb))
+
+
+def screen_levels(bgra: np.ndarray) -> list[Level]:
+    """*bgra* (as ``imaging.io.load_bgra`` decodes it) and its reduced levels."""
+    full: Level = (1.0, bgra)
     return [full, *reduce_levels(full)]

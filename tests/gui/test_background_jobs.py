@@ -116,7 +116,18 @@ def _until(condition: Callable[[], bool], what: str) -> None:
         time.sleep(0.01)
 
 
-def test_a_spare_worker_runs_while_the_window_is_idle_and_pauses_while_it_works() -> None:
+def test_a_worker_is_lowered_before_its_interpreter_has_started(pool: ProcessPool) -> None:
+    """A spawned worker spends its first 150 ms importing: at the window's priority, that
+    delayed the decode of the case the reviewer had just jumped to."""
+    worker = pool._spawn()
+    try:
+        assert psutil.Process(worker.process.pid).nice() >= os.nice(0) + 10
+    finally:
+        worker.process.terminate()
+        worker.process.join(5)
+
+
+def test_a_spare_worker_runs_while_the_window_is_idle_and_all_pause_while_it_decodes() -> None:
     pool = ProcessPool(1, spare=1)
     try:
         pids = [run(pool, worker_facts).get()["pid"]]
@@ -125,12 +136,13 @@ def test_a_spare_worker_runs_while_the_window_is_idle_and_pauses_while_it_works(
         while pool.running < 2 and time.monotonic() < deadline:
             time.sleep(0.01)
         assert pool.running == 2  # both cores while the reviewer looks
-        pool.hold(60)  # a case switch: the window decodes
+        pool.hold(60)  # a case switch: the window decodes its images on both cores
         stopped = psutil.STATUS_STOPPED
-        _until(lambda: stopped in _status(pool).values(), "the spare worker was not paused")
-        statuses = _status(pool)
-        assert list(statuses.values()).count(stopped) == 1
-        assert statuses[pids[0]] != stopped  # the first worker goes on, on its own core
+        _until(
+            lambda: list(_status(pool).values()) == [stopped, stopped],
+            "the workers were not paused",
+        )
+        assert pids[0] in _status(pool)  # the first worker too, not only the spare one
         waiter = run(pool, worker_facts)
         assert not waiter.done.wait(0.3)  # and nothing new starts
         pool.release()

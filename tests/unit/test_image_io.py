@@ -13,7 +13,7 @@ from factories import png_bytes, rgb_array
 from PIL import Image
 
 from sabre_desk.ground.errors import ImageError
-from sabre_desk.imaging.io import encode_png, load_image, probe_image
+from sabre_desk.imaging.io import encode_png, load_bgra, load_image, probe_image
 
 
 def _jpeg_with_orientation(upright: np.ndarray, orientation: int) -> bytes:
@@ -50,6 +50,7 @@ def test_exif_orientation_is_applied_for_size_and_pixels(tmp_path: Path, orienta
     corner = pixels[: 80 // 4, : 120 // 4].astype(int)
     assert corner[5, 5, 0] > 200 and corner[5, 5, 1] < 60
     assert pixels[70, 110].min() > 200  # opposite corner is white
+    assert np.array_equal(load_bgra(path)[..., 2::-1], pixels)  # the window turns it alike
 
 
 def _png_with_header_size(width: int, height: int) -> bytes:
@@ -171,6 +172,10 @@ def test_every_png_reads_as_pillow_decodes_it(tmp_path: Path, kind: str) -> None
     with Image.open(path) as pil:
         expected = np.asarray(pil.convert("RGB"))
     assert np.array_equal(load_image(path), expected)
+    # The window's own decode (B, G, R, opaque alpha): the very same pixels.
+    bgra = load_bgra(path)
+    assert bgra.shape == (*expected.shape[:2], 4) and (bgra[..., 3] == 255).all()
+    assert np.array_equal(bgra[..., 2::-1], expected)
 
 
 def test_a_png_cut_short_by_its_last_bytes_is_still_named_truncated(tmp_path: Path) -> None:
@@ -185,6 +190,8 @@ def test_a_png_cut_short_by_its_last_bytes_is_still_named_truncated(tmp_path: Pa
         load_image(path)
     except ImageError as exc:
         assert "truncat" in exc.reason
+        with pytest.raises(ImageError, match="truncat"):
+            load_bgra(path)  # the window's decode says the same
     else:  # Pillow reads every pixel without the end chunk: the same pixels, no error
         with Image.open(io.BytesIO(data)) as pil:
             assert np.array_equal(load_image(path), np.asarray(pil.convert("RGB")))

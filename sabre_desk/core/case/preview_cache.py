@@ -42,7 +42,7 @@ from sabre_desk.ground.errors import ImageError, ProjectError
 from sabre_desk.ground.hashing import file_sha256
 from sabre_desk.ground.reading import read_limited
 from sabre_desk.ground.storage import TEMP_SUFFIX, atomic_write_bytes, probe_writable
-from sabre_desk.imaging.io import find_image, load_image
+from sabre_desk.imaging.io import find_image, load_bgra
 from sabre_desk.imaging.preview_file import (
     Preview,
     decode_preview,
@@ -50,7 +50,7 @@ from sabre_desk.imaging.preview_file import (
     preview_levels,
     signed_header,
 )
-from sabre_desk.imaging.pyramid import Level, display_levels
+from sabre_desk.imaging.pyramid import Level, screen_levels
 
 #: The cache folder at the root of a writable project.
 PROJECT_CACHE_DIR = ".sabre-desk-cache"
@@ -292,7 +292,7 @@ class PreviewStore:
         if source is None:
             return False
         sha256 = file_sha256(path)
-        levels = display_levels(load_image(path))
+        levels = screen_levels(load_bgra(path))
         full = levels[0][1]
         return self.write(path, (full.shape[1], full.shape[0]), levels, source, sha256)
 

@@ -13,7 +13,12 @@ arguments, sent by pickle), and the pool keeps the window first:
 * workers run at a lower OS priority (nice 10; "below normal" on Windows), so a decode the
   reviewer waits for wins every contended core;
 * ``hold`` (the window decodes the case on screen) keeps queued jobs from starting and
-  pauses the spare ones, until ``release``;
+  pauses every running one, until ``release``: a jump to a case never shown decodes its two
+  images on both cores, and a background job left running on one of them (a change map, a
+  preview made ahead) made that jump a third slower (``benchmarks/cold_jump.py``);
+* a worker is lowered the moment it is started, by the pool: a spawned interpreter spends
+  its first 150 ms or more importing, and at the window's priority that was enough to delay
+  the decode the reviewer was waiting for;
 * ``cancel`` reaches a running job: its worker process is terminated (and another started
   when next needed), which is safe because a job only writes files atomically.
 
@@ -71,21 +76,32 @@ def _pause(process: BaseProcess, paused: bool) -> None:
             os.kill(process.pid, signal.SIGSTOP if paused else signal.SIGCONT)
 
 
-def lower_priority(nice: int = WORKER_NICE) -> None:
+def worker_niceness(nice: int = WORKER_NICE) -> int:
+    """The niceness a worker of this process runs at: *nice* steps below this one's."""
+    return min(19, os.getpriority(os.PRIO_PROCESS, 0) + nice)
+
+
+def set_niceness(pid: int, niceness: int) -> None:
+    """Lower process *pid* (0: this one) to *niceness*, never raising it (POSIX; does
+    nothing where there is no such call, or for a process gone already)."""
+    with contextlib.suppress(OSError, AttributeError):
+        if os.getpriority(os.PRIO_PROCESS, pid) < niceness:
+            os.setpriority(os.PRIO_PROCESS, pid, niceness)
+
+
+def lower_priority(niceness: int) -> None:
     """Make this process yield to the window for the CPU, on one core (OpenCV would
     otherwise spread one job over every core, the window's too)."""
     import cv2
 
     cv2.setNumThreads(1)
-    try:
-        if sys.platform == "win32":
+    if sys.platform == "win32":
+        with contextlib.suppress(OSError, ImportError):
             import psutil
 
             psutil.Process().nice(psutil.BELOW_NORMAL_PRIORITY_CLASS)
-        else:
-            os.nice(nice)
-    except (OSError, ImportError):
-        pass
+    else:
+        set_niceness(0, niceness)
 
 
 def worker_facts() -> dict[str, Any]:
@@ -109,8 +125,8 @@ def run_each(fn: Callable[..., Any], calls: list[tuple[Any, ...]]) -> list[Any]:
     return out
 
 
-def _worker_main(conn: Connection, nice: int) -> None:
-    lower_priority(nice)
+def _worker_main(conn: Connection, niceness: int) -> None:
+    lower_priority(niceness)
     while True:
         try:
             message = conn.recv()
@@ -205,17 +221,14 @@ class ProcessPool:
 
     def hold(self, seconds: float) -> None:
         """The window is busy for *seconds* (or until ``release``): start no queued job, and
-        pause the jobs running beyond ``size``."""
+        pause the running ones where they are (a job being handed over is paused once it
+        has been sent)."""
         with self._lock:
             self._state.held_until = time.monotonic() + seconds
-            running = [
-                w
-                for w in self._state.workers
-                if w.job is not None and not w.paused and not w.sending
-            ]
-            for worker in running[self.size :]:
-                worker.paused = True
-                _pause(worker.process, True)
+            for worker in self._state.workers:
+                if worker.job is not None and not worker.paused and not worker.sending:
+                    worker.paused = True
+                    _pause(worker.process, True)
         self._wake()
 
     def release(self) -> None:
@@ -347,6 +360,9 @@ class ProcessPool:
                 worker.conn.send((job.id, job.fn, job.args))
                 with self._lock:
                     worker.sending = False
+                    if self._state.held_until > time.monotonic() and not worker.paused:
+                        worker.paused = True  # held while it was being sent
+                        _pause(worker.process, True)
             except Exception as exc:
                 if worker is not None:
                     with self._lock:
@@ -359,10 +375,13 @@ class ProcessPool:
     def _spawn(self) -> _Worker:
         """A new worker process (not yet among the pool's workers)."""
         parent, child = self._ctx.Pipe()
+        niceness = worker_niceness(self.nice)
         process = self._ctx.Process(
-            target=_worker_main, args=(child, self.nice), name="sabre-desk-worker", daemon=True
+            target=_worker_main, args=(child, niceness), name="sabre-desk-worker", daemon=True
         )
         process.start()
+        if process.pid is not None and sys.platform != "win32":
+            set_niceness(process.pid, niceness)  # before its interpreter has even started
         child.close()
         return _Worker(process, parent)
 
