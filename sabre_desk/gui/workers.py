@@ -39,23 +39,21 @@ from PySide6.QtCore import QObject, Qt, QThread, QThreadPool, Signal, Slot
 #: about a third of the GUI thread's, so the window gets a core whenever it wants one.
 POOL_THREAD_NICE = 5
 
-_this_thread = threading.local()
-
-
 def yield_to_gui_thread() -> None:
-    """Lower the calling thread's CPU priority below the window's, once per thread.
+    """Run the calling thread POOL_THREAD_NICE steps below the window's CPU priority.
 
-    Linux keeps a niceness per thread (``setpriority`` on the thread's id); elsewhere Qt's
-    own thread priority does the same. Never raises: a thread that cannot be lowered runs
-    as before."""
-    if getattr(_this_thread, "lowered", False):
-        return
-    _this_thread.lowered = True
+    Linux keeps a niceness per thread (``setpriority`` on the thread's id). The target is
+    the window's niceness (its main thread's: the process id) plus the step, never the
+    thread's own plus the step: a pool thread's Python state (and anything kept in it) is
+    made anew for each job, and a thread lowered again from where it was sank a step per
+    job, to the floor — the decodes of the case on screen ran at 19, behind everything.
+    Never raises: a thread that cannot be lowered runs as before."""
     if sys.platform.startswith("linux"):
-        tid = threading.get_native_id()
         with contextlib.suppress(OSError):
-            now = os.getpriority(os.PRIO_PROCESS, tid)
-            os.setpriority(os.PRIO_PROCESS, tid, min(19, now + POOL_THREAD_NICE))
+            target = min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + POOL_THREAD_NICE)
+            tid = threading.get_native_id()
+            if os.getpriority(os.PRIO_PROCESS, tid) < target:
+                os.setpriority(os.PRIO_PROCESS, tid, target)
         return
     thread = QThread.currentThread()
     if thread is not None:

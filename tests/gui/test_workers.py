@@ -109,3 +109,30 @@ def test_pool_threads_yield_the_cores_to_the_gui_thread(qtbot, window: MainWindo
     qtbot.waitUntil(lambda: len(seen) == 3, timeout=5000)
     gui = _niceness()
     assert all(n > gui for n in seen), (gui, seen)
+
+
+def test_a_pool_thread_stays_one_step_below_the_window_job_after_job(qtbot) -> None:
+    """Each job lowers its thread to the window's niceness plus one step, not one step
+    more than it was: after forty jobs on one thread, it is where it was after the first
+    (it sank to 19, behind every background job, before)."""
+    import os
+    import sys
+
+    import pytest
+
+    from sabre_desk.gui.workers import POOL_THREAD_NICE
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("per-thread niceness is Linux's")
+    pool = QThreadPool()
+    pool.setMaxThreadCount(1)
+    seen: list[int] = []
+    for _ in range(40):
+        worker = Worker(_niceness)
+        worker.returned.connect(seen.append)
+        worker.start(pool)
+    qtbot.waitUntil(lambda: len(seen) == 40, timeout=10000)
+    window = os.getpriority(os.PRIO_PROCESS, os.getpid())
+    assert set(seen) == {min(19, window + POOL_THREAD_NICE)}, seen
+    pool.waitForDone(5000)
+

@@ -78,7 +78,7 @@ def _pause(process: BaseProcess, paused: bool) -> None:
 
 def worker_niceness(nice: int = WORKER_NICE) -> int:
     """The niceness a worker of this process runs at: *nice* steps below this one's."""
-    return min(19, os.getpriority(os.PRIO_PROCESS, 0) + nice)
+    return min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + nice)
 
 
 def set_niceness(pid: int, niceness: int) -> None:
