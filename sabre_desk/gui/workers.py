@@ -39,6 +39,7 @@ from PySide6.QtCore import QObject, Qt, QThread, QThreadPool, Signal, Slot
 #: about a third of the GUI thread's, so the window gets a core whenever it wants one.
 POOL_THREAD_NICE = 5
 
+
 def yield_to_gui_thread() -> None:
     """Run the calling thread POOL_THREAD_NICE steps below the window's CPU priority.
 

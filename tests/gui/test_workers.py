@@ -135,4 +135,3 @@ def test_a_pool_thread_stays_one_step_below_the_window_job_after_job(qtbot) -> N
     window = os.getpriority(os.PRIO_PROCESS, os.getpid())
     assert set(seen) == {min(19, window + POOL_THREAD_NICE)}, seen
     pool.waitForDone(5000)
-
