@@ -30,7 +30,7 @@ from sabre_desk.core.case.preview_cache import PreviewStore, stamp
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.qimage import DisplayImage, load_for_display
-from sabre_desk.gui.workers import Worker
+from sabre_desk.gui.workers import Worker, screen_pool
 from sabre_desk.imaging.io import find_image
 
 DEFAULT_BUDGET_BYTES = 512 * 1024 * 1024
@@ -71,8 +71,7 @@ class ImageLoader(QObject):
         # Reading a stored preview takes a few milliseconds, mostly in OpenCV's JPEG decoder
         # (GIL-free): the two images of a pair are read at once, on both cores; so are the
         # two images of a case on screen that has no previews yet (decoded in full).
-        self.previews = QThreadPool(self)
-        self.previews.setMaxThreadCount(PREVIEW_THREADS)
+        self.previews = screen_pool(self, PREVIEW_THREADS)
         self._budget_source = budget
         self.budget = budget()
         self._budget_at = time.monotonic()

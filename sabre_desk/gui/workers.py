@@ -14,7 +14,8 @@ PySide as a child of the pool until the pool itself goes, and with it everything
 holds — every image decode of a long session. A job taken back before it started
 (``withdraw``) is passed over when its turn comes.
 
-A pool thread runs below the GUI thread's CPU priority (``yield_to_gui_thread``): on two
+A pool thread runs below the GUI thread's CPU priority (``yield_to_gui_thread``), a screen
+pool's less far below than the others (``screen_pool``): on two
 cores, two decoding threads at the window's own priority left the GUI thread waiting for a
 core for half of its longest stalls (the scheduler's accounting, measured by
 ``benchmarks/stall_scenarios.py --trace``); at a lower priority they lose nothing when the
@@ -35,23 +36,39 @@ from typing import Any, ClassVar
 import shiboken6
 from PySide6.QtCore import QObject, Qt, QThread, QThreadPool, Signal, Slot
 
-#: How many steps of niceness a pool thread runs below the GUI thread (Linux); a weight
-#: about a third of the GUI thread's, so the window gets a core whenever it wants one.
+#: How many steps of niceness the threads of a screen pool (``screen_pool``: the images the
+#: reviewer is waiting for) run below the GUI thread (Linux); a weight about a third of the
+#: GUI thread's, so the window gets a core whenever it wants one.
 POOL_THREAD_NICE = 5
+#: ...and the threads of every other pool (reading ahead, hashing, indexing, the team's
+#: reads): below those, so none of them delays the images of a jump. (Until a thread was
+#: lowered once per job, they sank to 19 by accident; at 5, beside the jump's two decodes,
+#: they made it a fifth slower: ``benchmarks/cold_jump.py``.)
+BACKGROUND_NICE = 10
+
+_screen_pools: weakref.WeakSet[QThreadPool] = weakref.WeakSet()
 
 
-def yield_to_gui_thread() -> None:
-    """Run the calling thread POOL_THREAD_NICE steps below the window's CPU priority.
+def screen_pool(parent: QObject, threads: int) -> QThreadPool:
+    """A pool for work the reviewer is waiting to see (its threads at POOL_THREAD_NICE);
+    keep it for that alone, as a thread once lowered cannot be raised again."""
+    pool = QThreadPool(parent)
+    pool.setMaxThreadCount(threads)
+    _screen_pools.add(pool)
+    return pool
+
+
+def yield_to_gui_thread(step: int = POOL_THREAD_NICE) -> None:
+    """Run the calling thread *step* steps below the window's CPU priority.
 
     Linux keeps a niceness per thread (``setpriority`` on the thread's id). The target is
     the window's niceness (its main thread's: the process id) plus the step, never the
     thread's own plus the step: a pool thread's Python state (and anything kept in it) is
     made anew for each job, and a thread lowered again from where it was sank a step per
-    job, to the floor — the decodes of the case on screen ran at 19, behind everything.
-    Never raises: a thread that cannot be lowered runs as before."""
+    job, to the floor. Never raises: a thread that cannot be lowered runs as before."""
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError):
-            target = min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + POOL_THREAD_NICE)
+            target = min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + step)
             tid = threading.get_native_id()
             if os.getpriority(os.PRIO_PROCESS, tid) < target:
                 os.setpriority(os.PRIO_PROCESS, tid, target)
@@ -102,6 +119,7 @@ class Worker:
         self._lock = threading.Lock()
         self._state = _State.QUEUED
         self._relay: _Relay | None = None
+        self._step = BACKGROUND_NICE  # set by ``start`` from the pool it is given
         self._outcome: tuple[bool, Any] | None = None
 
     def start(self, pool: QThreadPool, priority: int = 0) -> None:
@@ -109,6 +127,7 @@ class Worker:
         relay = pool.findChild(_Relay, options=Qt.FindChildOption.FindDirectChildrenOnly)
         self._relay = relay if relay is not None else _Relay(pool)
         self._relay.pending.add(self)
+        self._step = POOL_THREAD_NICE if pool in _screen_pools else BACKGROUND_NICE
         pool.start(self._run, priority)
 
     def _run(self) -> None:
@@ -118,7 +137,7 @@ class Worker:
             if self._state is not _State.QUEUED or self._call is None:
                 return
             self._state = _State.RUNNING
-        yield_to_gui_thread()
+        yield_to_gui_thread(self._step)
         fn, args, kwargs = self._call
         try:
             self._outcome = (True, fn(*args, **kwargs))
