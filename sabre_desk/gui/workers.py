@@ -41,10 +41,12 @@ from PySide6.QtCore import QObject, Qt, QThread, QThreadPool, Signal, Slot
 #: GUI thread's, so the window gets a core whenever it wants one.
 POOL_THREAD_NICE = 5
 #: ...and the threads of every other pool (reading ahead, hashing, indexing, the team's
-#: reads): below those, so none of them delays the images of a jump. (Until a thread was
-#: lowered once per job, they sank to 19 by accident; at 5, beside the jump's two decodes,
-#: they made it a fifth slower: ``benchmarks/cold_jump.py``.)
-BACKGROUND_NICE = 10
+#: reads): far below those (a weight about a thirtieth of the GUI thread's), so none of
+#: them delays the images of a jump or the window; with the cores free they run at full
+#: speed. (Until a thread was lowered once per job they sank to 19 by accident; at 5 they
+#: made a cold jump a fifth slower, ``benchmarks/cold_jump.py``, and paced next's largest
+#: stall twice as long, ``benchmarks/stall_scenarios.py``.)
+BACKGROUND_NICE = 15
 
 _screen_pools: weakref.WeakSet[QThreadPool] = weakref.WeakSet()
 

@@ -115,7 +115,7 @@ def test_a_pool_thread_stays_at_its_pools_step_below_the_window_job_after_job(qt
     """Each job lowers its thread to the window's niceness plus its pool's step, not one
     step more than it was (a thread sank to 19 after three jobs, before): after forty jobs
     a screen pool's thread (the images the reviewer waits for) is five below the window,
-    every other pool's ten, below those."""
+    every other pool's fifteen, far below those."""
     import os
     import sys
 
