@@ -42,10 +42,9 @@ from PySide6.QtCore import QObject, Qt, QThread, QThreadPool, Signal, Slot
 POOL_THREAD_NICE = 5
 #: ...and the threads of every other pool (reading ahead, hashing, indexing, the team's
 #: reads): far below those (a weight about a thirtieth of the GUI thread's), so none of
-#: them delays the images of a jump or the window; with the cores free they run at full
-#: speed. (Until a thread was lowered once per job they sank to 19 by accident; at 5 they
-#: made a cold jump a fifth slower, ``benchmarks/cold_jump.py``, and paced next's largest
-#: stall twice as long, ``benchmarks/stall_scenarios.py``.)
+#: them takes a core from the two decodes of a jump or from the window; with the cores
+#: free they run at full speed. (Until each job lowered its thread from where it was, they
+#: all sank to 19 within three jobs, the images on screen included.)
 BACKGROUND_NICE = 15
 
 _screen_pools: weakref.WeakSet[QThreadPool] = weakref.WeakSet()
