@@ -11,10 +11,10 @@ Two variants, interleaved jump by jump in one run:
 
 and between the jumps, the floor: decoding a pair with the app's decoder, one image after
 the other; and what two cores give at best: the window's own work for the pair (decode for
-the screen and its pyramid) on two bare threads, with no window. Figures are medians and
-95th percentiles, as ratios to that floor, with the time to the Base image landing (the
-first thing a reviewer sees) and the load average at the start and the end (the machine is
-shared).
+the screen and its pyramid) on two bare threads while the window is quiet. Figures are
+medians and 95th percentiles, as ratios to that floor, with the time to the Base image
+landing (the first thing a reviewer sees) and the load average at the start and the end
+(the machine is shared).
 
 Usage: python benchmarks/cold_jump.py [--cases 40] [--jumps 20] [--size 2048]
 """
@@ -129,7 +129,7 @@ def main() -> None:
         f"PNGs, {os.cpu_count()} cores (shared), offscreen; median / p95, ratio to the floor"
     )
     print(line("floor: decode the pair, one after the other", floor))
-    print(line("two bare threads, no window: the pair for the screen", bare))
+    print(line("two bare threads, the window quiet: the pair", bare))
     print(line("side by side: both painted", both[True]))
     print(line("side by side: Base landed", base[True]))
     print(line("one thread (as before): both painted", both[False]))

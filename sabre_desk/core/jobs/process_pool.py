@@ -15,7 +15,8 @@ arguments, sent by pickle), and the pool keeps the window first:
 * ``hold`` (the window decodes the case on screen) keeps queued jobs from starting and
   pauses every running one, until ``release``: a jump to a case never shown decodes its two
   images on both cores, and a background job left running on one of them (a change map, a
-  preview made ahead) made that jump a third slower (``benchmarks/cold_jump.py``);
+  preview made ahead) kept the jump's decodes waiting for a core (the scheduler's accounting
+  during jumps, in ``docs/performance.md``);
 * a worker is lowered the moment it is started, by the pool: a spawned interpreter spends
   its first 150 ms or more importing, and at the window's priority that was enough to delay
   the decode the reviewer was waiting for;
