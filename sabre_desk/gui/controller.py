@@ -36,6 +36,10 @@ from sabre_desk.gui.review_saver import ReviewSaver
 from sabre_desk.gui.workers import Worker
 from sabre_desk.imaging.io import IMAGE_EXTENSIONS
 
+#: The longest a case's validity check waits for its images to be painted (a window that
+#: is hidden paints nothing).
+CHECK_WAIT_MS = 2000
+
 __all__ = ["SAVE_DELAY_MS", "Aspect", "CaseController", "SaveState"]
 
 
@@ -82,6 +86,14 @@ class CaseController(QObject):
         self._validity_pool = QThreadPool(self)
         self._validity_pool.setMaxThreadCount(1)
         self._validity_check: Worker | None = None  # the last one asked for
+        #: set by a window that paints each case: its check then starts once the case's
+        #: images are painted (``case_shown``), or after CHECK_WAIT_MS at the latest
+        self.check_after_paint = False
+        self._check_due: str | None = None
+        self._check_wait = QTimer(self)
+        self._check_wait.setSingleShot(True)
+        self._check_wait.setInterval(CHECK_WAIT_MS)
+        self._check_wait.timeout.connect(self._start_due_check)
 
     # --- state ---------------------------------------------------------------------------
 
@@ -97,6 +109,11 @@ class CaseController(QObject):
     @property
     def validity(self) -> CaseReport | None:
         return self.editor.validity if self.editor is not None else None
+
+    @property
+    def checks(self) -> QThreadPool:
+        """The thread the validity checks run on (to wait for them)."""
+        return self._validity_pool
 
     @property
     def editable(self) -> bool:
@@ -140,6 +157,11 @@ class CaseController(QObject):
         self.case_loaded.emit(case)
         self._check_validity(case_id)
         return True
+
+    def case_shown(self, case_id: str) -> None:
+        """The window has painted *case_id*'s images: its validity check may start."""
+        if self._check_due == case_id:
+            self._start_due_check()
 
     def _open_editor(self, editor: CaseEditor) -> None:
         self._close_editor()
@@ -185,10 +207,29 @@ class CaseController(QObject):
         """Decode the case's images on a worker (once per file: the verdict is cached);
         until the verdict lands, Keep is checked on the spot. The check of a case left
         before its check began is taken back: flipping through 200 cases queued 200 checks
-        (two full decodes each), which kept a core busy for some twenty seconds after."""
+        (two full decodes each), which kept a core busy for some twenty seconds after.
+
+        With ``check_after_paint`` the check waits for the case's images to be painted:
+        run beside the two decodes of a jump, it read the case's files again in Python and
+        held the interpreter's lock while the scheduler kept it off the cores (it runs far
+        below the window), so each decode waited for the lock: a jump with previews took
+        twice its decoding time. Its full decodes are often not needed once the window's
+        own decodes have recorded their verdicts."""
         left = self._validity_check
         if left is not None:
             left.withdraw()
+            self._validity_check = None
+        self._check_due = case_id
+        if self.check_after_paint:
+            self._check_wait.start()
+        else:
+            self._start_due_check()
+
+    def _start_due_check(self) -> None:
+        self._check_wait.stop()
+        case_id, self._check_due = self._check_due, None
+        if case_id is None or self.editor is None or self.editor.case_id != case_id:
+            return  # another case is open now (its own check is due)
         worker = Worker(self._validity.check, case_id)
         worker.returned.connect(self._on_validity)
         self._validity_check = worker

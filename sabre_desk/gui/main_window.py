@@ -317,6 +317,7 @@ class MainWindow(QMainWindow):
             self.previews.start(project, self.loader.store)
 
     def _attach_controller(self, controller: CaseController) -> None:
+        controller.check_after_paint = True  # its images first, then the check of them
         controller.case_loaded.connect(self._on_case_loaded)
         controller.case_failed.connect(self._on_case_failed)
         controller.entry_changed.connect(self._on_entry_changed)
@@ -402,6 +403,7 @@ class MainWindow(QMainWindow):
         current = {image_key(case.images[r]) for r in roles if r in case.images}
         self.loader.cancel_except(current)
         self.jobs.hold()  # the case on screen first; released once it is painted
+        self.compare.hold_frame()  # one frame for the case, with its images if they come soon
         for role in roles:
             canvas = self.compare.canvases[role]
             if role in case.image_problems:
@@ -448,12 +450,22 @@ class MainWindow(QMainWindow):
             self.compare.canvases[role].show_message(f"⚠ {message}")
 
     def _on_all_painted(self) -> None:
+        # Called inside the paint of the frame: what follows the paint is done once that
+        # frame is on the screen (reading ahead, done here, kept it from there by 4 ms).
+        shown = self._shown_case
+        QTimer.singleShot(0, self, lambda: self._after_painted(shown))
+
+    def _after_painted(self, case_id: str | None) -> None:
+        if case_id != self._shown_case:
+            return  # another case was opened meanwhile: its own paint follows
         self.jobs.release()
         self._show_zoom()
-        if self._shown_case is not None:
-            self.images_shown.emit(self._shown_case)
+        if case_id is not None:
+            if self.controller is not None:
+                self.controller.case_shown(case_id)
+            self.images_shown.emit(case_id)
             # Only now, so that flipping quickly does not queue decodes nobody will see.
-            self._prefetch(self._shown_case)
+            self._prefetch(case_id)
 
     def _prefetch(self, case_id: str) -> None:
         for entry in self.workbench.neighbours(case_id, PREFETCH_NEIGHBOURS):
@@ -573,7 +585,8 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def wait_for_background(self, timeout_ms: int = 5000) -> bool:
-        """Let image decodes, repairs and change maps finish (tests, benchmarks, quitting)."""
+        """Let image decodes, validity checks, repairs and change maps finish (tests,
+        benchmarks, quitting)."""
         pools = [
             self.index_reader.pool,
             self.pool,
@@ -584,6 +597,8 @@ class MainWindow(QMainWindow):
             self.loader.previews,
             *self.team_ui.pools,
         ]
+        if self.controller is not None:
+            pools.append(self.controller.checks)
         done = all(pool.waitForDone(timeout_ms) for pool in pools)
         return self.jobs.wait_idle(timeout_ms) and done
 

@@ -32,6 +32,10 @@ def _elastic(label: QLabel) -> None:
 #: within 30–100 ms, and every case hashed in passing read 8 MB the reviewer never needed
 #: (``benchmarks/case_switch.py``: 420 images hashed during a flip of 200 cases, a core busy).
 SETTLE_MS = 300
+#: How long the canvases keep the frame they show while the images of the case just opened
+#: are on their way (a stored preview lands in 10–20 ms): painting "Loading…" at once cost
+#: a frame, painted while those images were being decoded, and a second one for them.
+LOADING_GRACE_MS = 60
 
 
 class CompareView(QWidget):
@@ -60,6 +64,10 @@ class CompareView(QWidget):
         self._settle.setSingleShot(True)
         self._settle.setInterval(SETTLE_MS)
         self._settle.timeout.connect(self.settled)
+        self._grace = QTimer(self)
+        self._grace.setSingleShot(True)
+        self._grace.setInterval(LOADING_GRACE_MS)
+        self._grace.timeout.connect(self._paint_again)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(2)
@@ -226,11 +234,31 @@ class CompareView(QWidget):
         super().resizeEvent(event)
         self._choose_direction()
 
+    def hold_frame(self) -> None:
+        """The images of the case being opened are on their way: the canvases paint
+        nothing until each has its final content (its image, or why it has none), or for
+        LOADING_GRACE_MS at most; then "Loading…" shows where an image is still missing."""
+        for canvas in self.canvases.values():
+            canvas.viewport().setUpdatesEnabled(False)
+        self._grace.start()
+        self._release_when_final()
+
+    def _paint_again(self) -> None:
+        self._grace.stop()
+        for canvas in self.canvases.values():
+            if not canvas.viewport().updatesEnabled():
+                canvas.viewport().setUpdatesEnabled(True)  # and paints it again
+
+    def _release_when_final(self) -> None:
+        if self._grace.isActive() and self._unpainted <= self._final:
+            self._paint_again()
+
     def expect_paint(self, role: ImageRole) -> None:
         """The final content of *role* (its image or its error) has been set."""
         self._final.add(role)
         if self._columns[role].isHidden():  # swiped under the other: never painted
             self._on_painted(role)
+        self._release_when_final()
 
     def _on_painted(self, role: ImageRole) -> None:
         if role in self._final and role in self._unpainted:
