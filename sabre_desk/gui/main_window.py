@@ -6,12 +6,11 @@ window's thread pool; stale results (for a case the reviewer already left) are d
 
 from __future__ import annotations
 
-import base64
-import binascii
 import sys
+from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt, QThread, QThreadPool, QTimer, Signal
+from PySide6.QtCore import Qt, QThread, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -54,8 +53,10 @@ from sabre_desk.gui.qimage import DisplayImage
 from sabre_desk.gui.repair_ui import RepairUi
 from sabre_desk.gui.screen_fit import (
     FrameOnScreen,
+    dock_state,
     open_within_screen,
     remember_geometry,
+    restore_docks,
     restore_geometry,
 )
 from sabre_desk.gui.screening_ui import ScreeningUi
@@ -450,22 +451,21 @@ class MainWindow(QMainWindow):
             self.compare.canvases[role].show_message(f"⚠ {message}")
 
     def _on_all_painted(self) -> None:
-        # Called inside the paint of the frame: what follows the paint is done once that
-        # frame is on the screen (reading ahead, done here, kept it from there by 4 ms).
-        shown = self._shown_case
-        QTimer.singleShot(0, self, lambda: self._after_painted(shown))
+        # Inside the paint of the frame: what follows is done once the frame is on the
+        # screen (reading ahead, done here, kept it from there by 4 ms).
+        QTimer.singleShot(0, self, partial(self._after_painted, self._shown_case))
 
     def _after_painted(self, case_id: str | None) -> None:
         if case_id != self._shown_case:
             return  # another case was opened meanwhile: its own paint follows
         self.jobs.release()
         self._show_zoom()
-        if case_id is not None:
-            if self.controller is not None:
-                self.controller.case_shown(case_id)
-            self.images_shown.emit(case_id)
-            # Only now, so that flipping quickly does not queue decodes nobody will see.
-            self._prefetch(case_id)
+        if case_id is None:
+            return
+        if self.controller is not None:
+            self.controller.case_shown(case_id)
+        self.images_shown.emit(case_id)
+        self._prefetch(case_id)  # only now: a quick flip queues no decode nobody will see
 
     def _prefetch(self, case_id: str) -> None:
         for entry in self.workbench.neighbours(case_id, PREFETCH_NEIGHBOURS):
@@ -537,11 +537,8 @@ class MainWindow(QMainWindow):
 
     def _restore_layout(self) -> None:
         """The saved geometry and docks; a damaged value is ignored, never fatal."""
-        try:
-            restore_geometry(self, self.settings.window_geometries)
-            if self.settings.window_state:
-                self.restoreState(QByteArray(base64.b64decode(self.settings.window_state)))
-        except (binascii.Error, ValueError):
+        restore_geometry(self, self.settings.window_geometries)
+        if not restore_docks(self, self.settings.window_state):
             self.settings.window_state = None
 
     def _save_settings(self) -> None:
@@ -567,7 +564,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.settings.window_geometries = remember_geometry(self, self.settings.window_geometries)
-        self.settings.window_state = base64.b64encode(self.saveState().data()).decode()
+        self.settings.window_state = dock_state(self)
         self.settings.sync_views = self.compare.sync
         self._save_settings()
         self._waiting.clear()
@@ -596,9 +593,8 @@ class MainWindow(QMainWindow):
             self.loader.background,
             self.loader.previews,
             *self.team_ui.pools,
+            *([self.controller.checks] if self.controller is not None else []),
         ]
-        if self.controller is not None:
-            pools.append(self.controller.checks)
         done = all(pool.waitForDone(timeout_ms) for pool in pools)
         return self.jobs.wait_idle(timeout_ms) and done
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSize
 from PySide6.QtGui import QGuiApplication, QScreen
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QMainWindow, QWidget
 
 FRAME_ALLOWANCE = 32  # pixels kept for a title bar before the real one is known
 
@@ -99,3 +99,19 @@ def restore_geometry(window: QWidget, store: dict[str, str]) -> bool:
             except (binascii.Error, ValueError):
                 return False
     return False
+
+
+def dock_state(window: QMainWindow) -> str:
+    """Where the docks are, as text for the settings file."""
+    return base64.b64encode(window.saveState().data()).decode()
+
+
+def restore_docks(window: QMainWindow, state: str | None) -> bool:
+    """The docks put back where *state* says; False when there is none or it is damaged
+    (the docks stay where they are)."""
+    if not state:
+        return False
+    try:
+        return window.restoreState(QByteArray(base64.b64decode(state)))
+    except (binascii.Error, ValueError):
+        return False

@@ -1,5 +1,6 @@
 """The window's smaller promises: its frame on the screen, one Enter to go to a case, a
-status bar that keeps its height, and the log folder's path where no file manager opens it."""
+status bar that keeps its height, the log folder's path where no file manager opens it, and
+the docks where the reviewer left them."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QComboBox, QInputDialog, QWidget
+from PySide6.QtWidgets import QApplication, QComboBox, QDockWidget, QInputDialog, QWidget
 
 from sabre_desk.core.jobs.job_board import JobKind
 from sabre_desk.gui.crash_report import FolderPathDialog
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.screen_fit import FRAME_ALLOWANCE, open_within_screen
+from sabre_desk.settings import load_settings, save_settings
 
 
 def when_shown(kind: type[QWidget], act: Callable[[Any], object]) -> None:
@@ -95,3 +97,22 @@ def test_open_log_folder_without_a_file_manager_shows_the_path_to_copy(
     folder = str(_isolated_settings / "logs")
     assert shown == [folder]
     assert QGuiApplication.clipboard().text() == folder
+
+
+def test_the_docks_come_back_where_they_were_and_a_damaged_layout_is_ignored(
+    make_window: Callable[..., MainWindow],
+) -> None:
+    first = make_window()
+    first.findChild(QDockWidget, "dock_cases").hide()
+    first.close()  # the layout is saved with the settings
+    assert load_settings()[0].window_state
+    second = make_window()
+    assert second.findChild(QDockWidget, "dock_cases").isHidden()
+    second.close()
+
+    settings, _ = load_settings()
+    settings.window_state = "not a layout!"
+    save_settings(settings)
+    third = make_window()  # opens all the same, every dock where it is by default
+    assert third.isVisible()
+    assert not third.findChild(QDockWidget, "dock_cases").isHidden()
