@@ -13,9 +13,11 @@ has its own files and is decoded separately), opens the real window offscreen an
 With ``--metadata-cases N`` the project also holds N cases with tiny images (a large project
 whose images the reviewer has not reached yet), and it reports what scale costs: project
 open → first case painted, a decision → saved and counted (largest GUI-thread stall), and a
-filter change → rows shown.
+filter change → rows shown. ``--trace MS`` prints, for every stall of the flip of at least
+MS ms, what the GUI thread was doing (``StallTracer``; it perturbs the figures a little).
 
 Usage: python benchmarks/case_switch.py [--cases 200] [--size 2048] [--metadata-cases 99800]
+       [--trace 30]
 """
 
 from __future__ import annotations
@@ -146,6 +148,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--size", type=int, default=2048)
     parser.add_argument("--metadata-cases", type=int, default=0)
+    parser.add_argument("--trace", type=float, default=0.0, metavar="MS")
     args = parser.parse_args()
 
     from event_loop import AppLoop
@@ -153,6 +156,7 @@ def main() -> None:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
     from stall_meter import StallMeter
+    from stall_tracer import StallTracer
 
     from sabre_desk.gui.app import make_app
     from sabre_desk.gui.main_window import MainWindow
@@ -223,11 +227,16 @@ def main() -> None:
         window.pool.waitForDone()
         app.processEvents()
         meter = StallMeter()
+        tracer = StallTracer(report_ms=args.trace) if args.trace else None
         meter.start()
+        if tracer is not None:
+            tracer.start()
         for _ in range(args.cases - 1):
             QTest.keyClick(canvas, Qt.Key.Key_N)
             loop.run_for(0.03)  # ~33 key repeats per second
         meter.stop()
+        if tracer is not None:
+            tracer.stop_and_report(f"flipping through {args.cases} cases")
         gaps = meter.gaps
         window.pool.waitForDone()
         flipped = window.controller.case.case_id

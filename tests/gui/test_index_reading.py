@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from PIL import Image
+from PySide6.QtCore import QTimer
 
 from sabre_desk.gui import index_reader
 from sabre_desk.gui.main_window import MainWindow
@@ -93,3 +94,31 @@ def test_rows_and_a_case_before_the_index_is_read(
     assert window.case_list.progress.text() == f"decided by me 0 / {CASES} valid"
     assert window.controller.editor.case_id == "case00000"  # the case shown stays
     assert window.case_list.current_case() == "case00000"
+
+
+def test_the_index_is_read_whole_under_a_reviewer_who_never_stops(
+    qtbot, window: MainWindow, tmp_path: Path
+) -> None:
+    """The index waits while the reviewer moves from case to case, a run at a time: someone
+    flipping through cases without a pause still gets the whole list."""
+    root = tmp_path / "large"
+    cases = index_reader.FIRST_INDEX_CHUNK + 2 * index_reader.INDEX_RUN + 10
+    make_project(root, cases)
+    window.index_reader.pool.setMaxThreadCount(0)
+    window.show()
+    with qtbot.waitSignal(window.images_shown, timeout=10000):
+        assert window.open_project(root)
+    project = window.project
+    assert project is not None and project.indexing
+    pace = window.workbench.pace
+    flipping = QTimer(window)
+    flipping.setInterval(100)  # a case every tenth of a second, never staying on one
+    flipping.timeout.connect(pace.moved)
+    pace.moved()
+    flipping.start()
+    window.index_reader.pool.setMaxThreadCount(1)
+    qtbot.waitUntil(lambda: not project.indexing, timeout=30000)
+    assert pace.moving  # read whole while the reviewer was still on the move
+    flipping.stop()
+    assert window.case_list.model.rowCount() == cases
+    qtbot.waitUntil(lambda: window.workbench.counts.cases == cases, timeout=5000)
