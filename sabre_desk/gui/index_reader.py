@@ -25,10 +25,9 @@ INDEX_CHUNK = 2000  # cases read per piece behind it (one delivery to the window
 #: ...in runs of this many, each once the reviewer is not moving between cases, or after
 #: INDEX_WAIT_S: the index still grows while someone flips through cases without a pause
 #: (250 cases a second; at full speed again after half a second on a case). A run is Python
-#: on a thread far below the window, holding the interpreter lock the window needs: with
-#: another program busy on one of two cores, a run every quarter of a second made the
-#: largest stall of a flip through 100,000 cases 40-97 ms (median 67 in four runs), one a
-#: second 35-74 ms (median 43): ``benchmarks/case_switch.py``, docs/performance.md.
+#: on a thread far below the window, holding the interpreter lock the window needs: fewer
+#: runs while the reviewer flips, fewer of the flip's longest stalls when another program
+#: shares the cores (docs/performance.md, "Under a competing load").
 INDEX_RUN = 250
 INDEX_WAIT_S = 1.0
 
