@@ -47,7 +47,7 @@ def main() -> None:
     for option, default in (("--cases", 40), ("--jumps", 20), ("--size", 2048)):
         parser.add_argument(option, type=int, default=default)
     args = parser.parse_args()
-    from sabre_desk.gui.qimage import decode_for_display
+    from sabre_desk.gui.machinery.qimage import decode_for_display
     from sabre_desk.imaging.io import load_image
 
     def bare_pair(folder: Path) -> float:

@@ -13,36 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QChildEvent, QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QChildEvent, QEvent, QObject, QTimer
 from PySide6.QtWidgets import (
-    QAbstractSpinBox,
     QApplication,
-    QComboBox,
     QDialog,
     QDockWidget,
-    QLineEdit,
-    QPlainTextEdit,
     QTabBar,
-    QTabWidget,
-    QTextEdit,
     QWidget,
 )
 
-#: Widgets that keep the keyboard when the window comes back: something is being typed.
-TEXT_INPUTS = (QLineEdit, QAbstractSpinBox, QPlainTextEdit, QTextEdit)
-
-
-def typing_in(widget: QWidget | None) -> bool:
-    """*widget* is a place where keys are text (a decision key there would be typed)."""
-    if isinstance(widget, QComboBox):
-        return widget.isEditable()
-    return isinstance(widget, TEXT_INPUTS)
-
-
-def tabs_take_no_focus(tabs: QTabWidget | QTabBar) -> None:
-    """A tab bar chosen by click only: arrows stay with what the reviewer works on."""
-    bar = tabs.tabBar() if isinstance(tabs, QTabWidget) else tabs
-    bar.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+from sabre_desk.gui.desk.focus import tabs_take_no_focus, typing_in
 
 
 class KeyboardHome(QObject):

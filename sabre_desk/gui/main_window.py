@@ -29,28 +29,32 @@ from sabre_desk.core.desk.workbench import Go, ViewMode, Workbench
 from sabre_desk.core.jobs.job_board import JobBoard
 from sabre_desk.core.jobs.memory import image_cache_budget
 from sabre_desk.ground.errors import ProjectError
-from sabre_desk.gui.boxes_ui import BoxesUi
-from sabre_desk.gui.canvas.compare_view import CompareView
-from sabre_desk.gui.changes_ui import ChangesUi
-from sabre_desk.gui.collector import collect_on_gui_thread
-from sabre_desk.gui.controller import CaseController
-from sabre_desk.gui.dialogs.conflict import ask_conflict
-from sabre_desk.gui.dialogs.export_dialog import export_release
-from sabre_desk.gui.dialogs.new_case_dialog import author_new_case
+from sabre_desk.gui.desk.canvas.compare_view import CompareView
+from sabre_desk.gui.desk.controller import CaseController
+from sabre_desk.gui.desk.session import Session
 from sabre_desk.gui.escape import EscapeToImage
-from sabre_desk.gui.evaluate_ui import EvaluateUi
-from sabre_desk.gui.full_resolution import FullResolution
-from sabre_desk.gui.image_loader import ImageLoader, Key, image_key
-from sabre_desk.gui.index_reader import IndexReader
-from sabre_desk.gui.job_views import JobStrip
+from sabre_desk.gui.evaluation.evaluate_ui import EvaluateUi
+from sabre_desk.gui.evaluation.export_dialog import export_release
 from sabre_desk.gui.keyboard_home import KeyboardHome
+from sabre_desk.gui.machinery.collector import collect_on_gui_thread
+from sabre_desk.gui.machinery.image_loader import ImageLoader, Key, image_key
+from sabre_desk.gui.machinery.index_reader import IndexReader
+from sabre_desk.gui.machinery.job_views import JobStrip
+from sabre_desk.gui.machinery.preview_sweep import PreviewSweep
+from sabre_desk.gui.machinery.process_jobs import ProcessJobs
+from sabre_desk.gui.machinery.qimage import DisplayImage
+from sabre_desk.gui.making.new_case_dialog import author_new_case
+from sabre_desk.gui.making.pipeline_ui import PipelineUi
+from sabre_desk.gui.making.screening_ui import ScreeningUi
 from sabre_desk.gui.menus import WindowActions, WindowParts
-from sabre_desk.gui.pipeline_ui import PipelineUi
-from sabre_desk.gui.preview_sweep import PreviewSweep
-from sabre_desk.gui.process_jobs import ProcessJobs
 from sabre_desk.gui.project_sources import ProjectSources
-from sabre_desk.gui.qimage import DisplayImage
-from sabre_desk.gui.repair_ui import RepairUi
+from sabre_desk.gui.repair.repair_ui import RepairUi
+from sabre_desk.gui.review.boxes_ui import BoxesUi
+from sabre_desk.gui.review.case_list import CaseList
+from sabre_desk.gui.review.case_panel import CasePanel
+from sabre_desk.gui.review.changes_ui import ChangesUi
+from sabre_desk.gui.review.conflict import ask_conflict
+from sabre_desk.gui.review.full_resolution import FullResolution
 from sabre_desk.gui.screen_fit import (
     FrameOnScreen,
     dock_state,
@@ -59,15 +63,11 @@ from sabre_desk.gui.screen_fit import (
     restore_docks,
     restore_geometry,
 )
-from sabre_desk.gui.screening_ui import ScreeningUi
-from sabre_desk.gui.session import Session
-from sabre_desk.gui.team_ui import TeamUi
+from sabre_desk.gui.status_labels import PositionLabel, SaveLabel
+from sabre_desk.gui.team.team_ui import TeamUi
 from sabre_desk.gui.toolbar import build_toolbar
 from sabre_desk.gui.upgrade_ui import OpenAs, UpgradeOffer
-from sabre_desk.gui.widgets.case_list import CaseList
-from sabre_desk.gui.widgets.case_panel import CasePanel
-from sabre_desk.gui.widgets.status_labels import PositionLabel, SaveLabel
-from sabre_desk.gui.widgets.welcome import WelcomePage
+from sabre_desk.gui.welcome import WelcomePage
 from sabre_desk.settings import Settings, save_settings
 
 PREFETCH_NEIGHBOURS = 2  # cases decoded ahead on each side of the current one
@@ -184,7 +184,7 @@ class MainWindow(QMainWindow):
                 choose_project=self.sources.choose,
                 new_project=self.sources.new,
                 new_case=lambda: author_new_case(
-                    self, self.session, self.workbench, self.case_list, settings.gemini_model
+                    self, self.session, self.workbench, self.case_list.select, settings.gemini_model
                 ),
                 open_project=self.open_project,
                 export_release=lambda: export_release(self.session, self.pool, self),
@@ -196,16 +196,20 @@ class MainWindow(QMainWindow):
         self.actions_.add_to_edit(self.repair_ui.run_action)
         self.actions_.add_to_edit(self.repair_ui.accept_action)
         self.team_ui = TeamUi(
-            self.session, self.compare, self.workbench, self.case_list, self.pool, self
+            self.session, self.compare, self.workbench, self.case_list.select, self.pool, self
         )
-        self.team_ui.add_actions(self.actions_)
+        self.actions_.add_to(self.actions_.review, "Team", self.team_ui.dialog_action)
+        self.actions_.add_to(self.actions_.review, "Team", self.team_ui.reload_action)
+        self.actions_.add_to(self.actions_.go, "Team", self.team_ui.next_action)
         self.job_board = JobBoard()  # model work in the background: status bar, Pipeline panel
         self.screening_ui = ScreeningUi(
             self.session, self.workbench, settings, self.job_board, self
         )
-        self.screening_ui.add_actions(self.actions_)
+        self.actions_.review.addSeparator()
+        self.actions_.add_to(self.actions_.review, "Review", self.screening_ui.case_action)
+        self.actions_.add_to(self.actions_.review, "Review", self.screening_ui.project_action)
         self.evaluate_ui = EvaluateUi(self.session, settings, self.job_board, self)
-        self.evaluate_ui.add_actions(self.actions_)
+        self.actions_.add_to_file(self.evaluate_ui.action)
         self.job_strip = JobStrip(self.job_board, parent=self)
         self.statusBar().addPermanentWidget(self.job_strip)
         # As tall as a running job's row from the start: a message or a job appearing never
@@ -215,7 +219,7 @@ class MainWindow(QMainWindow):
         )
         self.actions_.add_to_view(self.changes_ui.action)
         self.pipeline_ui = PipelineUi(
-            self.session, self.workbench, self.case_list, settings, self.job_board, self
+            self.session, self.workbench, self.case_list.select, settings, self.job_board, self
         )
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.pipeline_ui.dock)
         self.tabifyDockWidget(self.repair_ui.dock, self.pipeline_ui.dock)

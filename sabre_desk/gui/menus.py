@@ -19,14 +19,14 @@ from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar, QMessageBox, QWidget
 from sabre_desk import __version__
 from sabre_desk.core.case.review import Decision
 from sabre_desk.core.desk.workbench import Go
-from sabre_desk.gui.canvas.compare_view import CompareView
-from sabre_desk.gui.controller import CaseController
 from sabre_desk.gui.crash_report import open_log_folder
-from sabre_desk.gui.dialogs.shortcuts import ShortcutsDialog
-from sabre_desk.gui.models.probe_model import ANSWER
-from sabre_desk.gui.session import Session
-from sabre_desk.gui.widgets.case_list import CaseList
-from sabre_desk.gui.widgets.case_panel import CasePanel
+from sabre_desk.gui.desk.canvas.compare_view import CompareView
+from sabre_desk.gui.desk.controller import CaseController
+from sabre_desk.gui.desk.session import Session
+from sabre_desk.gui.review.case_list import CaseList
+from sabre_desk.gui.review.case_panel import CasePanel
+from sabre_desk.gui.review.probe_model import ANSWER
+from sabre_desk.gui.shortcuts import ShortcutsDialog
 from sabre_desk.settings import Settings
 
 Keys = str | QKeySequence.StandardKey | list[str]

@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from sabre_desk.core.case.project import MANIFEST_NAME
 from sabre_desk.ground.errors import ProjectError
-from sabre_desk.gui.dialogs.new_project_dialog import NewProjectDialog
-from sabre_desk.gui.workers import Worker
+from sabre_desk.gui.machinery.workers import Worker
+from sabre_desk.gui.making.new_project_dialog import NewProjectDialog
 from sabre_desk.settings import config_dir
 
 

@@ -24,7 +24,7 @@ from sabre_desk.core.case.manifest import project_folder, read_manifest
 from sabre_desk.core.upgrade.upgrade import BACKUP_PARENT, BACKUP_PREFIX, upgrade_project
 from sabre_desk.core.upgrade.upgrade_plan import UpgradePlan, may_need_upgrade, plan_upgrade
 from sabre_desk.ground.errors import ProjectError
-from sabre_desk.gui.workers import Worker
+from sabre_desk.gui.machinery.workers import Worker
 
 UPGRADE = "Upgrade"
 READ_ONLY = "Open read-only"

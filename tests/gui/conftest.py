@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from sabre_desk.gui.collector import GuiCollector
+from sabre_desk.gui.machinery.collector import GuiCollector
+from sabre_desk.gui.machinery.workers import Worker
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.workers import Worker
 from sabre_desk.settings import load_settings
 
 GUI_TESTS = Path(__file__).parent

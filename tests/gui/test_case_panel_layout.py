@@ -11,8 +11,8 @@ from factories import write_review
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QAbstractScrollArea, QDialog, QDialogButtonBox, QWidget
 
+from sabre_desk.gui.desk.fit_rows import rows_height
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.widgets.fit_rows import rows_height
 
 CASE = "tex01_mug_brick"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sabre_desk.core.case.spec import ImageRole
-from sabre_desk.gui import image_loader
+from sabre_desk.gui.machinery import image_loader
 from sabre_desk.gui.main_window import PREFETCH_NEIGHBOURS, MainWindow
 
 BASE, EDITED = ImageRole.BASE, ImageRole.EDITED

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 import pytest
 
 from sabre_desk.core.desk.workbench import Go
-from sabre_desk.gui.collector import IDLE_CHECK_MS
+from sabre_desk.gui.machinery.collector import IDLE_CHECK_MS
+from sabre_desk.gui.machinery.workers import Worker
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.workers import Worker
 
 
 @pytest.fixture
@@ -78,7 +78,7 @@ def test_a_full_collection_waits_while_the_reviewer_moves_from_case_to_case(
 ) -> None:
     """A full collection due in the middle of a flip through cases waits until the reviewer
     stays on one case for a moment; young garbage is still collected meanwhile."""
-    from sabre_desk.gui import collector as collector_module
+    from sabre_desk.gui.machinery import collector as collector_module
 
     monkeypatch.setattr(collector_module, "QUIET_S", 0.5)
     open_case(window, demo_project)

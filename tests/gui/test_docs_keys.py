@@ -13,8 +13,8 @@ from docs_pages import DOCS, cells, name, pages, prose, tables
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMenu
 
-from sabre_desk.gui.dialogs.shortcuts import MOUSE_HELP, shortcuts_html
 from sabre_desk.gui.main_window import MainWindow
+from sabre_desk.gui.shortcuts import MOUSE_HELP, shortcuts_html
 
 KEYS_PAGE = DOCS / "keys.md"
 MENUS_SECTION = "Menus and the toolbar"

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QLineEdit
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.engines.registry import ENGINES
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.widgets.repair_panel import RepairPanel
+from sabre_desk.gui.repair.repair_panel import RepairPanel
 
 CASE = "ctx03_wrench_banana"
 

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 from sabre_desk.cli import main
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.review import Decision
-from sabre_desk.gui.dialogs.evaluate_dialog import EvaluateDialog
+from sabre_desk.gui.evaluation.evaluate_dialog import EvaluateDialog
 from sabre_desk.gui.main_window import MainWindow
 
 GPT, CLAUDE = "openai:gpt-5.4", "anthropic:claude-opus-4-6"

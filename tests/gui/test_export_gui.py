@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QDialog, QMessageBox
 
 from sabre_desk.core.case.review import Decision
 from sabre_desk.core.release.release import verify
-from sabre_desk.gui.dialogs.export_dialog import export_release
-from sabre_desk.gui.dialogs.export_options import ExportOptionsDialog
+from sabre_desk.gui.evaluation.export_dialog import export_release
+from sabre_desk.gui.evaluation.export_options import ExportOptionsDialog
 from sabre_desk.gui.main_window import MainWindow
 
 
@@ -83,7 +83,7 @@ def test_a_cancelled_export_writes_nothing(
 
 
 def test_the_report_names_each_case_left_out_and_why() -> None:
-    from sabre_desk.gui.dialogs.export_dialog import LEFT_OUT_SHOWN, left_out_text
+    from sabre_desk.gui.evaluation.export_dialog import LEFT_OUT_SHOWN, left_out_text
 
     skipped = [f"case{i}: reviewers disagree (alice: keep; bob: unsure)" for i in range(20)]
     text = left_out_text(skipped, "20 disputed")

@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QTimer
 
-from sabre_desk.gui.idle_sweep import IdleSweep
+from sabre_desk.gui.machinery.idle_sweep import IdleSweep
 
 
 def _submit(fn: Callable[..., Any], args: tuple[Any, ...], done: Callable[[Any, Any], None]):

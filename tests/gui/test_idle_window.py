@@ -12,15 +12,15 @@ from factories import write_review
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
-from sabre_desk.gui.collector import GuiCollector
-from sabre_desk.gui.live_ui import (
+from sabre_desk.gui.machinery.collector import GuiCollector
+from sabre_desk.gui.main_window import MainWindow
+from sabre_desk.gui.review.case_list_model import ENTRY_ROLE
+from sabre_desk.gui.team.live_ui import (
     CASE_POLL_MAX_MS,
     CASE_POLL_MS,
     PROJECT_POLL_MAX_MS,
     PROJECT_POLL_MS,
 )
-from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.models.case_list_model import ENTRY_ROLE
 
 
 @pytest.fixture

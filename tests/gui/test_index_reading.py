@@ -12,7 +12,7 @@ from pathlib import Path
 from PIL import Image
 from PySide6.QtCore import QTimer
 
-from sabre_desk.gui import index_reader
+from sabre_desk.gui.machinery import index_reader
 from sabre_desk.gui.main_window import MainWindow
 
 CASES = 3000

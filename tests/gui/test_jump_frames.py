@@ -14,9 +14,9 @@ from PySide6.QtCore import QEvent, QObject
 
 from sabre_desk.core.case import validity
 from sabre_desk.core.case.spec import ImageRole
-from sabre_desk.gui import image_loader
-from sabre_desk.gui.canvas.compare_view import LOADING_GRACE_MS
-from sabre_desk.gui.canvas.image_canvas import ImageCanvas
+from sabre_desk.gui.desk.canvas.compare_view import LOADING_GRACE_MS
+from sabre_desk.gui.desk.canvas.image_canvas import ImageCanvas
+from sabre_desk.gui.machinery import image_loader
 from sabre_desk.gui.main_window import MainWindow
 
 BASE, EDITED = ImageRole.BASE, ImageRole.EDITED

@@ -13,7 +13,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDialog, QTabBar
 
 from sabre_desk.core.case.spec import ImageRole
-from sabre_desk.gui.canvas.image_canvas import ImageCanvas
+from sabre_desk.gui.desk.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.main_window import MainWindow
 
 CASE = "ctx03_wrench_banana"

@@ -18,9 +18,9 @@ from PySide6.QtWidgets import QApplication, QMenu, QTextBrowser
 
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.desk.workbench import Go
-from sabre_desk.gui.dialogs.export_dialog import export_release
+from sabre_desk.gui.evaluation.export_dialog import export_release
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.models.case_list_model import ENTRY_ROLE
+from sabre_desk.gui.review.case_list_model import ENTRY_ROLE
 from sabre_desk.settings import load_settings
 
 BASE, EDITED, IMAGE = ImageRole.BASE, ImageRole.EDITED, ImageRole.IMAGE
@@ -378,7 +378,7 @@ def test_a_large_index_is_read_behind_the_first_case(
 ) -> None:
     """The first cases are shown at once; the rest of the index arrives in pieces, the
     list and the counts growing, and the export waits until it is whole."""
-    import sabre_desk.gui.index_reader as index_reader
+    import sabre_desk.gui.machinery.index_reader as index_reader
 
     monkeypatch.setattr(index_reader, "FIRST_INDEX_CHUNK", 3)
     monkeypatch.setattr(index_reader, "INDEX_CHUNK", 4)
@@ -509,7 +509,7 @@ def test_new_project_from_the_welcome_page_makes_and_opens_an_empty_project(
     the dialog and nothing is written there; then the new project opens, saying it is empty."""
     from PySide6.QtWidgets import QDialog
 
-    from sabre_desk.gui.dialogs.new_project_dialog import NewProjectDialog
+    from sabre_desk.gui.making.new_project_dialog import NewProjectDialog
 
     busy = tmp_path / "photos"
     busy.mkdir()

@@ -20,8 +20,8 @@ from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.case.validate import validate_project
 from sabre_desk.engines.gemini_make import GeminiImageMaker
 from sabre_desk.ground.storage import read_history
-from sabre_desk.gui.dialogs.make_edited import MakeEditedRow
-from sabre_desk.gui.dialogs.new_case_dialog import NewCaseDialog
+from sabre_desk.gui.making.make_edited import MakeEditedRow
+from sabre_desk.gui.making.new_case_dialog import NewCaseDialog
 
 Models = tuple[FakeGemini, PipelineModels]
 INSTRUCTION = (

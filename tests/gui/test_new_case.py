@@ -12,8 +12,8 @@ from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.case.validate import validate_project
 from sabre_desk.core.making.new_project import init_project
-from sabre_desk.gui.dialogs.new_case_dialog import ANSWER, PROBE, PROMPT, NewCaseDialog
 from sabre_desk.gui.main_window import MainWindow
+from sabre_desk.gui.making.new_case_dialog import ANSWER, PROBE, PROMPT, NewCaseDialog
 
 
 @pytest.fixture

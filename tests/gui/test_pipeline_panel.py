@@ -23,10 +23,10 @@ from sabre_desk.core.making.image_maker import make_images
 from sabre_desk.core.making.incoming import StagedState, stage_spec, staged_cases
 from sabre_desk.core.making.spec_writer import write_specs
 from sabre_desk.engines.gemini_make import GeminiImageMaker, GeminiWriter
-from sabre_desk.gui.dialogs.shortcuts import shortcuts_html
-from sabre_desk.gui.dialogs.write_specs_dialog import WriteSpecsDialog
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.pipeline_ui import PipelineUi
+from sabre_desk.gui.making.pipeline_ui import PipelineUi
+from sabre_desk.gui.making.write_specs_dialog import WriteSpecsDialog
+from sabre_desk.gui.shortcuts import shortcuts_html
 
 JOB_TIMEOUT_MS = 120_000
 

@@ -16,10 +16,10 @@ from PySide6.QtGui import QImage
 from sabre_desk.core.case.preview_cache import PreviewStore, cache_folder
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.ground import hashing
-from sabre_desk.gui.canvas.image_canvas import ImageCanvas
-from sabre_desk.gui.image_loader import image_key
+from sabre_desk.gui.desk.canvas.image_canvas import ImageCanvas
+from sabre_desk.gui.machinery.image_loader import image_key
+from sabre_desk.gui.machinery.qimage import decode_for_display, preview_image
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.qimage import decode_for_display, preview_image
 from sabre_desk.imaging.io import load_image
 
 BASE, EDITED = ImageRole.BASE, ImageRole.EDITED

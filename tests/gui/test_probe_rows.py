@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QTableView
 
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.models.probe_model import PROBE, QUESTION
-from sabre_desk.gui.widgets.case_panel import COLUMN_WIDTHS, QUESTION_LEAST_PX
+from sabre_desk.gui.review.case_panel import COLUMN_WIDTHS, QUESTION_LEAST_PX
+from sabre_desk.gui.review.probe_model import PROBE, QUESTION
 
 CASE = "spatial01_desk"  # long questions: several lines each in a laptop-sized panel
 

@@ -17,9 +17,9 @@ from PySide6.QtWidgets import QApplication
 from sabre_desk.core.case.project import Case, Project
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.desk.workbench import Go
-from sabre_desk.gui.canvas.image_canvas import ImageCanvas
+from sabre_desk.gui.desk.canvas.image_canvas import ImageCanvas
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.models.probe_model import RESULT
+from sabre_desk.gui.review.probe_model import RESULT
 
 CASE = "ctx03_wrench_banana"
 EDITED = ImageRole.EDITED

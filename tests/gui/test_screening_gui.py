@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from sabre_desk.core.case.gate import ScreenStatus
 from sabre_desk.core.desk.workbench import Show
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.models.probe_model import RESULT
+from sabre_desk.gui.review.probe_model import RESULT
 
 CTX = "ctx03_wrench_banana"
 

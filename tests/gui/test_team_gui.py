@@ -23,8 +23,8 @@ from sabre_desk.core.repair.repairs import RepairStep
 from sabre_desk.core.team.final import all_reviews, settle
 from sabre_desk.core.team.ratings import adjudicator_rule
 from sabre_desk.core.team.team import write_team_settings
-from sabre_desk.gui.dialogs.shortcuts import shortcuts_html
 from sabre_desk.gui.main_window import MainWindow
+from sabre_desk.gui.shortcuts import shortcuts_html
 
 EDITED = ImageRole.EDITED
 BOB_BOX = {"image_role": "edited", "label": "target", "box": [0.1, 0.1, 0.5, 0.5]}

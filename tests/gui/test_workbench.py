@@ -13,10 +13,10 @@ from PySide6.QtWidgets import QApplication, QInputDialog, QLineEdit
 
 from sabre_desk.core.case.review import Decision
 from sabre_desk.core.case.spec import ImageRole
-from sabre_desk.gui.canvas.image_canvas import ImageCanvas
-from sabre_desk.gui.image_loader import image_key
+from sabre_desk.gui.desk.canvas.image_canvas import ImageCanvas
+from sabre_desk.gui.machinery.image_loader import image_key
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.models.probe_model import ANSWER
+from sabre_desk.gui.review.probe_model import ANSWER
 
 BASE, EDITED = ImageRole.BASE, ImageRole.EDITED
 CASE = "ctx01_tape_bagel"
@@ -395,7 +395,7 @@ def test_wheel_zoom_keeps_the_point_under_the_cursor_and_views_stay_in_sync(
 
 
 def test_the_shortcuts_sheet_lists_every_action(review: MainWindow) -> None:
-    from sabre_desk.gui.dialogs.shortcuts import shortcuts_html
+    from sabre_desk.gui.shortcuts import shortcuts_html
 
     html = shortcuts_html(review.actions_.groups)
     for text in ("Next Unreviewed", "Shift+N", "Keep", "Ctrl+G", "Undo", "Mirror Box"):
@@ -508,7 +508,7 @@ def test_a_single_image_case_offers_only_the_decisions_it_can_have(
 def test_small_boxes_keep_visible_handles_and_labels_sit_on_a_plate(
     qtbot, review: MainWindow
 ) -> None:
-    from sabre_desk.gui.canvas.box_item import HANDLE_PX, LabelPlate
+    from sabre_desk.gui.desk.canvas.box_item import HANDLE_PX, LabelPlate
 
     canvas = review.compare.canvases[EDITED]
     review.controller.add_box(EDITED, (0.50, 0.50, 0.51, 0.51), "target")  # a few pixels
@@ -544,7 +544,7 @@ def test_holding_v_blinks_the_other_image_in_place(qtbot, review: MainWindow) ->
 def test_a_pair_is_laid_out_the_way_that_shows_it_larger(qtbot) -> None:
     """Two landscape images one above the other in a tall view, side by side in a wide one;
     portrait images side by side."""
-    from sabre_desk.gui.canvas.compare_view import CompareView
+    from sabre_desk.gui.desk.canvas.compare_view import CompareView
 
     view = CompareView()
     qtbot.addWidget(view)

@@ -10,8 +10,8 @@ import numpy as np
 import shiboken6
 from PySide6.QtCore import QObject, QThreadPool
 
+from sabre_desk.gui.machinery.workers import Worker
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.workers import Worker
 
 
 def brightest(image: np.ndarray) -> int:
@@ -121,7 +121,7 @@ def test_a_pool_thread_stays_at_its_pools_step_below_the_window_job_after_job(qt
 
     import pytest
 
-    from sabre_desk.gui.workers import BACKGROUND_NICE, POOL_THREAD_NICE, screen_pool
+    from sabre_desk.gui.machinery.workers import BACKGROUND_NICE, POOL_THREAD_NICE, screen_pool
 
     if not sys.platform.startswith("linux"):
         pytest.skip("per-thread niceness is Linux's")

@@ -199,7 +199,7 @@ def run_plain(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str,
     stand_in = types.ModuleType("study_dialog")
     stand_in.run_study = no_window  # type: ignore[attr-defined]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(sys.modules, "sabre_desk.gui.dialogs.study_dialog", stand_in)
+        patch.setitem(sys.modules, "sabre_desk.gui.study_session", stand_in)
         code = main(list(args))
     out = capsys.readouterr()
     return code, out.out, out.err

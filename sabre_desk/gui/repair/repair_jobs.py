@@ -1,0 +1,139 @@
+"""Repair jobs: several at once, on several cases, cancellable.
+
+An engine that computes on this machine (OpenCV) runs in a worker process, where it cannot
+hold the window's interpreter and a cancel ends it at once; one that waits on a network
+(Gemini) runs on this pool's threads. A job gets copies of what it needs (the case as
+loaded, the box, the engine) and writes only its preview file; the review is updated on the
+GUI thread when it lands, whether or not the reviewer is still on that case.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from PySide6.QtCore import QObject, QThreadPool, Signal
+
+from sabre_desk.core.case.project import Case
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.repair import repairs
+from sabre_desk.engines.base import RepairCancelledError, RepairEngine
+from sabre_desk.engines.pipeline import RepairOrder
+from sabre_desk.ground.errors import ProjectError
+from sabre_desk.gui.machinery.process_jobs import ProcessJobs
+from sabre_desk.gui.machinery.workers import Worker
+
+
+@dataclass
+class RepairJob:
+    id: int
+    case_id: str
+    role: ImageRole
+    engine: str
+    cancel: threading.Event = field(default_factory=threading.Event)
+    worker: Worker | None = None
+    runner: RepairEngine | None = None  # the engine object; the job closes it when it ends
+    stop: Callable[[], None] | None = None  # ends it in its worker process
+
+
+class RepairJobs(QObject):
+    started = Signal(object)  # RepairJob
+    landed = Signal(object, object, str)  # RepairJob, RepairRecord, the outcome in one line
+    failed = Signal(object, str)  # RepairJob, message
+    cancelled = Signal(object)  # RepairJob
+    count_changed = Signal(int)
+
+    def __init__(
+        self, pool_size: int, processes: ProcessJobs | None = None, parent: QObject | None = None
+    ):
+        super().__init__(parent)
+        self.processes = processes
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(max(1, pool_size))
+        self.jobs: dict[int, RepairJob] = {}
+        self._ids = itertools.count(1)
+
+    def submit(
+        self,
+        case: Case,
+        role: ImageRole,
+        order: RepairOrder,
+        engine: RepairEngine,
+    ) -> RepairJob:
+        job = RepairJob(next(self._ids), case.case_id, role, engine.name)
+        job.runner = engine
+        # The worker gets its own copy: the reviewer keeps editing the live case meanwhile.
+        snapshot = replace(
+            case,
+            images=dict(case.images),
+            image_problems=dict(case.image_problems),
+            review=case.review.model_copy(deep=True),
+        )
+        self.jobs[job.id] = job
+        if self.processes is not None and engine.cpu_bound:
+
+            def done(result: tuple | None, exc: Exception | None) -> None:
+                if exc is None:
+                    self._on_returned(job, result or ())
+                else:
+                    self._on_errored(job, exc)
+
+            args = (snapshot, role, order, engine, None)
+            job.stop = self.processes.submit(repairs.make_preview, args, done)
+        else:
+            worker = Worker(repairs.make_preview, snapshot, role, order, engine, job.cancel)
+            worker.returned.connect(lambda result, j=job: self._on_returned(j, result))
+            worker.errored.connect(lambda exc, j=job: self._on_errored(j, exc))
+            job.worker = worker
+            worker.start(self.pool)
+        self.started.emit(job)
+        self.count_changed.emit(len(self.jobs))
+        return job
+
+    def cancel(self, job_id: int) -> None:
+        job = self.jobs.get(job_id)
+        if job is None:
+            return
+        job.cancel.set()
+        if job.stop is not None:
+            job.stop()  # its worker process ends; the pool reports it cancelled
+        elif job.worker is not None and job.worker.withdraw():
+            self._finish(job)  # had not started: it never will
+            self.cancelled.emit(job)
+
+    def for_case(self, case_id: str) -> list[RepairJob]:
+        return [j for j in self.jobs.values() if j.case_id == case_id]
+
+    def _finish(self, job: RepairJob) -> None:
+        self.jobs.pop(job.id, None)
+        if job.runner is not None:
+            job.runner.close()
+        self.count_changed.emit(len(self.jobs))
+
+    def _on_returned(self, job: RepairJob, result: tuple) -> None:
+        self._finish(job)
+        if job.cancel.is_set():
+            self.cancelled.emit(job)  # finished anyway; the reviewer asked not to see it
+            return
+        record, summary = result
+        self.landed.emit(job, record, summary)
+
+    def _on_errored(self, job: RepairJob, exc: Exception) -> None:
+        self._finish(job)
+        if isinstance(exc, RepairCancelledError) or job.cancel.is_set():
+            self.cancelled.emit(job)
+            return
+        message = exc.message if isinstance(exc, ProjectError) else f"{type(exc).__name__}: {exc}"
+        self.failed.emit(job, message)
+
+    def shutdown(self, wait_ms: int = 3000) -> None:
+        for job in list(self.jobs.values()):
+            job.cancel.set()
+            if job.stop is not None:
+                job.stop()
+                self._finish(job)
+            elif job.worker is not None and job.worker.withdraw():
+                self._finish(job)
+        self.pool.waitForDone(wait_ms)
