@@ -94,6 +94,101 @@ CLI_MODULES = {
     "cli_upgrade": "upgrade",
 }
 
+#: The window's modules: old place under ``sabre_desk/gui`` -> place in its room (``shell``
+#: modules stay at gui/'s top level). Only references are rewritten; the files have moved.
+GUI_MODULES: dict[str, str] = {
+    # the shell (gui's top level)
+    "dialogs/shortcuts": "shortcuts",
+    "widgets/welcome": "welcome",
+    "widgets/status_labels": "status_labels",
+    "dialogs/study_dialog": "study_session",
+    # machinery
+    **{
+        m: f"machinery/{m}"
+        for m in [
+            "workers",
+            "child_run",
+            "process_jobs",
+            "polling",
+            "image_loader",
+            "index_reader",
+            "idle_sweep",
+            "preview_sweep",
+            "collector",
+            "qimage",
+            "job_views",
+        ]
+    },
+    # desk
+    **{m: f"desk/{m}" for m in ["session", "controller", "commands", "landings", "review_saver"]},
+    **{
+        f"canvas/{m}": f"desk/canvas/{m}"
+        for m in [
+            "__init__",
+            "box_item",
+            "compare_view",
+            "image_canvas",
+            "overlay_items",
+            "pixmap_item",
+            "rect_ops",
+            "swipe",
+            "zoom_view",
+        ]
+    },
+    "widgets/fit_rows": "desk/fit_rows",
+    "dialogs/buttons": "desk/buttons",
+    # review
+    "widgets/case_panel": "review/case_panel",
+    "widgets/case_list": "review/case_list",
+    "models/case_list_model": "review/case_list_model",
+    "models/probe_model": "review/probe_model",
+    "boxes_ui": "review/boxes_ui",
+    "box_menu": "review/box_menu",
+    "changes_ui": "review/changes_ui",
+    "full_resolution": "review/full_resolution",
+    "dialogs/conflict": "review/conflict",
+    # repair
+    "repair_ui": "repair/repair_ui",
+    "repair_jobs": "repair/repair_jobs",
+    "widgets/repair_panel": "repair/repair_panel",
+    "widgets/engine_fields": "repair/engine_fields",
+    "widgets/lock_banner": "repair/lock_banner",
+    # team
+    "team_ui": "team/team_ui",
+    "dialogs/team_dialog": "team/team_dialog",
+    "widgets/team_section": "team/team_section",
+    "canvas/team_boxes": "team/team_boxes",
+    "live_ui": "team/live_ui",
+    # making and screening
+    "pipeline_ui": "making/pipeline_ui",
+    "widgets/pipeline_panel": "making/pipeline_panel",
+    "screening_ui": "making/screening_ui",
+    "dialogs/write_specs_dialog": "making/write_specs_dialog",
+    "dialogs/new_case_dialog": "making/new_case_dialog",
+    "dialogs/new_project_dialog": "making/new_project_dialog",
+    "dialogs/make_edited": "making/make_edited",
+    # evaluation and release
+    "evaluate_ui": "evaluation/evaluate_ui",
+    "dialogs/evaluate_dialog": "evaluation/evaluate_dialog",
+    "dialogs/export_dialog": "evaluation/export_dialog",
+    "dialogs/export_options": "evaluation/export_options",
+}
+GUI_PAIRS = sorted(
+    (
+        (f"{prefix}{old.replace('/', sep)}", f"{prefix}{new.replace('/', sep)}")
+        for old, new in GUI_MODULES.items()
+        if not old.endswith("__init__")
+        for prefix, sep in (("sabre_desk.gui.", "."), ("gui/", "/"))
+    ),
+    key=lambda pair: -len(pair[0]),
+)
+GUI_OLD = re.compile(
+    r"(?<![\w/.])(?:sabre_desk/)?("
+    + "|".join(re.escape(old) for old, _ in GUI_PAIRS)
+    + r")(?![\w/])"
+)
+GUI_NEW = dict(GUI_PAIRS)
+
 TEXT_SUFFIXES = {".py", ".md", ".toml", ".txt", ".cfg", ".ini", ".yml", ".yaml"}
 SKIP_DIRS = {".git", ".venv", "node_modules", "__pycache__", ".mypy_cache", ".ruff_cache"}
 
@@ -143,7 +238,13 @@ def _new_from_core(match: re.Match[str]) -> str:
     return "\n".join(lines)
 
 
+def _new_gui(match: re.Match[str]) -> str:
+    whole, old = match.group(0), match.group(1)
+    return whole[: len(whole) - len(old)] + GUI_NEW[old]
+
+
 def rewrite(text: str) -> str:
+    text = GUI_OLD.sub(_new_gui, text)
     text = FROM_CORE.sub(_new_from_core, text)
     text = DOTTED.sub(_new_dotted, text)
     text = SLASHED.sub(_new_slashed, text)

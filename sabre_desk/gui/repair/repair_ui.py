@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QDockWidget, QWidget
 
 from sabre_desk.core.case.review import Box, RepairRecord
 from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.desk.repair_landing import Landing, RepairLandings
 from sabre_desk.core.desk.view_state import Comparison
 from sabre_desk.core.desk.workbench import ViewMode, Workbench
 from sabre_desk.core.repair import repairs
@@ -34,13 +35,6 @@ from sabre_desk.gui.repair.repair_panel import RepairPanel
 from sabre_desk.settings import Settings
 
 LEFT, RIGHT = ImageRole.BASE, ImageRole.EDITED  # the two canvases used for a comparison
-
-#: a repaired box: its case, its image and where it is on the image
-BoxKey = tuple[str, ImageRole, tuple[float, float, float, float]]
-
-
-def _box_of(case_id: str, record: RepairRecord) -> BoxKey:
-    return (case_id, record.image_role, record.box)
 
 
 class RepairUi(QObject):
@@ -78,9 +72,8 @@ class RepairUi(QObject):
         # on another case by the time the comparison ends)
         self._zoom_box: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)
         self._zoom_in = False  # another repair shown: zoom in on its box once painted
-        #: the boxes (``_box_of``) whose previews the reviewer went back from, until the
-        #: next repair is run on their case: what lands for them later is listed, not shown
-        self._left: set[BoxKey] = set()
+        #: which landed repair opens the comparison (core/desk: the rule has no Qt in it)
+        self.landings = RepairLandings()
         self.run_action = QAction("&Repair the Selected Box", parent)
         self.run_action.setShortcut(QKeySequence("Ctrl+R"))
         self.run_action.triggered.connect(self.run)
@@ -136,17 +129,20 @@ class RepairUi(QObject):
 
     def _on_started(self, job: RepairJob) -> None:
         """A new repair on a case: its results are shown when they land, whatever was left."""
-        self._left = {left for left in self._left if left[0] != job.case_id}
+        self.landings.started(job.case_id)
 
     def _on_preview_landed(self, case_id: str, record: RepairRecord, summary: str) -> None:
         case = self.session.case
-        here = case is not None and case.case_id == case_id and self.panel is not None
-        left = _box_of(case_id, record) in self._left
-        hint = "; choose it in the Repair panel's list to compare" if here and left else ""
+        landing = self.landings.landing(case_id, record, case.case_id if case else None)
+        if self.panel is None:
+            landing = Landing.ELSEWHERE
+        hint = (
+            "; choose it in the Repair panel's list to compare" if landing is Landing.LIST else ""
+        )
         self.session.say(f"Repair {record.id} of {case_id} is ready: {summary}{hint}", 10000)
-        if here and self.panel is not None:
+        if landing is not Landing.ELSEWHERE and self.panel is not None:
             self.dock.raise_()
-            if not left:
+            if landing is Landing.SHOW:
                 self.panel.select_repair(record.id)
 
     def _on_failed(self, job: RepairJob, message: str) -> None:
@@ -168,7 +164,7 @@ class RepairUi(QObject):
         # they were judging it at (the view state's); a repair of another box opens zoomed
         # in on its box. Leaving the comparison gives back the zoom the case had.
         shown = self.previewing
-        self._zoom_in = shown is None or _box_of("", shown) != _box_of("", record)
+        self._zoom_in = not RepairLandings.same_box(shown, record)
         self.previewing, self._previewing_case = record, case.case_id
         self.workbench.set_mode(ViewMode.REPAIR_COMPARISON)
         self.compare.state.enter(Comparison.REPAIR)
@@ -206,7 +202,7 @@ class RepairUi(QObject):
     def _on_mode_changed(self, mode: ViewMode) -> None:
         """Back to reviewing, for whatever reason (a case switch, a panel choice)."""
         if mode is ViewMode.REVIEWING and self.previewing is not None:
-            self._left.add(_box_of(self._previewing_case, self.previewing))
+            self.landings.comparison_left(self._previewing_case, self.previewing)
             self.previewing = None
             self.compare.state.leave(Comparison.REPAIR)
             for role, caption in self.compare.captions.items():
