@@ -256,7 +256,7 @@ def main() -> None:
             QTest.keyClick(canvas, Qt.Key.Key_2)  # Needs recheck: no validity verdict first
             loop.until(
                 lambda before=before: (
-                    window.save_label.property("state") == "saved"
+                    window.status.save_label.property("state") == "saved"
                     and window.case_list.progress.text() != before
                 ),
                 what="the decision saved and counted",

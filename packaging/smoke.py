@@ -6,14 +6,15 @@ e.g. a virtual environment's bin/; macOS: dist/sabre-desk.app/Contents/MacOS)
 Each step runs the bundle's own executables in a fresh temporary folder (settings, logs and
 caches in there too, Qt offscreen unless a step says otherwise): the version; a demo project
 written, validated, its change map and an OpenCV (xphoto) repair; a Gemini repair through the
-real google-genai client in the bundle against the local fake server of tests/fakes; every case
-kept (reviews as the app writes them), exported as a release and verified; on Linux
+real google-genai client in the bundle against the local fake server of the source tree
+(sabre_desk.demo.fake_servers); every case kept (reviews as the app writes them), exported
+as a release and verified; on Linux
 `--install-desktop` (icons drawn, a launcher naming the bundle's program); the window rendered
 to a PNG by the windowed program, offscreen and on an X server (Xvfb, where installed); the
 window started as from a desktop and left open until its worker processes (started from the
 frozen program itself) have made previews, then closed by SIGTERM; on Linux, every bundled
 library's dependencies found (a left-out library shows here); the log free of errors. The run
-needs Pillow, psutil and pytest (the fake server's module imports it).
+needs Pillow and psutil.
 """
 
 from __future__ import annotations
@@ -118,8 +119,8 @@ def step_opencv(b: Bundle) -> str:
 
 
 def step_gemini(b: Bundle) -> str:
-    sys.path.insert(0, str(ROOT / "tests"))
-    from fakes.gemini_server import FakeGemini
+    sys.path.insert(0, str(ROOT))
+    from sabre_desk.demo.fake_servers.gemini_server import FakeGemini
 
     server = FakeGemini()
     try:

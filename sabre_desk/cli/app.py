@@ -29,6 +29,7 @@ from sabre_desk.app_log import configure_logging
 from sabre_desk.cli import (
     cache,
     diff,
+    fake_server,
     generate,
     make,
     primer,
@@ -70,6 +71,7 @@ COMMAND_GROUPS = (
     cache,
     screen,
     upgrade,
+    fake_server,
 )
 
 

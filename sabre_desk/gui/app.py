@@ -140,6 +140,8 @@ def run_gui(
     if warning:
         window.statusBar().showMessage(warning)
     window.show()
+    # The process ends with its main window, whatever other top-level widget is left.
+    window.closed.connect(app.quit)
     _close_on_signals(window)
     if sys.platform == "darwin":  # only macOS's Finder sends file-open events
         _opens = FileOpenRequests(app, window.open_project)  # lives as long as the event loop

@@ -7,7 +7,6 @@ window's thread pool; stale results (for a case the reviewer already left) are d
 from __future__ import annotations
 
 import sys
-from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QThread, QThreadPool, QTimer, Signal
@@ -22,10 +21,9 @@ from PySide6.QtWidgets import (
 
 from sabre_desk.core.case.preview_cache import PreviewStore
 from sabre_desk.core.case.primers import PrimerLibrary
-from sabre_desk.core.case.project import Case, Project
-from sabre_desk.core.case.review import Box
+from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.spec import ImageRole
-from sabre_desk.core.desk.workbench import Go, ViewMode, Workbench
+from sabre_desk.core.desk.workbench import Go, Workbench
 from sabre_desk.core.jobs.job_board import JobBoard
 from sabre_desk.core.jobs.memory import image_cache_budget
 from sabre_desk.ground.errors import ProjectError
@@ -37,12 +35,10 @@ from sabre_desk.gui.evaluation.evaluate_ui import EvaluateUi
 from sabre_desk.gui.evaluation.export_dialog import export_release
 from sabre_desk.gui.keyboard_home import KeyboardHome
 from sabre_desk.gui.machinery.collector import collect_on_gui_thread
-from sabre_desk.gui.machinery.image_loader import ImageLoader, Key, image_key
+from sabre_desk.gui.machinery.image_loader import ImageLoader
 from sabre_desk.gui.machinery.index_reader import IndexReader
-from sabre_desk.gui.machinery.job_views import JobStrip
 from sabre_desk.gui.machinery.preview_sweep import PreviewSweep
 from sabre_desk.gui.machinery.process_jobs import ProcessJobs
-from sabre_desk.gui.machinery.qimage import DisplayImage
 from sabre_desk.gui.making.new_case_dialog import author_new_case
 from sabre_desk.gui.making.pipeline_ui import PipelineUi
 from sabre_desk.gui.making.screening_ui import ScreeningUi
@@ -50,11 +46,11 @@ from sabre_desk.gui.menus import WindowActions, WindowParts
 from sabre_desk.gui.project_sources import ProjectSources
 from sabre_desk.gui.repair.repair_ui import RepairUi
 from sabre_desk.gui.review.boxes_ui import BoxesUi
+from sabre_desk.gui.review.case_display import CaseDisplay
 from sabre_desk.gui.review.case_list import CaseList
 from sabre_desk.gui.review.case_panel import CasePanel
 from sabre_desk.gui.review.changes_ui import ChangesUi
 from sabre_desk.gui.review.conflict import ask_conflict
-from sabre_desk.gui.review.full_resolution import FullResolution
 from sabre_desk.gui.screen_fit import (
     FrameOnScreen,
     dock_state,
@@ -63,15 +59,13 @@ from sabre_desk.gui.screen_fit import (
     restore_docks,
     restore_geometry,
 )
-from sabre_desk.gui.status_labels import PositionLabel, SaveLabel
+from sabre_desk.gui.status_bar import WindowStatus
 from sabre_desk.gui.team.team_ui import TeamUi
 from sabre_desk.gui.toolbar import build_toolbar
 from sabre_desk.gui.upgrade_ui import OpenAs, UpgradeOffer
 from sabre_desk.gui.welcome import WelcomePage
 from sabre_desk.settings import Settings, save_settings
 
-PREFETCH_NEIGHBOURS = 2  # cases decoded ahead on each side of the current one
-PREVIEWS_AHEAD = 12  # cases each side whose previews the sweep makes first
 EMPTY_PROJECT = (
     "no cases yet: put case folders into its cases/ folder (see docs/PROJECT_FORMAT.md), "
     "then reopen the project"
@@ -80,6 +74,7 @@ EMPTY_PROJECT = (
 
 class MainWindow(QMainWindow):
     images_shown = Signal(str)  # case id, once its images (or placeholders) are painted
+    closed = Signal()  # the reviewer closed the window (Ctrl+Q, the close button, a signal)
 
     def __init__(self, reviewer: str, settings: Settings, parent: QWidget | None = None):
         super().__init__(parent)
@@ -90,7 +85,6 @@ class MainWindow(QMainWindow):
         #: rendering a screenshot: problems go to stderr, never to a dialog nobody closes
         self.unattended = False
         self.session = Session(self)
-        self.session.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
         self.session.error.connect(self.report_error)
         self.pool = QThreadPool(self)
         # Decoding is CPU-bound: one core is left to the window, or decoding threads and
@@ -103,13 +97,8 @@ class MainWindow(QMainWindow):
             lambda: image_cache_budget(settings.image_cache_min_mb, settings.image_cache_max_mb),
             self,
         )
-        self.loader.loaded.connect(self._on_image_loaded)
-        self.loader.failed.connect(self._on_image_failed)
-        self.loader.stale.connect(lambda _key: self.redisplay_case())
         self.jobs = ProcessJobs(parent=self)  # CPU-bound work, in worker processes
         self.previews = PreviewSweep(lambda f, a, d: self.jobs.submit(f, a, d, -10), self)
-        self._waiting: dict[Key, ImageRole] = {}
-        self._shown_case: str | None = None
         self.setWindowTitle("sabre-desk")
         self.setAcceptDrops(True)
         open_within_screen(self, 1560, 900)
@@ -117,9 +106,10 @@ class MainWindow(QMainWindow):
 
         self.compare = CompareView()
         self.compare.sync = settings.sync_views
-        self.compare.all_painted.connect(self._on_all_painted)
         self.compare.settled.connect(self.loader.check_previews)
-        self.full_res = FullResolution(self.loader, self.compare, self)
+        self.job_board = JobBoard()  # model work in the background: status bar, Pipeline panel
+        self.status = WindowStatus(self.statusBar(), self.compare, self.job_board)
+        self.session.message.connect(self.status.say)
         self.welcome = WelcomePage()
         self.welcome.set_recent(settings.recent_projects)
         self.sources = ProjectSources(
@@ -140,7 +130,7 @@ class MainWindow(QMainWindow):
         self.index_reader.finished.connect(self._on_index_finished)
         self.case_list = CaseList(self.workbench)
         self.case_list.case_selected.connect(self.show_case)
-        self.case_list.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
+        self.case_list.message.connect(self.status.say)
         self.escape = EscapeToImage(self._focus_image, self)
         self.escape.watch(self.case_list.filter)
         self.case_panel_dock = self._dock(
@@ -153,23 +143,29 @@ class MainWindow(QMainWindow):
             [self.cases_dock, self.case_panel_dock], [240, 440], Qt.Orientation.Horizontal
         )
         self.boxes_ui = BoxesUi(self.session, self.compare, self.workbench)
-        for role, canvas in self.compare.canvases.items():
-            canvas.cursor_moved.connect(lambda xy, r=role: self._on_cursor(r, xy))
-            canvas.view_changed.connect(lambda r=role: self._on_cursor(r, None))
-
-        self.position_label = PositionLabel()
-        self.save_label = SaveLabel()
-        self.statusBar().addPermanentWidget(self.position_label)
-        self.statusBar().addPermanentWidget(self.save_label)
+        self.display = CaseDisplay(
+            self.session,
+            self.workbench,
+            self.compare,
+            self.loader,
+            self.jobs,
+            self.previews,
+            self.boxes_ui,
+            self,
+        )
+        self.display.images_shown.connect(self.images_shown)
+        self.display.painted.connect(self.status.show_zoom)
+        self.display.opening.connect(self.previews.sweep.note_activity)
         self.repair_ui = RepairUi(
             self.session, self.compare, self.workbench, settings, self.jobs, self
         )
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.repair_ui.dock)
         self.tabifyDockWidget(self.case_panel_dock, self.repair_ui.dock)
         self.case_panel_dock.raise_()
-        self.repair_ui.show_files_requested.connect(self.show_files)
-        self.repair_ui.redisplay_requested.connect(self.redisplay_case)
+        self.repair_ui.show_files_requested.connect(self.display.show_files)
+        self.repair_ui.redisplay_requested.connect(self.display.redisplay_case)
         self.changes_ui = ChangesUi(self.session, self.compare, self.workbench, self.jobs, self)
+        self.display.opening.connect(self.changes_ui.note_activity)
         self.images_shown.connect(lambda _case_id: self.changes_ui.refresh())
         self.actions_ = WindowActions(
             self.menuBar(),
@@ -193,31 +189,26 @@ class MainWindow(QMainWindow):
                 quit=self.close,
             ),
         )
-        self.actions_.add_to_edit(self.repair_ui.run_action)
-        self.actions_.add_to_edit(self.repair_ui.accept_action)
+        self.actions_.add_to_edit(self.repair_ui.run_action, needs_project=True)
+        self.actions_.add_to_edit(self.repair_ui.accept_action, needs_project=True)
         self.team_ui = TeamUi(
             self.session, self.compare, self.workbench, self.case_list.select, self.pool, self
         )
-        self.actions_.add_to(self.actions_.review, "Team", self.team_ui.dialog_action)
-        self.actions_.add_to(self.actions_.review, "Team", self.team_ui.reload_action)
-        self.actions_.add_to(self.actions_.go, "Team", self.team_ui.next_action)
-        self.job_board = JobBoard()  # model work in the background: status bar, Pipeline panel
+        for menu, action in (
+            (self.actions_.review, self.team_ui.dialog_action),
+            (self.actions_.review, self.team_ui.reload_action),
+            (self.actions_.go, self.team_ui.next_action),
+        ):
+            self.actions_.add_to(menu, "Team", action, needs_project=True)
         self.screening_ui = ScreeningUi(
             self.session, self.workbench, settings, self.job_board, self
         )
         self.actions_.review.addSeparator()
-        self.actions_.add_to(self.actions_.review, "Review", self.screening_ui.case_action)
-        self.actions_.add_to(self.actions_.review, "Review", self.screening_ui.project_action)
+        for action in (self.screening_ui.case_action, self.screening_ui.project_action):
+            self.actions_.add_to(self.actions_.review, "Review", action, needs_project=True)
         self.evaluate_ui = EvaluateUi(self.session, settings, self.job_board, self)
         self.actions_.add_to_file(self.evaluate_ui.action)
-        self.job_strip = JobStrip(self.job_board, parent=self)
-        self.statusBar().addPermanentWidget(self.job_strip)
-        # As tall as a running job's row from the start: a message or a job appearing never
-        # changes its height and shifts the images above it.
-        self.statusBar().setFixedHeight(
-            max(self.statusBar().sizeHint().height(), self.job_strip.row_height() + 4)
-        )
-        self.actions_.add_to_view(self.changes_ui.action)
+        self.actions_.add_to_view(self.changes_ui.action, needs_project=True)
         self.pipeline_ui = PipelineUi(
             self.session, self.workbench, self.case_list.select, settings, self.job_board, self
         )
@@ -277,7 +268,7 @@ class MainWindow(QMainWindow):
         self.index_reader.begin(project, case_id)  # the first cases now, the rest behind
         first = case_id or self.workbench.first()
         if first:
-            self._ask_for_images(project, first)  # decoded while the panels are built
+            self.display.ask_for_images(project, first)  # decoded while the panels are built
         self._attach_controller(controller)
         self.settings.add_recent(project.root)
         self._save_settings()
@@ -294,14 +285,6 @@ class MainWindow(QMainWindow):
             if project.entries:
                 self.case_list.select(project.entries[0].case_id)
         return True
-
-    def _ask_for_images(self, project: Project, case_id: str) -> list[Key]:
-        """Ask for the images of *case_id* as wanted on screen now (none for a case whose
-        folder is not safe to read); their keys."""
-        entry = project.entry(case_id)
-        if entry is None or not entry.is_valid:
-            return []
-        return self.loader.request_folder(entry.folder, now=True)
 
     def _on_index_progress(self, done: int, total: int) -> None:
         self.statusBar().showMessage(
@@ -323,10 +306,12 @@ class MainWindow(QMainWindow):
 
     def _attach_controller(self, controller: CaseController) -> None:
         controller.check_after_paint = True  # its images first, then the check of them
-        controller.case_loaded.connect(self._on_case_loaded)
-        controller.case_failed.connect(self._on_case_failed)
+        controller.case_loaded.connect(lambda case: self.status.case_opened(case.case_id))
+        controller.case_failed.connect(lambda case_id, _why: self.status.case_opened(case_id))
+        controller.case_loaded.connect(self.display.case_loaded)
+        controller.case_failed.connect(self.display.case_failed)
         controller.entry_changed.connect(self._on_entry_changed)
-        controller.save_state_changed.connect(self.save_label.show_state)
+        controller.save_state_changed.connect(self.status.save_label.show_state)
         controller.conflict.connect(self._on_conflict)
         controller.job_failed.connect(self._on_job_failed)
         controller.decision_made.connect(self._on_decision_made)
@@ -349,7 +334,7 @@ class MainWindow(QMainWindow):
             return
         self.collector.reviewer_moved()
         self.jobs.hold()  # both cores for its images, from their first moment
-        wanted = self._ask_for_images(controller.project, case_id)  # read while it loads
+        wanted = self.display.ask_for_images(controller.project, case_id)  # read while it loads
         if wanted:  # decodes queued for other cases are taken back
             self.loader.cancel_except(set(wanted))
         if not controller.load(case_id) and controller.case is not None:
@@ -366,117 +351,6 @@ class MainWindow(QMainWindow):
         if controller.case is not None and controller.case.case_id == case_id:
             controller.undo()
             self.session.say(f"Undone on {case_id}", 4000)
-
-    # --- the open case ----------------------------------------------------------------------
-
-    def redisplay_case(self) -> None:
-        """Show the open case's images again (after a comparison, or an image replaced)."""
-        if self.controller is not None and self.controller.case is not None:
-            self._on_case_loaded(self.controller.case)
-
-    def show_files(self, files: dict[ImageRole, Path | None], boxes: list[Box]) -> None:
-        """Show arbitrary image files on the canvases (a repair comparison), with *boxes*."""
-        self._waiting.clear()
-        self.boxes_ui.show_overlay(boxes, list(files))
-        for role, path in files.items():
-            canvas = self.compare.canvases[role]
-            if path is None:
-                self.compare.expect_paint(role)
-                canvas.show_message("⚠ the image is missing")
-                continue
-            key = self.loader.request(path)
-            image = self.loader.cached(key)
-            if image is not None:
-                self._show_image(role, key, image)
-            else:
-                self._waiting[key] = role
-                canvas.show_message("Loading…")
-
-    def _on_case_loaded(self, case: Case) -> None:
-        self.workbench.set_current(case.case_id)
-        self.workbench.set_mode(ViewMode.REVIEWING)  # a case opens to be reviewed
-        self.boxes_ui.clear_overlay()
-        self.changes_ui.note_activity()
-        self.previews.sweep.note_activity()
-        self._waiting.clear()
-        self._shown_case = case.case_id
-        roles = case.spec.image_roles
-        self.compare.open_case(case.case_id)  # fitted, unless shown again
-        info = case.image_info.get(roles[0])
-        self.compare.set_aspect(info.width / info.height if info and info.height else None)
-        self.compare.show_roles(roles)
-        current = {image_key(case.images[r]) for r in roles if r in case.images}
-        self.loader.cancel_except(current)
-        self.jobs.hold()  # the case on screen first; released once it is painted
-        self.compare.hold_frame()  # one frame for the case, with its images if they come soon
-        for role in roles:
-            canvas = self.compare.canvases[role]
-            if role in case.image_problems:
-                self.compare.expect_paint(role)
-                canvas.show_message(f"⚠ {case.image_problems[role].message}")
-                continue
-            key = self.loader.request(case.images[role], now=True)
-            image = self.loader.cached(key)
-            failure = self.loader.failure(key)
-            if image is not None:
-                self._show_image(role, key, image)
-            elif failure is not None:
-                self.compare.expect_paint(role)
-                canvas.show_message(f"⚠ {failure}")
-            else:
-                self._waiting[key] = role
-                canvas.show_message("Loading…")
-
-    def _on_case_failed(self, case_id: str, message: str) -> None:
-        self._waiting.clear()
-        self._shown_case = case_id
-        self.compare.open_case(case_id)
-        self.compare.show_roles((ImageRole.BASE, ImageRole.EDITED))
-        for role in (ImageRole.BASE, ImageRole.EDITED):
-            self.compare.expect_paint(role)
-            self.compare.canvases[role].show_message("This case cannot be opened.")
-
-    def _show_image(self, role: ImageRole, key: Key, image: DisplayImage) -> None:
-        canvas = self.compare.canvases[role]
-        self.compare.expect_paint(role)
-        canvas.set_image(image)
-        self.full_res.shown(role, key)
-        self.boxes_ui.refresh(role, fresh=True)
-
-    def _on_image_loaded(self, key: Key, image: DisplayImage) -> None:
-        role = self._waiting.pop(key, None)
-        if role is not None:  # otherwise a prefetch, or a case already left
-            self._show_image(role, key, image)
-
-    def _on_image_failed(self, key: Key, message: str) -> None:
-        role = self._waiting.pop(key, None)
-        if role is not None:
-            self.compare.expect_paint(role)
-            self.compare.canvases[role].show_message(f"⚠ {message}")
-
-    def _on_all_painted(self) -> None:
-        # Inside the paint of the frame: what follows is done once the frame is on the
-        # screen (reading ahead, done here, kept it from there by 4 ms).
-        QTimer.singleShot(0, self, partial(self._after_painted, self._shown_case))
-
-    def _after_painted(self, case_id: str | None) -> None:
-        if case_id != self._shown_case:
-            return  # another case was opened meanwhile: its own paint follows
-        self.jobs.release()
-        self._show_zoom()
-        if case_id is None:
-            return
-        if self.controller is not None:
-            self.controller.case_shown(case_id)
-        self.images_shown.emit(case_id)
-        self._prefetch(case_id)  # only now: a quick flip queues no decode nobody will see
-
-    def _prefetch(self, case_id: str) -> None:
-        for entry in self.workbench.neighbours(case_id, PREFETCH_NEIGHBOURS):
-            if entry.is_valid:
-                self.loader.request_folder(entry.folder)
-        ahead = self.workbench.neighbours(case_id, PREVIEWS_AHEAD)[2 * PREFETCH_NEIGHBOURS :]
-        self.previews.ahead([e.folder for e in ahead if e.is_valid])  # found by later jumps
 
     # --- review changes -------------------------------------------------------------------
 
@@ -505,16 +379,6 @@ class MainWindow(QMainWindow):
             self.case_panel_dock.raise_()
 
     # --- status, errors, conflicts --------------------------------------------------------
-
-    def _show_zoom(self) -> None:
-        """The status bar names an image of this case at its zoom now, never the last's."""
-        canvas = self.compare.active_canvas()
-        role = next((r for r, c in self.compare.canvases.items() if c is canvas), None)
-        if role is not None:
-            self._on_cursor(role, None)
-
-    def _on_cursor(self, role: ImageRole, xy: tuple[int, int] | None) -> None:
-        self.position_label.show_position(role, self.compare.canvases[role].screen_zoom, xy)
 
     def _on_job_failed(self, message: str) -> None:
         self.statusBar().showMessage(message, 10000)
@@ -571,7 +435,7 @@ class MainWindow(QMainWindow):
         self.settings.window_state = dock_state(self)
         self.settings.sync_views = self.compare.sync
         self._save_settings()
-        self._waiting.clear()
+        self.display.forget()
         self.repair_ui.jobs.shutdown()
         self.changes_ui.shutdown()
         self.team_ui.shutdown()
@@ -584,6 +448,7 @@ class MainWindow(QMainWindow):
         self.pool.waitForDone(5000)
         self.collector.hand_back()
         super().closeEvent(event)
+        self.closed.emit()
 
     def wait_for_background(self, timeout_ms: int = 5000) -> bool:
         """Let image decodes, validity checks, repairs and change maps finish (tests,

@@ -30,6 +30,7 @@ from sabre_desk.gui.shortcuts import ShortcutsDialog
 from sabre_desk.settings import Settings
 
 Keys = str | QKeySequence.StandardKey | list[str]
+NO_BOX_SELECTED = "Select a box first: click it, or Tab to it on the image."
 
 
 @dataclass
@@ -128,14 +129,21 @@ class WindowActions:
         find = QKeySequence.StandardKey.Find
         self._add(go, "Go", "&Filter Cases", find, case_list.focus_filter, True)
         self.focus_image = self._add(
-            go, "Go", "Back to the &Image and the Case Tab", ["Ctrl+I", "Esc"], parts.focus_image
+            go,
+            "Go",
+            "Back to the &Image and the Case Tab",
+            ["Ctrl+I", "Esc"],
+            parts.focus_image,
+            True,
         )
 
         self.view = view = bar.addMenu("&View")
         fit, actual = "&Fit to Window", "&Actual Size (100%)"
-        self.fit_action = self._add(view, "View", fit, ["F", "Ctrl+0"], compare.fit, True)
-        self.actual_action = self._add(view, "View", actual, "Ctrl+1", compare.actual_size, True)
-        zoom_in, zoom_out = lambda: compare.zoom_by(1.25), lambda: compare.zoom_by(0.8)
+        fit_slot, actual_slot = self._on_image(compare.fit), self._on_image(compare.actual_size)
+        self.fit_action = self._add(view, "View", fit, ["F", "Ctrl+0"], fit_slot, True)
+        self.actual_action = self._add(view, "View", actual, "Ctrl+1", actual_slot, True)
+        zoom_in = self._on_image(lambda: compare.zoom_by(1.25))
+        zoom_out = self._on_image(lambda: compare.zoom_by(0.8))
         self._add(view, "View", "Zoom &In", ["+", "=", "Ctrl++"], zoom_in, True)
         self._add(view, "View", "Zoom &Out", ["-", "Ctrl+-"], zoom_out, True)
         self.sync = self._add(view, "View", "&Synchronize Zoom and Pan", "S", self._toggle_sync)
@@ -214,23 +222,35 @@ class WindowActions:
         self._undo_actions = [undo, redo]
         self.groups["Edit"] = [undo, redo, *self.groups.get("Edit", [])]
 
-    def add_to_edit(self, action: QAction) -> None:
+    def _needs_project(self, action: QAction) -> None:
+        """Greyed out until a project is open: with none, it would have nothing to act on."""
+        if self.parts.session.controller is None:
+            action.setEnabled(False)
+        self._project_actions.append(action)
+
+    def add_to_edit(self, action: QAction, needs_project: bool = False) -> None:
         self.edit.addAction(action)
         self.groups.setdefault("Edit", []).append(action)
+        if needs_project:
+            self._needs_project(action)
 
-    def add_to(self, menu: QMenu, group: str, action: QAction) -> None:
+    def add_to(self, menu: QMenu, group: str, action: QAction, needs_project: bool = False) -> None:
         """Another part's action, in a menu and under *group* in the shortcuts sheet."""
         menu.addAction(action)
         self.groups.setdefault(group, []).append(action)
+        if needs_project:
+            self._needs_project(action)
 
     def add_to_file(self, action: QAction) -> None:
         """Another part's action in the File menu, above Quit."""
         self.file.insertAction(self._file_anchor, action)
         self.groups.setdefault("File", []).append(action)
 
-    def add_to_view(self, action: QAction) -> None:
+    def add_to_view(self, action: QAction, needs_project: bool = False) -> None:
         self.view.insertAction(self._view_anchor, action)
         self.groups.setdefault("View", []).append(action)
+        if needs_project:
+            self._needs_project(action)
 
     def fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -242,35 +262,73 @@ class WindowActions:
 
     # --- slots ------------------------------------------------------------------------------
 
+    def _open_case(self) -> CaseController | None:
+        """The controller of the open case; with no case open, the status bar says so."""
+        controller = self.parts.session.controller
+        if controller is None or controller.case is None:
+            self.parts.session.say("Open a case first (the project has none open).", 5000)
+            return None
+        return controller
+
+    def _on_image(self, act: Callable[[], object]) -> Callable[[], None]:
+        """*act* on the images shown; with no case open, the status bar says so."""
+
+        def slot() -> None:
+            if self._open_case() is not None:
+                act()
+
+        return slot
+
     def _save_now(self) -> None:
-        if self.parts.session.controller is not None:
-            self.parts.session.controller.save_now()
+        controller = self._open_case()
+        if controller is None:
+            return
+        if controller.save_now():
+            self.parts.session.say_here("Everything of this case is saved.", 3000)
 
     def _decide(self, decision: Decision | None) -> None:
-        if self.parts.session.controller is not None:
-            self.parts.session.controller.set_decision(decision)
+        controller = self._open_case()
+        if controller is None or controller.case is None:
+            return
+        if decision is None and controller.case.review.decision is None:
+            self.parts.session.say_here("This case has no decision to clear.", 4000)
+            return
+        controller.set_decision(decision)
 
     def _drop_box(self) -> None:
         canvas = self.parts.compare.active_canvas()
-        if canvas is not None:
+        if self._open_case() is not None and canvas is not None:
             canvas.setFocus()
             canvas.drop_box_at_center()
 
     def _mirror(self) -> None:
         target = self.parts.compare.focused_box()
-        controller = self.parts.session.controller
-        if target and controller is not None:
+        controller = self._open_case()
+        if controller is None:
+            return
+        if not target:
+            self.parts.session.say_here(NO_BOX_SELECTED, 5000)
+        elif len(self.parts.compare.visible_roles) < 2:
+            self.parts.session.say_here("This case has one image: there is none to mirror to.")
+        else:
             controller.mirror_box(*target)
 
     def _delete_box(self) -> None:
         target = self.parts.compare.focused_box()
-        controller = self.parts.session.controller
-        if target and controller is not None:
+        controller = self._open_case()
+        if controller is None:
+            return
+        if not target:
+            self.parts.session.say_here(NO_BOX_SELECTED, 5000)
+        else:
             controller.remove_box(*target)
 
     def _edit_answers(self) -> None:
         panel = self.parts.panel()
-        if panel is None or panel.probe_model.rowCount() == 0:
+        if self._open_case() is None or panel is None:
+            return
+        if panel.probe_model.rowCount() == 0:
+            self.parts.session.say_here("This case has no questions to answer.", 5000)
             return
         index = panel.probe_model.index(max(0, panel.probes.currentIndex().row()), ANSWER)
         panel.probes.setFocus()
@@ -280,7 +338,7 @@ class WindowActions:
 
     def _edit_notes(self) -> None:
         panel = self.parts.panel()
-        if panel is not None:
+        if self._open_case() is not None and panel is not None:
             panel.notes.setFocus()
 
     def _toggle_auto_advance(self) -> None:

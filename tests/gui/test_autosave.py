@@ -65,9 +65,9 @@ def test_a_decision_lands_on_disk_from_the_save_thread_and_only_then_shows_saved
     decide(qtbot, window)
     qtbot.waitUntil(lambda: window.controller.saver.pending == 1, timeout=3000)
     qtbot.wait(100)  # the window goes on while the save thread is held at the disk
-    assert window.save_label.text() == "● Saving…" and on_disk(project) == {}
+    assert window.status.save_label.text() == "● Saving…" and on_disk(project) == {}
     landed.set()
-    qtbot.waitUntil(lambda: window.save_label.text() == "✓ Saved", timeout=3000)
+    qtbot.waitUntil(lambda: window.status.save_label.text() == "✓ Saved", timeout=3000)
     assert on_disk(project)["decision"] == "needs_recheck"
     assert written_on and threading.main_thread().name not in written_on
 
@@ -94,7 +94,7 @@ def test_a_failing_disk_is_reported_naming_the_file_and_saved_once_there_is_room
         (root / "cases/c1/reviews").mkdir(exist_ok=True)
         fill_disk(root)
         decide(qtbot, window)
-        qtbot.waitUntil(lambda: window.save_label.text() == "✗ Not saved", timeout=3000)
+        qtbot.waitUntil(lambda: window.status.save_label.text() == "✗ Not saved", timeout=3000)
         review_file = str(root / "cases/c1/reviews/alice.json")
         assert review_file in window.case_panel.error.text()
         assert review_file in window.statusBar().currentMessage()

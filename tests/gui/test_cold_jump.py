@@ -11,7 +11,8 @@ import pytest
 
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.gui.machinery import image_loader
-from sabre_desk.gui.main_window import PREFETCH_NEIGHBOURS, MainWindow
+from sabre_desk.gui.main_window import MainWindow
+from sabre_desk.gui.review.case_display import PREFETCH_NEIGHBOURS
 
 BASE, EDITED = ImageRole.BASE, ImageRole.EDITED
 

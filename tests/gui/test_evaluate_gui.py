@@ -40,7 +40,7 @@ def test_file_evaluate_a_release_writes_table_7_in_the_background(
     try:
         with qtbot.waitSignal(ui.finished, timeout=120000) as done:
             assert ui.start(release, [GPT, CLAUDE], tmp_path / "eval")
-            assert window.job_strip.isVisible() and window.job_strip.views
+            assert window.status.job_strip.isVisible() and window.status.job_strip.views
             assert not ui.start(release, [GPT])  # one evaluation at a time
     finally:
         openai_fake.close()
@@ -49,7 +49,7 @@ def test_file_evaluate_a_release_writes_table_7_in_the_background(
     assert result is not None and not result.cancelled and result.failures == 0
     header = (tmp_path / "eval" / "table7.md").read_text().splitlines()[0]
     assert GPT in header and CLAUDE in header
-    assert not window.job_strip.isVisible()
+    assert not window.status.job_strip.isVisible()
 
 
 def test_cancel_stops_an_evaluation_and_keeps_what_came_back(
@@ -77,7 +77,7 @@ def test_cancel_stops_an_evaluation_and_keeps_what_came_back(
     kept = (tmp_path / "eval" / "predictions-openai_gpt-5.4.jsonl").read_text().splitlines()
     rows = (release / "benchmark.jsonl").read_text().splitlines()
     assert len(kept) < len(rows)  # stopped before every question was asked
-    assert not window.job_strip.isVisible()
+    assert not window.status.job_strip.isVisible()
 
 
 def test_the_evaluate_dialog_names_what_its_button_does(qtbot) -> None:

@@ -45,7 +45,7 @@ def test_opening_the_demo_shows_cases_images_and_probes(
     assert len(window.case_panel.checklist) == 6
     assert "primer:no_leftovers" in window.case_panel.checklist
     assert window.windowTitle().startswith("sabre-desk demo")
-    assert window.save_label.text() == "✓ Saved"
+    assert window.status.save_label.text() == "✓ Saved"
     settings, _ = load_settings()
     assert settings.recent_projects == [str(demo_project)]
 
@@ -211,7 +211,7 @@ def test_a_read_only_project_says_so_and_refuses_changes(
         open_case(window, demo_project)
         assert "[read-only]" in window.windowTitle()
         assert "read-only" in window.statusBar().currentMessage()
-        assert window.save_label.text() == "Read-only"
+        assert window.status.save_label.text() == "Read-only"
         assert not window.case_panel.decision_buttons[
             next(iter(window.case_panel.decision_buttons))
         ].isEnabled()

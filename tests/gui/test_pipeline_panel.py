@@ -258,7 +258,7 @@ def test_a_screening_run_shows_in_the_panel_and_its_cancel_stops_it(
     _make_images(context_project, _write_specs(context_project, 1))
     ui = _show_panel(qtbot, window, context_project)
     server.latency_s = 60.0
-    status = window.job_strip
+    status = window.status.job_strip
     with qtbot.waitSignal(window.screening_ui.finished, timeout=JOB_TIMEOUT_MS) as done:
         assert window.screening_ui.screen_project()
         (view,) = ui.panel.jobs.views.values()

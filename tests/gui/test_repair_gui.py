@@ -199,7 +199,7 @@ def test_a_repair_for_a_case_left_is_recorded_off_the_window_thread_and_there_on
     assert panel.previews.count() == 1 and window.controller.case.review.repairs
     window.compare.canvases[EDITED].setFocus()
     press(qtbot, Qt.Key.Key_1)
-    qtbot.waitUntil(lambda: window.save_label.property("state") == "saved", timeout=3000)
+    qtbot.waitUntil(lambda: window.status.save_label.property("state") == "saved", timeout=3000)
     saved = review(demo_project)
     assert saved["decision"] is not None and saved["repairs"][0]["status"] == "preview"
 

@@ -51,11 +51,11 @@ def test_ctrl_alt_s_screens_the_open_case_and_a_solved_case_leaves_the_queue(
                 Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier,
             )
             # the progress and its Cancel in the status bar, while it runs
-            assert window.job_strip.isVisible() and window.job_strip.views
+            assert window.status.job_strip.isVisible() and window.status.job_strip.views
         report = done.args[0]
         assert report is not None and report.cases_written == [CTX]
         assert len(fake.requests) == 4
-    assert not window.job_strip.isVisible()
+    assert not window.status.job_strip.isVisible()
     assert window.project.entry(CTX).screening is ScreenStatus.SOLVED
     model = window.case_panel.probe_model
     assert [model.index(r, RESULT).data() for r in range(model.rowCount())] == ["Correct"] * 4

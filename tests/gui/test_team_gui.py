@@ -126,7 +126,7 @@ def test_an_adjudicator_settles_a_disagreement_from_the_queue(
     assert saved(team, "carol", "c2")["decision"] == "scene_changed"
     qtbot.waitUntil(lambda: not project.entry("c2").disputed, timeout=2000)
     # "Saved" once the save thread is done: the review and its history line both written
-    qtbot.waitUntil(lambda: window.save_label.text() == "✓ Saved", timeout=3000)
+    qtbot.waitUntil(lambda: window.status.save_label.text() == "✓ Saved", timeout=3000)
     case = Project.open(team, "dave").load_case("c2")
     final = settle(all_reviews(case), adjudicators=["carol"])
     assert final.decision is Decision.SCENE_CHANGED and final.why == "adjudicated by carol"
@@ -335,7 +335,7 @@ def go(qtbot, window: MainWindow, case_id: str) -> None:
 def decide(qtbot, window: MainWindow, case_id: str, key: Qt.Key) -> None:
     go(qtbot, window, case_id)
     qtbot.keyClick(window.compare.canvases[EDITED], key)
-    qtbot.waitUntil(lambda: window.save_label.text() == "✓ Saved", timeout=3000)
+    qtbot.waitUntil(lambda: window.status.save_label.text() == "✓ Saved", timeout=3000)
 
 
 def test_two_reviewers_and_an_adjudicator_curate_the_demo_into_a_release(

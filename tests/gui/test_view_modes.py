@@ -72,8 +72,8 @@ def test_after_swiping_on_and_off_the_next_case_opens_fitted(qtbot, laptop: Main
         # The status bar names an image of this case at its zoom, not the last case's.
         canvas = window.compare.active_canvas()
         role = next(r for r in roles if window.compare.canvases[r] is canvas)
-        assert window.position_label.text().startswith(role.value), case_id
-        assert window.position_label.text().endswith(f"{canvas.screen_zoom * 100:.0f}%")
+        assert window.status.position_label.text().startswith(role.value), case_id
+        assert window.status.position_label.text().endswith(f"{canvas.screen_zoom * 100:.0f}%")
     assert any(roles == [IMAGE] for _, roles in seen)
 
 

@@ -75,7 +75,7 @@ def test_the_status_bar_keeps_its_height_with_a_message_or_a_job(
     bar.showMessage("⚠ Repair r1 of ctx01_tape_bagel failed: the engine gave up ▸ see the log")
     job = window.job_board.start(JobKind.SCREENING, "Screening 13 cases", lambda: None)
     QApplication.processEvents()  # its row shows, with a Cancel button
-    assert window.job_strip.isVisible()
+    assert window.status.job_strip.isVisible()
     assert bar.height() == height and window.compare.height() == images
     window.job_board.end(job)
 

@@ -99,7 +99,7 @@ def test_a_decision_key_is_saved_within_half_a_second(
     assert review.case_panel.decision_buttons[
         next(iter(review.case_panel.decision_buttons))
     ].isChecked()
-    assert review.save_label.text() == "✓ Saved"
+    assert review.status.save_label.text() == "✓ Saved"
 
 
 def test_drawing_moving_and_deleting_a_box(

@@ -370,6 +370,25 @@ class Workbench:
             return self.last()
         return self.next_unreviewed(current)
 
+    def nowhere(self, where: Go) -> str | None:
+        """Why the Go menu's *where* leads nowhere from the current case, in the reviewer's
+        words (None: it leads to another case). A key that cannot move says so."""
+        where = Go(where)
+        if not self.entries:
+            return "The project has no cases yet."
+        if not self._visible:
+            return "No case in the list: the filter hides them all."
+        target = self.target(where)
+        if target is not None and target != self.current:
+            return None
+        return {
+            Go.NEXT: "This is the last case in the list.",
+            Go.PREVIOUS: "This is the first case in the list.",
+            Go.FIRST: "This is already the first case in the list.",
+            Go.LAST: "This is already the last case in the list.",
+            Go.UNREVIEWED: "Every case in the list has a decision.",
+        }[where]
+
     def neighbours(self, case_id: str, reach: int) -> list[CaseEntry]:
         """The cases up to *reach* rows either side, nearest first (for prefetching)."""
         row = self.row_of(case_id)

@@ -22,7 +22,9 @@ SelectCase = Callable[[str], bool]
 
 class Session(QObject):
     opened = Signal(object)  # the new CaseController
-    message = Signal(str, int)  # a line for the status bar, and how long to show it (ms)
+    #: a line for the status bar, how long to show it (ms), and the case it is about ("":
+    #: the project): a case's line is cleared when the reviewer leaves that case
+    message = Signal(str, int, str)
     error = Signal(str, str)  # title, message: shown to the reviewer in a dialog
 
     def __init__(self, parent: QObject | None = None):
@@ -44,4 +46,10 @@ class Session(QObject):
         return self.controller.case if self.controller is not None else None
 
     def say(self, text: str, ms: int = 8000) -> None:
-        self.message.emit(text, ms)
+        """A line about the project, or naming the case it is about."""
+        self.message.emit(text, ms, "")
+
+    def say_here(self, text: str, ms: int = 5000) -> None:
+        """A line about the case on screen: gone when the reviewer leaves it."""
+        case = self.case
+        self.message.emit(text, ms, case.case_id if case is not None else "")

@@ -105,6 +105,7 @@ class RepairPanel(QWidget):
         self.cancel.hide()
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.problem = ""  # why the last run did not start
         self.previews = QListWidget()
         self.accept = QPushButton("Accept")
         self.discard = QPushButton("Discard")
@@ -292,7 +293,8 @@ class RepairPanel(QWidget):
         box = self.current_box()
         problem = self._run_problem(box)
         if problem or self.case is None or box is None:
-            self.controller.say(problem or "")
+            self.problem = problem or "no case is open"
+            self.controller.say(self.problem)
             return False
         name = self.engine.currentData()
         # a slow engine's quick preview first, each its own job and its own record
@@ -320,7 +322,8 @@ class RepairPanel(QWidget):
         try:
             return make_engine(name, settings=self.settings, **values)
         except EngineUnavailableError as exc:
-            self.controller.say(f"{name}: {exc.reason}")
+            self.problem = f"{name}: {exc.reason}"
+            self.controller.say(self.problem)
             return None
 
     # --- previews -----------------------------------------------------------------------------

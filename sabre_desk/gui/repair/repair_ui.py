@@ -112,14 +112,15 @@ class RepairUi(QObject):
     def run(self) -> None:
         if self.panel is not None:
             self.dock.raise_()
-            self.panel.run_repair()
+            if not self.panel.run_repair():  # why, where the reviewer is looking
+                self.session.say_here(f"Not repaired: {self.panel.problem}", 6000)
 
     def accept(self) -> None:
         """Ctrl+Return: accept the repair shown beside the image, as its button does."""
         if self.panel is not None and self.previewing is not None and self.panel.accept.isEnabled():
             self.panel.accept.click()
         else:
-            self.session.say("No repair preview to accept is shown", 4000)
+            self.session.say_here("No repair preview to accept is shown", 4000)
 
     # --- jobs ---------------------------------------------------------------------------------
 

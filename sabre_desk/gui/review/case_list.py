@@ -167,16 +167,18 @@ class CaseList(QWidget):
 
     def go(self, where: Go) -> None:
         """Move through the list: next, previous, first, last, next unreviewed."""
+        why_not = self.workbench.nowhere(where)
         target = self.workbench.target(where)
-        if target is not None:
+        if why_not is not None or target is None:
+            self.message.emit(why_not or "", 4000)
+        else:
             self.select(target)
-        elif Go(where) is Go.UNREVIEWED:
-            self.message.emit("Every case in the list has a decision.", 5000)
 
     def go_to_case(self) -> None:
         """Ctrl+G: type (or pick) a case id."""
         ids = [e.case_id for e in self.workbench.entries]
         if not ids:
+            self.message.emit("The project has no cases yet.", 4000)
             return
         dialog = QInputDialog(self)
         dialog.setWindowTitle("Go to Case")

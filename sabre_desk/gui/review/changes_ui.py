@@ -30,6 +30,7 @@ from sabre_desk.gui.machinery.process_jobs import ProcessJobs
 from sabre_desk.imaging.diff import ChangeMap, score_outside
 
 CACHE_SIZE = 24
+ONE_IMAGE = "Changes are shown for paired (Base/Edited) cases; this one has a single image."
 FOREGROUND, BACKGROUND = 10, 0
 
 
@@ -101,6 +102,12 @@ class ChangesUi(QObject):
             return
         self.refresh()
 
+    def _show_section(self) -> None:
+        """The regions list, in the case panel: never a window of its own (before a project
+        is open the section has no panel to be in)."""
+        if self.section.parentWidget() is not None:
+            self.section.show()
+
     def _current(self) -> Case | None:
         case = self.session.case
         if case is None or ImageRole.BASE not in case.spec.image_roles:
@@ -114,9 +121,11 @@ class ChangesUi(QObject):
             return
         case = self._current()
         if case is None:
-            self.section.summary.setText("Changes are shown for paired (Base/Edited) cases.")
+            if self.session.case is not None and self.workbench.mode is ViewMode.REVIEWING:
+                self.session.say_here(ONE_IMAGE, 5000)  # said where the reviewer looks
+            self.section.summary.setText(ONE_IMAGE)
             self.section.regions.clear()
-            self.section.show()
+            self._show_section()
             return
         if any(r not in case.images for r in (ImageRole.BASE, ImageRole.EDITED)):
             return
@@ -125,7 +134,7 @@ class ChangesUi(QObject):
         if cached is None:
             self.section.summary.setText("Comparing Base and Edited…")
             self.section.regions.clear()
-            self.section.show()
+            self._show_section()
             self._request(case, key, FOREGROUND)
             return
         self._cache.move_to_end(key)
@@ -157,7 +166,7 @@ class ChangesUi(QObject):
             item.setData(Qt.ItemDataRole.UserRole, region.box)
             item.setForeground(QColor("#e53935" if region.outside else "#0277bd"))
             self.section.regions.addItem(item)
-        self.section.show()
+        self._show_section()
         self.shown.emit(case.case_id)
 
     def _zoom_to_item(self, item: QListWidgetItem) -> None:

@@ -252,6 +252,7 @@ class TeamUi(QObject):
         """Go to the next case in this adjudicator's queue (in the project's order)."""
         entries = self.workbench.entries
         if not entries:
+            self.session.say("The project has no cases yet.", 5000)
             return
         current = self.workbench.current
         start = next((i for i, e in enumerate(entries) if e.case_id == current), -1)
