@@ -26,10 +26,12 @@ def run_stats(args: argparse.Namespace) -> int:
     project = open_project(args.project, reviewer_name(args))
     require_current(project)
     ratings = collect(project)
-    stats = compute_stats(project.entries, ratings)
+    stats = compute_stats(ratings)
     stats.reviewers = reviewer_progress(ratings, project.assignments, project.manifest.reviewers)
     settings, _ = load_settings()
-    funnel = pipeline_funnel(project, settings.prices, counts=stats.counts)
+    funnel = pipeline_funnel(
+        project, settings.prices, counts=stats.counts, verdicts=ratings.verdicts
+    )
     if args.json:
         print_json(
             {

@@ -472,7 +472,7 @@ def test_the_command_as_a_user_runs_it_and_where_it_is_listed(
     commands = (checkout / "docs" / "commands.md").read_text()
     assert "sabre-desk upgrade PROJECT [--dry-run] [--json]" in commands
     assert (
-        "sabre-desk upgrade my-project --dry-run"
+        "sabre-desk upgrade sabre-desk-demo --dry-run"
         in (checkout / "docs" / "guide" / "upgrading.md").read_text()
     )
 

@@ -35,7 +35,7 @@ def test_a_decision_updates_counts_and_leaves_the_not_reviewed_filter() -> None:
     seen = recorder(wb)
     wb.update_entry(replace(wb.entry("c2"), decision=Decision.KEEP))  # type: ignore[arg-type]
     assert ("removed", 2) in seen
-    assert ("counts", Counts(cases=6, decided_by_me=1, invalid=0)) in seen
+    assert ("counts", Counts(cases=6, decided_by_me=1, invalid=0, unchecked=6)) in seen
     assert wb.visible_ids() == ["c0", "c1", "c3", "c4", "c5"]
     wb.update_entry(replace(wb.entry("c2"), decision=None))  # type: ignore[arg-type]
     assert ("inserted", 2) in seen and wb.visible_count == 6
@@ -98,7 +98,7 @@ def test_an_invalid_case_is_never_next_unreviewed() -> None:
     es[1] = replace(es[1], problem="broken")
     wb.set_entries(es)
     assert wb.next_unreviewed("c0") == "c2"
-    assert wb.counts == Counts(cases=3, decided_by_me=0, invalid=1)
+    assert wb.counts == Counts(cases=3, decided_by_me=0, invalid=1, unchecked=2)
 
 
 def test_a_filtered_out_current_case_navigates_from_the_list() -> None:
@@ -144,7 +144,7 @@ def test_more_of_the_index_arrives_behind_the_first_cases() -> None:
         [replace(e, decision=Decision.KEEP) if e.case_id == "c5" else e for e in es[4:]]
     )
     assert ("appended", (2, 4)) in seen and wb.visible_ids() == ["c1", "c3", "c5", "c7", "c9"]
-    assert wb.counts == Counts(cases=10, decided_by_me=1, invalid=0)
+    assert wb.counts == Counts(cases=10, decided_by_me=1, invalid=0, unchecked=10)
     assert wb.next_unreviewed("c3") == "c7"
     assert wb.row_of("c9") == 4
 
@@ -168,3 +168,18 @@ def test_a_case_the_filter_solved_is_out_of_the_queue_but_listed_and_filterable(
     assert wb.visible_ids() == ["c3"]
     wb.set_filter(show=Show.KEPT)
     assert wb.visible_ids() == ["c2"]
+
+
+def test_a_recorded_verdict_moves_the_counts_as_validate_counts() -> None:
+    """The full check's verdict (``Project.record_verdict``) is one entry change: a case
+    found invalid leaves ``decided_by_me`` and ``unchecked`` and joins ``invalid``."""
+    wb = Workbench()
+    es = entries(3)
+    es[0] = replace(es[0], decision=Decision.KEEP)
+    wb.set_entries(es)
+    assert wb.counts == Counts(cases=3, decided_by_me=1, invalid=0, unchecked=3)
+    bad = replace(wb.entry("c0"), problem="corrupt JSON", checked=True)  # type: ignore[arg-type]
+    wb.update_entry(bad)
+    wb.update_entry(replace(wb.entry("c1"), checked=True))  # type: ignore[arg-type]
+    assert wb.counts == Counts(cases=3, decided_by_me=0, invalid=1, unchecked=1)
+    assert wb.counts.valid == 2

@@ -46,6 +46,7 @@ from sabre_desk.core.case.review import (
     utc_now,
 )
 from sabre_desk.core.case.screening import (
+    SCREENING_NAME,
     CaseScreening,
     case_screening,
     quick_status,
@@ -55,6 +56,7 @@ from sabre_desk.ground.errors import (
     ProjectError,
     ReadOnlyProjectError,
     ReviewError,
+    ScreeningError,
 )
 from sabre_desk.ground.ids import id_problem
 from sabre_desk.ground.paths import inside_project
@@ -79,9 +81,45 @@ __all__ = [
     "SPEC_NAME",
     "Case",
     "Manifest",
+    "Verdict",
     "write_review_file",
 ]
 CASES_DIR = "cases"
+LINK_REASON = "case folder is a symbolic link; links are never followed"
+
+
+def problem_text(file: Path | None, folder: Path, reason: str) -> str:
+    """One problem of a case in one line, naming its file (or the case folder): the words
+    of `validate`, the case list's tooltip, the refusal of Keep and the reports' lists."""
+    return f"{(file or folder).name}: {reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The full check's word on one case (``validity.Validity.check``, the rule `validate`,
+    `stats`, `export` and the window apply): valid, or the first problem that makes it
+    invalid, in `validate`'s words. ``Project.record_verdict`` puts it into the index."""
+
+    case_id: str
+    #: the file the problem is about (None: the case folder itself)
+    file: Path | None = None
+    #: None: the case is valid
+    reason: str | None = None
+    #: every image was decoded in full (False: a check without decoding, which a
+    #: truncated image passes: a valid verdict of it leaves the entry unchecked)
+    decoded: bool = True
+
+    @property
+    def valid(self) -> bool:
+        return self.reason is None
+
+    @property
+    def text(self) -> str | None:
+        """Why the case is invalid in one line, as ``CaseEntry.problem_text`` and
+        ``CaseReport.reason`` say it (None: valid)."""
+        if self.reason is None:
+            return None
+        return problem_text(self.file, Path(self.case_id), self.reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +148,11 @@ class CaseEntry:
     disputed: bool = False
     #: the filter gate on the latest screening run (None: could not be told when indexed)
     screening: ScreenStatus | None = None
+    #: ``problem`` is the full check's verdict on the files as they are (``Verdict``,
+    #: recorded by ``Project.record_verdict``), not only what the index saw of them: an
+    #: unchecked entry without a problem may still be invalid (an image that does not
+    #: decode, a spec that breaks its schema or its primer, another's unreadable review)
+    checked: bool = False
 
     @property
     def folder(self) -> Path:
@@ -119,6 +162,14 @@ class CaseEntry:
     @property
     def is_valid(self) -> bool:
         return self.problem is None
+
+    @property
+    def problem_text(self) -> str | None:
+        """Why the case is invalid as far as the index knows, in `validate`'s words
+        ("spec.json: unreadable (…)"); None: no problem known."""
+        if self.problem is None:
+            return None
+        return problem_text(self.problem_file, self.folder, self.problem)
 
 
 class Project:
@@ -140,8 +191,9 @@ class Project:
         self._mine: set[str] | None = None  # the cases assigned to this reviewer
         self._position: dict[str, int] = {}
         self._concept_owner: dict[str, str] = {}
-        #: images found not to decode: case → (image, reason, the image's identity then)
-        self._undecodable: dict[str, tuple[Path, str, str | None]] = {}
+        #: what the full check found wrong with a case, kept while the file it names is
+        #: unchanged: case → (file, reason, the file's identity then)
+        self._verdicts: dict[str, tuple[Path | None, str, str | None]] = {}
 
     # --- opening and indexing ---------------------------------------------------------
 
@@ -205,7 +257,7 @@ class Project:
         """Start indexing in pieces: the window indexes the first cases at once and the rest
         behind the first case shown (``add_entries`` with each piece, on its own thread)."""
         self.entries, self._position, self._concept_owner = [], {}, {}
-        self._undecodable = {}
+        self._verdicts = {}
         self.indexing = True
         skipped: list[tuple[Path, str]] = []
         try:  # names alone, sorted as strings: a third of a scandir's cost, before the window
@@ -247,8 +299,7 @@ class Project:
         if name.startswith(".") or kind is None:
             return None  # hidden, or gone since the listing
         if kind == LINK:
-            reason = "case folder is a symbolic link; links are never followed"
-            return CaseEntry(name, cases_dir, problem=reason)
+            return CaseEntry(name, cases_dir, problem=LINK_REASON)
         if kind != FOLDER:
             self.skipped.append((cases_dir / name, "not a case folder, skipped"))
             return None
@@ -294,7 +345,22 @@ class Project:
         pending = isinstance(review, dict) and _has_pending_repair(review.get("repairs"))
         stale = decision is not None and quick_stale(folder, review, trust_mtime=not exact)
         own = review if isinstance(review, dict) else None
-        screening = quick_status(folder, spec, own, self.gate, quick_json)
+        try:
+            screening = quick_status(folder, spec, own, self.gate, quick_json)
+        except ScreeningError as exc:  # read only when the brief does not match it
+            return CaseEntry(
+                case_id,
+                cases_dir,
+                subset,
+                concept,
+                mode,
+                Decision.NEEDS_RECHECK if stale else decision,
+                exc.reason,
+                Path(folder, SCREENING_NAME),
+                pending_repair=pending,
+                stale=stale,
+                assigned_to_me=assigned,
+            )
         return CaseEntry(
             case_id,
             cases_dir,
@@ -321,8 +387,9 @@ class Project:
     def fresh_entry(self, case_id: str) -> CaseEntry | None:
         """The case's entry read again from disk (another reviewer or window changed it),
         every image of a decision checked exactly; what other parts found (the change map,
-        the team's disagreement) is kept. Not put in the index: ``replace_entry`` does that
-        on the thread that owns it. None when the case is not in the index."""
+        the team's disagreement) is kept, and so is a recorded verdict's problem while the
+        file it names is unchanged. Not put in the index: ``replace_entry`` does that on
+        the thread that owns it. None when the case is not in the index."""
         old = self.entry(case_id)
         if old is None or (old.problem_file is None and old.problem is not None):
             return old
@@ -330,24 +397,79 @@ class Project:
             case_id, str(self.cases_dir / case_id), f"{self.reviewer}.json", exact=True
         )
         entry = replace(entry, changes_outside=old.changes_outside, disputed=old.disputed)
-        if old.problem and old.problem.startswith("duplicate concept_id"):
-            entry = replace(entry, problem=old.problem, problem_file=old.problem_file)
-        undecodable = self._undecodable.get(case_id)
-        if undecodable is not None and entry.problem is None:
-            image, reason, then = undecodable
-            if identity(image) == then:  # the same broken file: still invalid
-                entry = replace(entry, problem=reason, problem_file=image)
+        duplicate = self._duplicate(entry)
+        if duplicate is not None:
+            return replace(entry, problem=duplicate, problem_file=entry.folder / SPEC_NAME)
+        recorded = self._verdicts.get(case_id)
+        if entry.problem is None and recorded is not None:
+            file, reason, then = recorded
+            if file is None or identity(file) == then:  # the same broken file: still invalid
+                entry = replace(entry, problem=reason, problem_file=file, checked=old.checked)
         return entry
 
+    def _duplicate(self, entry: CaseEntry) -> str | None:
+        """Why *entry* may not use its ``concept_id`` (another case indexed before it
+        does), or None."""
+        if not entry.concept_id or entry.problem is not None:
+            return None
+        owner = self._concept_owner.get(entry.concept_id)
+        if owner is None or owner == entry.case_id:
+            return None
+        return f"duplicate concept_id {entry.concept_id!r} (already used by case {owner})"
+
+    def quick_problem(self, case_id: str) -> tuple[str, Path | None] | None:
+        """What the index's quick look finds wrong with the case as it is on disk now
+        (reason, file; file None: the case folder itself), or None. The full check
+        (``validity``) starts from it, so a problem both find is said in the same words
+        in the window and in `validate`, and one fixed since the index was read is gone.
+        Reads the spec and this reviewer's review as plain JSON; decodes nothing."""
+        folder = self.cases_dir / case_id
+        problem = id_problem(case_id)
+        if problem:
+            return problem, None
+        if folder.is_symlink():
+            return LINK_REASON, None
+        if not folder.is_dir():
+            return None  # gone: loading the case says so
+        entry = self._index_case(case_id, str(folder), f"{self.reviewer}.json")
+        if entry.problem is not None:
+            return entry.problem, entry.problem_file
+        duplicate = self._duplicate(entry)
+        return None if duplicate is None else (duplicate, folder / SPEC_NAME)
+
+    def record_verdict(self, verdict: Verdict) -> CaseEntry | None:
+        """The full check's verdict on a case (``validity.Validity.check``: `validate`'s
+        rule) goes into the index: the entry is invalid with its first problem, in
+        `validate`'s words, or valid, and ``checked`` either way. The one event through
+        which the window's list and counts learn what `validate` and `stats` know (call it
+        on the index's own thread, then ``Workbench.update_entry`` with the entry
+        returned). Returns the entry as it is now (None: not in the index)."""
+        entry = self.entry(verdict.case_id)
+        if entry is None:
+            return None
+        if verdict.reason is None:
+            self._verdicts.pop(verdict.case_id, None)
+            new = replace(entry, problem=None, problem_file=None, checked=verdict.decoded)
+        else:
+            file = None if verdict.file == entry.folder else verdict.file
+            then = identity(file) if file is not None else None
+            self._verdicts[verdict.case_id] = (file, verdict.reason, then)
+            new = replace(entry, problem=verdict.reason, problem_file=file, checked=True)
+        if new != entry:
+            self.replace_entry(new)
+        return new
+
     def mark_invalid(self, case_id: str, reason: str, image: Path) -> CaseEntry | None:
-        """Record that *image* of *case_id* does not decode (``validity`` found it), so the
-        index calls the case invalid until that file changes. Returns the new entry."""
+        """Record that *image* of *case_id* does not decode (a decode found it: the decode
+        cache's known failures, a decode for the screen), so the index calls the case
+        invalid until that file changes. Returns the entry as it is now. A whole check of
+        the case is ``record_verdict``'s."""
         entry = self.entry(case_id)
         if entry is None:
             return None
-        self._undecodable[case_id] = (image, reason, identity(image))
         if entry.problem is None:
-            entry = replace(entry, problem=f"{image.name}: {reason}", problem_file=image)
+            self._verdicts[case_id] = (image, reason, identity(image))
+            entry = replace(entry, problem=reason, problem_file=image)
             self.replace_entry(entry)
         return entry
 

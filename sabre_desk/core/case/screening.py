@@ -283,7 +283,10 @@ def quick_status(
     spec and this reviewer's review as plain JSON; None when it cannot be told cheaply.
     *read_small_json* is the index's own reader (regular files only, bounded). Opening a
     project writes nothing: an image whose time a copy changed is hashed (once per process,
-    ``ground.hashing`` remembers it) until the next run records its new time."""
+    ``ground.hashing`` remembers it) until the next run records its new time.
+
+    Raises ScreeningError when screening.json had to be read and cannot be: the case is
+    then invalid, in the very words the full check (``validity``) gives."""
     try:  # the hot path of indexing: plain os calls, no Path objects for unscreened cases
         st = os.stat(os.path.join(folder, SCREENING_NAME))  # noqa: PTH116, PTH118
     except OSError:
@@ -295,10 +298,7 @@ def quick_status(
         brief = None
     run = _brief_run(brief, current)
     if run is None:
-        try:
-            record = read_record(Path(folder))
-        except ScreeningError:
-            return None
+        record = read_record(Path(folder))  # ScreeningError: for the index to report
         run = record.latest.model_dump(mode="json") if record and record.latest else None
         if run is None:
             return ScreenStatus.NOT_SCREENED

@@ -14,17 +14,18 @@ the case out.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sabre_desk.core.case.decode_cache import DecodeCache
 from sabre_desk.core.case.primers import PrimerLibrary
 from sabre_desk.core.case.primers import check_case as check_case_primer
-from sabre_desk.core.case.project import Case, CaseEntry, Project
+from sabre_desk.core.case.project import Case, Project, Verdict, problem_text
 from sabre_desk.core.case.question_builder import unknown_index
 from sabre_desk.ground.errors import CaseLoadError, ImageError, ProjectError
 from sabre_desk.ground.storage import read_history
-from sabre_desk.imaging.io import IMAGE_EXTENSIONS
 
 ERROR = "error"
 WARNING = "warning"
@@ -52,18 +53,40 @@ class CaseReport:
     #: the case as loaded for the check (None: it could not be loaded), for callers that
     #: go on to use it (export, the team's counts) without reading it twice
     case: Case | None = None
+    #: its images were decoded in full (False: ``Validity(decode=False)``)
+    decoded: bool = True
 
     @property
     def valid(self) -> bool:
         return not any(p.severity == ERROR for p in self.problems)
 
     @property
+    def problem(self) -> Problem | None:
+        """The first problem that makes the case invalid (None: it is valid)."""
+        return next((p for p in self.problems if p.severity == ERROR), None)
+
+    @property
     def reason(self) -> str | None:
-        """Why the case is invalid, in one line naming the file (None: it is valid)."""
-        for problem in self.problems:
-            if problem.severity == ERROR:
-                return f"{Path(problem.file).name}: {problem.reason}"
-        return None
+        """Why the case is invalid, in one line naming the file (None: it is valid): the
+        words of `validate`, and of the case list once ``verdict`` is recorded."""
+        problem = self.problem
+        if problem is None:
+            return None
+        return problem_text(Path(problem.file), self.folder, problem.reason)
+
+    @property
+    def verdict(self) -> Verdict:
+        """The verdict for the index (``Project.record_verdict``)."""
+        problem = self.problem
+        if problem is None:
+            return Verdict(self.case_id, decoded=self.decoded)
+        return Verdict(self.case_id, Path(problem.file), problem.reason, self.decoded)
+
+    def add(self, problem: Problem) -> None:
+        """Add *problem* unless the same one (file and reason) is already reported: the
+        index's quick look and the full load find some problems both."""
+        if not any(p.file == problem.file and p.reason == problem.reason for p in self.problems):
+            self.problems.append(problem)
 
 
 def _problem(error: ProjectError, fallback: Path, severity: str = ERROR) -> Problem:
@@ -89,23 +112,28 @@ class Validity:
         """Every problem of one case; never raises for bad input. *history* also reads
         the case's audit log for damaged lines (warnings only; `validate` reports them)."""
         project = self.project
-        entry = project.entry(case_id)
-        folder = entry.folder if entry else project.cases_dir / case_id
-        report = CaseReport(case_id, folder)
-        if entry is not None and entry.problem is not None and not self._decoded_again(entry):
-            report.problems.append(Problem(str(entry.problem_file or folder), entry.problem))
-            if entry.problem_file is None:
+        folder = project.cases_dir / case_id
+        report = CaseReport(case_id, folder, decoded=self.decode)
+        # The index's quick look at the files as they are now (never the index's entry,
+        # which may hold an earlier verdict): what both find is said in its words.
+        quick = project.quick_problem(case_id)
+        if quick is not None:
+            reason, file = quick
+            report.add(Problem(str(file or folder), reason))
+            if file is None:
                 return report  # the folder itself is unsafe (a link, a bad id): never read it
         try:
             case = project.load_case(case_id)
         except CaseLoadError as exc:
             if not report.problems or Path(report.problems[0].file) != exc.path:
-                report.problems.append(_problem(exc, folder))
+                report.add(_problem(exc, folder))
             return report
         report.case = case
         self._check_primer(case, report)
-        report.problems += [_problem(e, folder) for e in case.image_problems.values()]
-        report.problems += [_problem(e, folder) for e in case.warnings]
+        for problem in [_problem(e, folder) for e in case.image_problems.values()]:
+            report.add(problem)
+        for problem in [_problem(e, folder) for e in case.warnings]:
+            report.add(problem)
         if self.decode:
             for role, path in case.images.items():
                 if role in case.image_problems:
@@ -113,25 +141,25 @@ class Validity:
                 try:
                     self.cache.check(path)
                 except ImageError as exc:
-                    report.problems.append(_problem(exc, folder))
+                    report.add(_problem(exc, folder))
         if history:
             for message in read_history(case.history_path).problems:
-                report.problems.append(Problem(str(case.history_path), message, WARNING))
+                report.add(Problem(str(case.history_path), message, WARNING))
         return report
 
-    def _decoded_again(self, entry: CaseEntry) -> bool:
-        """Whether the index's problem is an image that did not decode, which this check
-        decodes again (so it is reported once, and not at all once the file is fixed)."""
-        file = entry.problem_file
-        return self.decode and file is not None and file.suffix.lower() in IMAGE_EXTENSIONS
+    def verdict(self, case_id: str) -> Verdict:
+        """The verdict on one case, for the index (``Project.record_verdict``); keeps
+        nothing of the case (a loop over 100,000 cases may call it, on a worker)."""
+        return self.check(case_id).verdict
 
     def _check_primer(self, case: Case, report: CaseReport) -> None:
         primer, note = self.primers.for_spec(case.spec, self.project.manifest.primer)
         spec_file = str(case.folder / "spec.json")
         if primer is None:
-            report.problems.append(Problem(spec_file, note, WARNING))
+            report.add(Problem(spec_file, note, WARNING))
             return
-        report.problems += [Problem(spec_file, p) for p in check_case_primer(case.spec, primer)]
+        for problem in check_case_primer(case.spec, primer):
+            report.add(Problem(spec_file, problem))
         rules = primer.header.rules
         if rules.unknown_option:
             report.subset = case.spec.pressure_test_type
@@ -154,4 +182,24 @@ def known_undecodable(project: Project, cache: DecodeCache) -> list[tuple[str, P
         except (ValueError, IndexError):
             continue
         found.append((case_id, path, reason))
+    return found
+
+
+def verdicts(
+    validity: Validity,
+    case_ids: Iterable[str],
+    pause: Callable[[], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> list[Verdict]:
+    """The verdict on each of *case_ids*, for a worker thread; the caller records each
+    into the index on its own thread (``Project.record_verdict``). *pause* (if given) is
+    called before each case (a window holds the loop back while the reviewer moves);
+    *cancel* stops it (the verdicts so far are returned)."""
+    found = []
+    for case_id in case_ids:
+        if cancel is not None and cancel.is_set():
+            break
+        if pause is not None:
+            pause()
+        found.append(validity.verdict(case_id))
     return found

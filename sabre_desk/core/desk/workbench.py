@@ -23,6 +23,7 @@ from sabre_desk.core.case.project import CaseEntry
 from sabre_desk.core.case.review import Decision
 from sabre_desk.core.desk.pace import ReviewerPace
 from sabre_desk.core.jobs.events import Event
+from sabre_desk.core.team.counts import index_part
 
 
 class Show(StrEnum):
@@ -122,23 +123,39 @@ class CaseFilter:
 @dataclass(frozen=True)
 class Counts:
     """The counts the index can tell, under the names of ``counts.Counts`` (which defines
-    them): ``cases``, ``invalid`` (as far as the index knows), ``decided_by_me``."""
+    them, ``counts.index_part`` each entry's part): ``cases``, ``invalid`` (as far as the
+    index knows), ``decided_by_me``; ``unchecked``: cases the full check has not yet
+    judged (``Project.record_verdict``), so ``invalid`` may still grow. With every case
+    checked they are the figures of `stats` and `validate`."""
 
     cases: int = 0
     decided_by_me: int = 0
     invalid: int = 0
     #: the index is still being read behind the cases shown: the counts are so far
     reading: bool = False
+    unchecked: int = 0
 
     @property
     def valid(self) -> int:
         return self.cases - self.invalid
 
-
-def decided_by_me(e: CaseEntry) -> bool:
-    """A current decision of this reviewer on a valid case (one made on images since
-    replaced is stale and does not count), as ``counts`` defines it."""
-    return e.decision is not None and not e.stale and e.problem is None
+    def plus(self, entries: Iterable[CaseEntry], sign: int = 1) -> Counts:
+        """These counts with *entries* added (*sign* -1: taken away)."""
+        invalid = mine = unchecked = 0
+        n = 0
+        for e in entries:
+            n += 1
+            bad, decided, open_ = index_part(e)
+            invalid += bad
+            mine += decided
+            unchecked += open_
+        return replace(
+            self,
+            cases=self.cases + sign * n,
+            invalid=self.invalid + sign * invalid,
+            decided_by_me=self.decided_by_me + sign * mine,
+            unchecked=self.unchecked + sign * unchecked,
+        )
 
 
 def _is_todo(e: CaseEntry) -> bool:
@@ -185,12 +202,7 @@ class Workbench:
         self._haystacks = [_haystack(e) for e in self.entries]
         self.subsets = sorted({e.subset for e in self.entries if e.subset})
         self.current = None
-        self.counts = Counts(
-            cases=len(self.entries),
-            decided_by_me=sum(map(decided_by_me, self.entries)),
-            invalid=sum(e.problem is not None for e in self.entries),
-            reading=reading,
-        )
+        self.counts = Counts(reading=reading).plus(self.entries)
         self._rebuild()
         self.counts_changed.emit(self.counts)
 
@@ -213,12 +225,7 @@ class Workbench:
         first_row = len(self._visible)
         self._visible.update(shown)
         self._todo.update(i for i in shown if _is_todo(self.entries[i]))
-        self.counts = replace(
-            self.counts,
-            cases=self.counts.cases + len(entries),
-            decided_by_me=self.counts.decided_by_me + sum(map(decided_by_me, entries)),
-            invalid=self.counts.invalid + sum(e.problem is not None for e in entries),
-        )
+        self.counts = self.counts.plus(entries)
         if shown:
             self.rows_appended.emit(first_row, first_row + len(shown) - 1)
         self.counts_changed.emit(self.counts)
@@ -244,11 +251,7 @@ class Workbench:
             return
         self.entries[i] = entry
         self._haystacks[i] = _haystack(entry)
-        counts = replace(
-            self.counts,
-            decided_by_me=self.counts.decided_by_me + decided_by_me(entry) - decided_by_me(old),
-            invalid=self.counts.invalid + (entry.problem is not None) - (old.problem is not None),
-        )
+        counts = self.counts.plus([entry]).plus([old], sign=-1)
         was = i in self._visible
         now = self.filter.accepts(entry, self._haystacks[i])
         if was:

@@ -9,12 +9,12 @@ the window's Pipeline panel show the very numbers every other report shows.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sabre_desk.core.case.gate import ScreenStatus
-from sabre_desk.core.case.project import CaseEntry, Project
+from sabre_desk.core.case.project import CaseEntry, Project, Verdict
 from sabre_desk.core.jobs.ledger import LEDGER_NAME, ModelPrice, summarize
 from sabre_desk.core.making.incoming import StagedState, spec_failures, staged_cases
 from sabre_desk.core.team.counts import Counts
@@ -105,10 +105,19 @@ SCREENING_FAILED = (
 )
 
 
-def count_cases(funnel: Funnel, entries: Sequence[CaseEntry]) -> None:
-    """Add *entries* (cases in the project) to the stages the index can tell."""
+def count_cases(
+    funnel: Funnel, entries: Sequence[CaseEntry], invalid: Collection[str] | None = None
+) -> None:
+    """Add *entries* (cases in the project) to the stages the index can tell. A stage
+    counts a case only when the one before does: an invalid case is imaged, never
+    screened or kept (nor a failed screening to list: it is left out whatever its
+    screening says), as far as the index knows (``Project.record_verdict`` tells it what
+    `validate` knows; *invalid*: the ids of the invalid cases, from the full check's
+    verdicts, in place of the entries' own word)."""
     for entry in entries:
         funnel.imaged += 1
+        if (entry.problem is not None) if invalid is None else (entry.case_id in invalid):
+            continue
         if entry.screening in SCREENED:
             funnel.screened += 1
         elif entry.screening is ScreenStatus.FAILED:
@@ -122,10 +131,12 @@ def pipeline_funnel(
     prices: Mapping[str, ModelPrice],
     entries: Sequence[CaseEntry] | None = None,
     counts: Counts | None = None,
+    verdicts: Iterable[Verdict] | None = None,
 ) -> Funnel:
     """The funnel of *project*, counting *entries* (default: its index; the window passes
     a copy taken on its own thread and reads the rest on a worker), its last stages from
-    *counts* (None: left unknown)."""
+    *counts* (None: left unknown); *verdicts* (``TeamRatings.verdicts``, read with the
+    counts) say which cases are invalid, so that no stage counts more than ``valid``."""
     funnel = Funnel()
     if counts is not None:
         funnel.take_counts(counts)
@@ -141,7 +152,8 @@ def pipeline_funnel(
     funnel.failures += [
         (f"a specification ({f.get('primer', '?')})", str(f.get("reason", "?"))) for f in failures
     ]
-    count_cases(funnel, project.entries if entries is None else entries)
+    invalid = None if verdicts is None else {v.case_id for v in verdicts if not v.valid}
+    count_cases(funnel, project.entries if entries is None else entries, invalid)
     if (root / LEDGER_NAME).is_file():
         cost = summarize(root / LEDGER_NAME, prices)
         funnel.cost_usd = cost.total_usd

@@ -20,8 +20,15 @@ under these names, so "decided" never means two things on one screen:
 - ``left_out``: every other case, by reason (``LeftOut``); with ``final_keep`` they add
   up to ``cases``.
 
-Only the cheap part (``decided_by_me``, ``invalid`` as far as the index knows) comes from
-the index; the rest needs everybody's reviews (``ratings.collect``).
+An invalid case counts as invalid and as nothing else: whatever its decisions say, it adds
+to no decision's figure (``decided_by_me``, this reviewer's decisions, each reviewer's
+progress): a decision on it can never reach a release. ``my_row`` puts every case in one
+row of this reviewer's decisions (``invalid``, ``not decided``, ``stale`` or the decision),
+so the rows add up to ``cases`` and the decisions' rows to ``decided_by_me``.
+
+Each case's part is a ``CaseCount``, summed by ``total`` alone. Only the cheap part
+(``decided_by_me``, ``invalid`` as far as the index knows: ``index_part``) comes from the
+index; the rest needs everybody's reviews (``ratings.collect``).
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from sabre_desk.core.case.project import CaseEntry
 from sabre_desk.core.case.review import Decision
 from sabre_desk.core.team.final import Final
 
@@ -166,23 +174,75 @@ def left_out_text(left_out: dict[str, int]) -> str:
     return "; ".join(f"{n} {LeftOut(reason).label}" for reason, n in ordered)
 
 
+#: the rows of this reviewer's decisions that are not a decision (``my_row``)
+INVALID_ROW = "invalid"
+UNDECIDED_ROW = "not decided"
+STALE_ROW = "stale"
+UNKNOWN_SUBSET = "(unknown)"
+
+
+def counts_as_mine(decision: Decision | None, stale: bool, valid: bool) -> bool:
+    """``decided_by_me``'s rule: this reviewer's current decision (not one made on images
+    since replaced) on a valid case."""
+    return valid and decision is not None and not stale
+
+
+def my_row(decision: Decision | None, stale: bool, valid: bool) -> str:
+    """The one row of this reviewer's decisions (`stats`' "my decisions") a case is in."""
+    if not valid:
+        return INVALID_ROW
+    if decision is None:
+        return UNDECIDED_ROW
+    if stale:
+        return STALE_ROW
+    return decision.value
+
+
+def index_part(entry: CaseEntry) -> tuple[int, int, int]:
+    """What one index entry adds to the counts the index can tell (the case list's
+    footer): (invalid, decided_by_me, unchecked), each 0 or 1, by the rules above.
+    ``unchecked``: valid as far as the index's quick look knows, the full check not yet
+    recorded (``Project.record_verdict``)."""
+    valid = entry.problem is None
+    mine = counts_as_mine(entry.decision, entry.stale, valid)
+    return (not valid), mine, valid and not entry.checked
+
+
 @dataclass(frozen=True)
 class CaseCount:
-    """What one case adds to the counts (``ratings.rate`` makes one per valid case)."""
+    """What one case adds to the counts (``ratings.rate`` makes one per valid case,
+    ``invalid_count`` one per invalid case)."""
 
     mine: bool  # the current reviewer has a current decision on it
     anyone: bool
     stale: bool
     disputed: bool
-    standing: Standing
+    #: None: the case is invalid (it is left out of every release, whatever it holds)
+    standing: Standing | None
+    subset: str = UNKNOWN_SUBSET
+    #: its row of this reviewer's decisions (``my_row``)
+    mine_row: str = UNDECIDED_ROW
+
+    @property
+    def valid(self) -> bool:
+        return self.standing is not None
 
 
-def total(invalid: int, cases: Iterable[CaseCount]) -> Counts:
-    """The counts of a project with *invalid* invalid cases and these valid *cases*."""
-    n = mine = anyone = stale = disputed = with_final = keep = 0
+def invalid_count(subset: str | None) -> CaseCount:
+    """What an invalid case adds: one ``invalid``, nothing else."""
+    return CaseCount(False, False, False, False, None, subset or UNKNOWN_SUBSET, INVALID_ROW)
+
+
+def total(cases: Iterable[CaseCount]) -> Counts:
+    """The counts of a project with these *cases* (every case, valid or not)."""
+    n = invalid = mine = anyone = stale = disputed = with_final = keep = 0
     left_out: Counter[str] = Counter()
     for case in cases:
         n += 1
+        if case.standing is None:
+            invalid += 1
+            left_out[LeftOut.INVALID.value] += 1
+            continue
         mine += case.mine
         anyone += case.anyone
         stale += case.stale
@@ -192,10 +252,8 @@ def total(invalid: int, cases: Iterable[CaseCount]) -> Counts:
             keep += 1
         else:
             left_out[case.standing.left_out.value] += 1
-    if invalid:
-        left_out[LeftOut.INVALID.value] += invalid
     return Counts(
-        cases=n + invalid,
+        cases=n,
         invalid=invalid,
         decided_by_me=mine,
         decided_by_anyone=anyone,

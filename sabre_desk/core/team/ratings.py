@@ -14,10 +14,19 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from sabre_desk.core.case.binding import Hashes, image_hashes
-from sabre_desk.core.case.project import Case, CaseEntry, Project
+from sabre_desk.core.case.project import Case, CaseEntry, Project, Verdict
 from sabre_desk.core.case.review import Decision, Review
 from sabre_desk.core.case.validity import Validity
-from sabre_desk.core.team.counts import CaseCount, Counts, release_standing, total
+from sabre_desk.core.team.counts import (
+    UNKNOWN_SUBSET,
+    CaseCount,
+    Counts,
+    counts_as_mine,
+    invalid_count,
+    my_row,
+    release_standing,
+    total,
+)
 from sabre_desk.core.team.final import (
     Final,
     all_reviews,
@@ -28,7 +37,6 @@ from sabre_desk.core.team.final import (
 )
 from sabre_desk.ground.errors import ReviewError
 
-UNKNOWN_SUBSET = "(unknown)"
 Progress = Callable[[int, int], None]
 
 
@@ -64,10 +72,21 @@ class TeamRatings:
     #: invalid cases (not rated), and why each is invalid ("case: why")
     invalid: int = 0
     invalid_cases: list[str] = field(default_factory=list)
+    #: what each invalid case adds to the counts (one ``invalid``, and its subset)
+    invalid_counts: list[CaseCount] = field(default_factory=list)
+    #: the verdict on every case read, valid or not, in the order read: what the index
+    #: records (``Project.record_verdict``) so that the case list, the funnel and the
+    #: counts say what `validate` says
+    verdicts: list[Verdict] = field(default_factory=list)
 
     def counts(self) -> Counts:
         """The curator's counts (``counts``) of the cases read."""
-        return total(self.invalid, (c.count for c in self.cases if c.count is not None))
+        return total(self.case_counts())
+
+    def case_counts(self) -> list[CaseCount]:
+        """What each case read adds to the counts, valid and invalid ones."""
+        rated = [c.count for c in self.cases if c.count is not None]
+        return [*rated, *self.invalid_counts]
 
     @property
     def reviewers(self) -> list[str]:
@@ -129,12 +148,17 @@ def rate(
     standing = release_standing(
         final, len(current), split, unreadable_review(case), question_edits(reviews, final)[1]
     )
+    own = reviews.get(reviewer) if reviewer is not None else None
+    own_decision = own.decision if own is not None else None
+    own_stale = reviewer is not None and reviewer in stale
     count = CaseCount(
-        mine=reviewer is not None and reviewer in current,
+        mine=counts_as_mine(own_decision, own_stale, valid=True),
         anyone=bool(current),
         stale=bool(stale),
         disputed=split,
         standing=standing,
+        subset=subset,
+        mine_row=my_row(own_decision, own_stale, valid=True),
     )
     return CaseRatings(case.case_id, subset, decisions, adjudications, stale, final, count, split)
 
@@ -158,9 +182,11 @@ def collect(
         if progress is not None and done % 200 == 0:
             progress(done, len(entries))
         report = validity.check(entry.case_id)
+        ratings.verdicts.append(report.verdict)
         if not report.valid or report.case is None:
             ratings.invalid += 1
             ratings.invalid_cases.append(f"{entry.case_id}: {report.reason}")
+            ratings.invalid_counts.append(invalid_count(entry.subset))
             continue
         ratings.cases.append(
             rate(report.case, entry.subset or UNKNOWN_SUBSET, adjudicators, project.reviewer)

@@ -1,5 +1,7 @@
-"""Counts for `sabre-desk stats` and the case list's progress line, from the index alone;
-and each reviewer's progress, from the team's ratings and the assignments."""
+"""Counts for `sabre-desk stats`: the curator's counts, cases per subset and this
+reviewer's decisions, all from one reading of the project (``ratings.collect``, which
+applies ``validity``); and each reviewer's progress, from the team's ratings and the
+assignments."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sabre_desk.core.case.assignments import Assignments
-from sabre_desk.core.case.project import CaseEntry, Project
+from sabre_desk.core.case.project import Project
 from sabre_desk.core.team.activity import TimeReport, activity
 from sabre_desk.core.team.agreement import BOOTSTRAP, AgreementReport, agreement
 from sabre_desk.core.team.counts import Counts
@@ -18,7 +20,10 @@ from sabre_desk.core.team.ratings import TeamRatings, collect
 @dataclass
 class ProjectStats:
     """What `sabre-desk stats` reports: the curator's ``counts`` (one meaning per name),
-    cases per subset, and this reviewer's own decisions per subset and per decision."""
+    cases per subset, and this reviewer's own decisions per subset and per decision: every
+    case in one row (``counts.my_row``: ``invalid``, ``not decided``, ``stale`` or the
+    decision), so the rows add up to ``cases`` and the decisions' to ``decided_by_me``.
+    The text (``lines``) and ``to_json`` say the same figures."""
 
     counts: Counts = field(default_factory=Counts)
     by_subset: dict[str, int] = field(default_factory=dict)
@@ -26,6 +31,8 @@ class ProjectStats:
     my_decisions_by_subset: dict[str, dict[str, int]] = field(default_factory=dict)
     #: each reviewer's progress (filled when the team's reviews were read)
     reviewers: list[ReviewerProgress] = field(default_factory=list)
+    #: (case, why) for each invalid case: `validate`'s first problem, in its words
+    invalid_cases: list[tuple[str, str]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -34,6 +41,7 @@ class ProjectStats:
             "my_decisions": self.my_decisions,
             "my_decisions_by_subset": self.my_decisions_by_subset,
             "reviewers": [r.to_json() for r in self.reviewers],
+            "invalid_cases": [{"case_id": c, "reason": why} for c, why in self.invalid_cases],
         }
 
     def lines(self, name: str, reviewer: str) -> list[str]:
@@ -49,6 +57,9 @@ class ProjectStats:
         if self.reviewers:
             out += ["", "per reviewer:"]
             out += [f"  {r.text()}" for r in self.reviewers]
+        if self.invalid_cases:
+            out += ["", "invalid cases (`validate` says why):"]
+            out += [f"  {case_id}: {why}" for case_id, why in self.invalid_cases]
         return out
 
 
@@ -86,7 +97,7 @@ class ReviewerProgress:
         if self.assigned is not None:
             parts.append(f"assigned {self.assigned_decided} / {self.assigned} done")
         if self.stale:
-            parts.append(f"{self.stale} stale after a repair")
+            parts.append(f"{self.stale} stale (decided on earlier images)")
         if self.adjudicated:
             parts.append(f"{self.adjudicated} adjudicated")
         return ", ".join(parts)
@@ -127,27 +138,24 @@ def reviewer_progress(
     return progress
 
 
-UNDECIDED = "not decided"
-UNKNOWN_SUBSET = "(unknown)"
-
-
-def compute_stats(entries: list[CaseEntry], ratings: TeamRatings) -> ProjectStats:
-    """The stats of the indexed *entries*, with the counts of the team's *ratings* (read by
-    ``ratings.collect``, which applies ``validity``)."""
+def compute_stats(ratings: TeamRatings) -> ProjectStats:
+    """The stats of the team's *ratings* (read by ``ratings.collect``, which applies
+    ``validity``): the counts, and the subsets and this reviewer's decisions of the very
+    cases they count."""
     by_subset: Counter[str] = Counter()
     by_decision: Counter[str] = Counter()
     matrix: dict[str, Counter[str]] = {}
-    for e in entries:
-        subset = e.subset or UNKNOWN_SUBSET
-        decision = e.decision.value if e.decision else UNDECIDED
-        by_subset[subset] += 1
-        by_decision[decision] += 1
-        matrix.setdefault(subset, Counter())[decision] += 1
+    cases = ratings.case_counts()
+    for case in cases:
+        by_subset[case.subset] += 1
+        by_decision[case.mine_row] += 1
+        matrix.setdefault(case.subset, Counter())[case.mine_row] += 1
     return ProjectStats(
         counts=ratings.counts(),
         by_subset=dict(sorted(by_subset.items())),
         my_decisions=dict(sorted(by_decision.items())),
         my_decisions_by_subset={k: dict(sorted(v.items())) for k, v in sorted(matrix.items())},
+        invalid_cases=[(v.case_id, v.text) for v in ratings.verdicts if v.text is not None],
     )
 
 

@@ -20,6 +20,8 @@ from sabre_desk.core.case.case_files import anyone_else_reviewed
 from sabre_desk.core.case.manifest import TEAM_VERSION
 from sabre_desk.core.case.project import MANIFEST_NAME, Case, Manifest, Project
 from sabre_desk.core.case.review import Review
+from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.case.validity import ERROR, CaseReport
 from sabre_desk.core.team.final import current_decisions, edit_conflicts
 from sabre_desk.core.team.live import PAUSE_EVERY
 from sabre_desk.core.team.ratings import adjudicators_of, case_disputed, is_adjudication
@@ -51,6 +53,56 @@ class CaseTeam:
         return self.me in self.stale
 
     me: str = ""
+    #: why this reviewer's decision is stale, in words (``stale_reason``; "" when it is not)
+    own_stale_why: str = ""
+
+
+def stale_reason(
+    case: Case, review: Review, hashes: Hashes | None, report: CaseReport | None = None
+) -> str:
+    """Why *review*'s decision no longer counts, in words ("" when it still does): each
+    image changed since it was decided, and how. An image that does not decode or is gone
+    is said to be so in `validate`'s words (*report*: the case's full check, which knows a
+    truncated file); one that a repair replaced (accepted or reverted after the decision,
+    as the case's reviews record) is said to be repaired; any other was replaced outside
+    the app. Never "a repair" for a file nobody repaired."""
+    if not is_stale(review, hashes) or hashes is None:
+        return ""
+    problems = {
+        p.file: p.reason
+        for p in reversed(report.problems if report is not None else [])
+        if p.severity == ERROR
+    }
+    reviews = [review, *case.other_reviews.values()]
+    parts = []
+    for role, digest in review.decided_on.items():
+        if hashes.get(role) == digest:
+            continue
+        path = case.images.get(role)
+        unreadable = case.image_problems.get(role)  # gone, a link out, a broken header
+        name = path.name if path is not None else f"the {role.value} image"
+        broken = problems.get(str(path)) if path is not None else None
+        if unreadable is not None:
+            parts.append(f"{(unreadable.path or case.folder).name}: {unreadable.reason}")
+        elif broken is not None:
+            parts.append(f"{name} changed since and is unreadable: {broken}")
+        elif _repaired_after(reviews, role, review.decided_at):
+            parts.append(f"a repair of {name} was accepted or reverted since")
+        else:
+            parts.append(f"{name} was replaced since (not by a repair made in sabre-desk)")
+    return "; ".join(parts)
+
+
+def _repaired_after(reviews: list[Review], role: ImageRole, decided_at: str | None) -> bool:
+    """Whether a repair of image *role* was accepted or reverted after *decided_at*, by
+    anyone (a review records its own repairs)."""
+    for review in reviews:
+        for repair in review.repairs:
+            if repair.image_role != role or repair.status not in ("accepted", "reverted"):
+                continue
+            if decided_at is None or (repair.decided_at or "") >= decided_at:
+                return True
+    return False
 
 
 def blind(manifest: Manifest) -> bool:
@@ -66,8 +118,11 @@ def others_disputed(case: Case, hashes: Hashes | None, adjudicators: list[str] |
     return len(ratings) > 1
 
 
-def case_team(project: Project, case: Case, hashes: Hashes | None) -> CaseTeam:
-    """What *project*'s reviewer sees of the others on *case* (images with *hashes*)."""
+def case_team(
+    project: Project, case: Case, hashes: Hashes | None, report: CaseReport | None = None
+) -> CaseTeam:
+    """What *project*'s reviewer sees of the others on *case* (images with *hashes*;
+    *report*: the case's full check, when it has landed, for ``own_stale_why``)."""
     me = case.review.reviewer
     adjudicators = adjudicators_of(project)
     disputed = others_disputed(case, hashes, adjudicators)
@@ -92,6 +147,7 @@ def case_team(project: Project, case: Case, hashes: Hashes | None) -> CaseTeam:
         adjudicating=adjudicating,
         conflicts=tuple(edit_conflicts(visible, settled_by)),
         me=me,
+        own_stale_why=stale_reason(case, case.review, hashes, report),
     )
 
 

@@ -23,23 +23,35 @@ class Running:
     close: Callable[[], object]
 
 
+def _pipeline(port: int, answer: str) -> Running:
+    gemini = FakeGemini(answer=PipelineModels(filter_answer=answer), port=port, keep_bodies=False)
+    return Running("pipeline", gemini.url, ("GOOGLE_GEMINI_BASE_URL",), gemini.close)
+
+
+def _gemini(port: int, answer: str) -> Running:
+    gemini = FakeGemini(default=text_reply(answer), port=port, keep_bodies=False)
+    return Running("gemini", gemini.url, ("GOOGLE_GEMINI_BASE_URL",), gemini.close)
+
+
+def _openai(port: int, answer: str) -> Running:
+    openai = FakeOpenAI(rule=lambda body: completion(answer), port=port)
+    variables = ("OPENAI_BASE_URL", "SABRE_DESK_LOCAL_BASE_URL")
+    return Running("openai", openai.url, variables, openai.close)
+
+
+def _anthropic(port: int, answer: str) -> Running:
+    anthropic = FakeAnthropic(rule=lambda body: message(answer), port=port)
+    return Running("anthropic", anthropic.url, ("ANTHROPIC_BASE_URL",), anthropic.close)
+
+
+#: how each kind of KINDS is started, in KINDS' order
+STARTERS: tuple[Callable[[int, str], Running], ...] = (_pipeline, _gemini, _openai, _anthropic)
+
+
 def start(kind: str, port: int = 0, answer: str = "Yes") -> Running:
     """Start the stand-in of *kind* on 127.0.0.1:*port* (0: any free port), answering every
     question with *answer*; it serves on its own threads until ``close``."""
-    if kind == "pipeline":
-        gemini = FakeGemini(
-            answer=PipelineModels(filter_answer=answer), port=port, keep_bodies=False
-        )
-        return Running(kind, gemini.url, ("GOOGLE_GEMINI_BASE_URL",), gemini.close)
-    if kind == "gemini":
-        gemini = FakeGemini(default=text_reply(answer), port=port, keep_bodies=False)
-        return Running(kind, gemini.url, ("GOOGLE_GEMINI_BASE_URL",), gemini.close)
-    if kind == "openai":
-        openai = FakeOpenAI(rule=lambda body: completion(answer), port=port)
-        return Running(
-            kind, openai.url, ("OPENAI_BASE_URL", "SABRE_DESK_LOCAL_BASE_URL"), openai.close
-        )
-    if kind == "anthropic":
-        anthropic = FakeAnthropic(rule=lambda body: message(answer), port=port)
-        return Running(kind, anthropic.url, ("ANTHROPIC_BASE_URL",), anthropic.close)
-    raise ValueError(f"no stand-in {kind!r}; one of {', '.join(KINDS)}")
+    starters = dict(zip(KINDS, STARTERS, strict=True))
+    if kind not in starters:
+        raise ValueError(f"no stand-in {kind!r}; one of {', '.join(KINDS)}")
+    return starters[kind](port, answer)
