@@ -39,6 +39,7 @@ from sabre_desk.gui.machinery.image_loader import ImageLoader
 from sabre_desk.gui.machinery.index_reader import IndexReader
 from sabre_desk.gui.machinery.preview_sweep import PreviewSweep
 from sabre_desk.gui.machinery.process_jobs import ProcessJobs
+from sabre_desk.gui.machinery.verdict_sweep import VerdictSweep
 from sabre_desk.gui.making.new_case_dialog import author_new_case
 from sabre_desk.gui.making.pipeline_ui import PipelineUi
 from sabre_desk.gui.making.screening_ui import ScreeningUi
@@ -128,6 +129,7 @@ class MainWindow(QMainWindow):
         self.index_reader = IndexReader(self.workbench, self)
         self.index_reader.progress.connect(self._on_index_progress)
         self.index_reader.finished.connect(self._on_index_finished)
+        self.verdicts = VerdictSweep(self.workbench, self)  # the list says what validate says
         self.case_list = CaseList(self.workbench)
         self.case_list.case_selected.connect(self.show_case)
         self.case_list.message.connect(self.status.say)
@@ -298,6 +300,7 @@ class MainWindow(QMainWindow):
             self.compare.show_roles((ImageRole.IMAGE,))
             self.compare.canvases[ImageRole.IMAGE].show_message(EMPTY_PROJECT)
         self.collector.set_aside_long_lived()  # the index lives as long as the project
+        self.verdicts.start(project)
         self.changes_ui.sweep(project)
         self.team_ui.project_indexed(project)
         self.pipeline_ui.project_indexed(project)
@@ -445,6 +448,7 @@ class MainWindow(QMainWindow):
         self.previews.sweep.stop()
         self.jobs.shutdown()
         self.index_reader.stop()
+        self.verdicts.stop()
         self.pool.waitForDone(5000)
         self.collector.hand_back()
         super().closeEvent(event)
@@ -455,6 +459,7 @@ class MainWindow(QMainWindow):
         benchmarks, quitting)."""
         pools = [
             self.index_reader.pool,
+            self.verdicts.pool,
             self.pool,
             self.repair_ui.jobs.pool,
             self.sources.pool,

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from PIL import Image
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 
 from sabre_desk.gui.machinery import index_reader
 from sabre_desk.gui.main_window import MainWindow
@@ -91,7 +91,11 @@ def test_rows_and_a_case_before_the_index_is_read(
     assert model.rowCount() == CASES
     assert not resets  # rows appended, the list never laid out anew
     assert sum(appended) >= CASES - index_reader.FIRST_INDEX_CHUNK and len(appended) > 1
-    assert window.case_list.progress.text() == f"decided by me 0 / {CASES} valid"
+    # then every case is checked as `validate` checks it (this spec breaks its primer)
+    with qtbot.waitSignal(window.verdicts.finished, timeout=120_000):
+        pass
+    assert window.case_list.progress.text() == f"decided by me 0 / 0 valid · invalid {CASES}"
+    assert "primer context" in model.index(0).data(Qt.ItemDataRole.ToolTipRole)
     assert window.controller.editor.case_id == "case00000"  # the case shown stays
     assert window.case_list.current_case() == "case00000"
 

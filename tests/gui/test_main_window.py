@@ -27,11 +27,12 @@ BASE, EDITED, IMAGE = ImageRole.BASE, ImageRole.EDITED, ImageRole.IMAGE
 
 
 def test_opening_the_demo_shows_cases_images_and_probes(
-    window: MainWindow, open_case: Callable, demo_project: Path
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
 ) -> None:
     open_case(window, demo_project, "ctx01_tape_bagel")
     assert window.case_list.model.rowCount() == 13
-    assert window.case_list.progress.text() == "decided by me 0 / 13 valid"
+    footer = window.case_list.progress
+    qtbot.waitUntil(lambda: footer.text() == "decided by me 0 / 13 valid", timeout=20_000)
     assert window.compare.canvases[BASE].image_size == (768, 512)
     assert window.compare.canvases[EDITED].image_size == (768, 512)
     assert window.compare.visible_roles == [BASE, EDITED]
@@ -89,7 +90,10 @@ def test_broken_cases_show_their_reason_and_the_rest_keeps_working(
     row = window.workbench.row_of("b_bad_spec")
     tooltip = window.case_list.model.index(row).data(Qt.ItemDataRole.ToolTipRole)
     assert tooltip.startswith("Invalid — spec.json")
-    assert window.case_list.progress.text() == "decided by me 0 / 2 valid · invalid 1"
+    # the junk image is found by the check of every case, before anyone opens it
+    footer = window.case_list.progress
+    expected = "decided by me 0 / 1 valid · invalid 2"
+    qtbot.waitUntil(lambda: footer.text() == expected, timeout=20_000)
 
     with qtbot.waitSignal(window.images_shown, timeout=10000):
         window.case_list.select("c_bad_image")
@@ -391,7 +395,8 @@ def test_a_large_index_is_read_behind_the_first_case(
     window.index_reader.pool.setMaxThreadCount(1)
     qtbot.waitUntil(lambda: window.workbench.counts.cases == 13, timeout=10000)
     assert window.case_list.model.rowCount() == 13
-    assert window.case_list.progress.text() == "decided by me 0 / 13 valid"
+    footer = window.case_list.progress
+    qtbot.waitUntil(lambda: footer.text() == "decided by me 0 / 13 valid", timeout=20_000)
     assert not window.project.indexing
     assert "13 cases" in window.statusBar().currentMessage()
 

@@ -147,11 +147,11 @@ def test_a_repair_accepted_elsewhere_makes_your_decision_stale(
     case = repair_elsewhere(team, "c1", seed=3)
     section = bob.team_ui.section
     qtbot.waitUntil(lambda: "made on an earlier image" in section.notice.text(), timeout=10000)
-    assert bob.project.entry("c1").stale
+    qtbot.waitUntil(lambda: bob.project.entry("c1").stale, timeout=10000)  # the list follows
     assert bob.project.entry("c1").decision is Decision.NEEDS_RECHECK  # his case list says so
     row = bob.workbench.row_of("c1")
     tip = bob.case_list.model.index(row).data(Qt.ItemDataRole.ToolTipRole)
-    assert "Needs recheck" in tip and "since repaired" in tip
+    assert "Needs recheck" in tip and "made on an earlier image" in tip
     assert section.cell("Decision", "bob").startswith("Keep (stale")
     # the canvas shows the repaired image (noise), no longer the flat original colour
     canvas = bob.compare.canvases[EDITED]

@@ -14,7 +14,6 @@ pushed on the case's undo stack, which applies it to the editor.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QUndoGroup, QUndoStack
@@ -23,7 +22,7 @@ from sabre_desk.core.case.decode_cache import DecodeCache
 from sabre_desk.core.case.project import Case, Project
 from sabre_desk.core.case.review import Decision, RepairRecord
 from sabre_desk.core.case.spec import ImageRole
-from sabre_desk.core.case.validity import ERROR, CaseReport, Validity
+from sabre_desk.core.case.validity import CaseReport, Validity
 from sabre_desk.core.desk.case_editor import SAVE_DELAY_MS, Aspect, CaseEditor, SaveState
 from sabre_desk.core.desk.case_edits import Edit
 from sabre_desk.core.desk.review_save import ReviewSave
@@ -34,7 +33,6 @@ from sabre_desk.gui.desk.commands import EditCommand
 from sabre_desk.gui.desk.landings import Landing, Landings
 from sabre_desk.gui.desk.review_saver import ReviewSaver
 from sabre_desk.gui.machinery.workers import Worker
-from sabre_desk.imaging.io import IMAGE_EXTENSIONS
 
 #: The longest a case's validity check waits for its images to be painted (a window that
 #: is hidden paints nothing).
@@ -243,13 +241,10 @@ class CaseController(QObject):
         editor.set_validity(report)
 
     def _on_validity_changed(self, report: CaseReport) -> None:
-        if not report.valid:
-            for problem in report.problems:
-                path = Path(problem.file)
-                if problem.severity == ERROR and path.suffix.lower() in IMAGE_EXTENSIONS:
-                    if self.project.mark_invalid(report.case_id, problem.reason, path):
-                        self.entry_changed.emit(report.case_id)
-                    break
+        """The open case's full check (`validate`'s rule) is its verdict in the index: the
+        list's mark, reason and counts follow it, valid or not."""
+        if self.project.record_verdict(report.verdict) is not None:
+            self.entry_changed.emit(report.case_id)
         self.validity_changed.emit(report)
 
     def keep_refusal(self) -> str | None:

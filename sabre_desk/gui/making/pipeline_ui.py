@@ -56,8 +56,9 @@ def read_pipeline(
     are listed first, so a case that moves in between counts as waiting, never twice. The
     last stages are the curator's counts, read as `stats` reads them."""
     arrived = arrived_cases(project.root, {e.case_id for e in entries})
-    counts = collect(project, entries=entries).counts()
-    return pipeline_funnel(project, prices, entries, counts), arrived
+    ratings = collect(project, entries=entries)
+    funnel = pipeline_funnel(project, prices, entries, ratings.counts(), ratings.verdicts)
+    return funnel, arrived
 
 
 def _summary(kind: JobKind, report: object) -> str:

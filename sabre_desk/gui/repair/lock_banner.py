@@ -60,7 +60,7 @@ class LockBanner(QWidget):
             return
         stale = is_stale(self.owner)
         self.label.setText(
-            f"🔒 The images of this case are locked by {self.owner.describe()}"
+            f"The images of this case are locked by {self.owner.describe()}"
             + (": it looks stale." if stale else "; accept and revert wait for it.")
         )
         self.break_button.setVisible(stale)

@@ -135,6 +135,8 @@ class CaseList(QWidget):
         text = f"decided by me {counts.decided_by_me} / {counts.valid} valid"
         if counts.invalid:
             text += f" · invalid {counts.invalid}"
+        if counts.unchecked and not counts.reading:
+            text += f" · checking {counts.unchecked:,}…"
         if counts.reading:
             text += f" · {counts.cases:,} read so far, reading the index…"
         self.progress.setText(text)

@@ -127,13 +127,12 @@ class CaseListModel(QAbstractListModel):
                 return self._invalid
             return self._icons[(e.decision, e.pending_repair, bool(e.changes_outside))]
         if role == Qt.ItemDataRole.ToolTipRole:
-            if e.problem:
-                where = f"{e.problem_file.name}: " if e.problem_file else ""
-                return f"Invalid — {where}{e.problem}"
+            if e.problem_text:
+                return f"Invalid — {e.problem_text}"
             label = e.decision.label if e.decision else "Not reviewed"
             repair = " — a repair preview is waiting" if e.pending_repair else ""
             outside = " — changes outside the edit (press D)" if e.changes_outside else ""
-            stale = " — your decision was made on an image since repaired" if e.stale else ""
+            stale = " — your decision was made on an earlier image" if e.stale else ""
             disputed = " — the reviewers disagree: yours to settle" if e.disputed else ""
             return f"{e.subset or 'unknown subset'} — {label}{stale}{repair}{outside}{disputed}"
         if role == ENTRY_ROLE:

@@ -310,7 +310,7 @@ class CasePanel(QWidget):
         self.setEnabled(True)
         self.error.hide()
         entry = self.controller.project.entry(case.case_id)
-        self.summary.setHtml(case_summary_html(case, entry.problem if entry else None))
+        self.summary.setHtml(case_summary_html(case, entry.problem_text if entry else None))
         self.details.setHtml(case_details_html(case))
         self._build_checklist(case)
         self._sync(case, Aspect.ALL)

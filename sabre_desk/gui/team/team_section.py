@@ -44,14 +44,14 @@ def notices(team: CaseTeam, own: Review) -> list[str]:
     lines = []
     if team.hidden:
         lines.append(
-            f"🔒 <b>Blind review:</b> {team.others_count} other reviewer(s) judged this case; "
+            f"<b>Blind review:</b> {team.others_count} other reviewer(s) judged this case; "
             "their decisions, notes and boxes show once you have decided it."
         )
     if team.own_stale and own.decision is not None:
+        why = team.own_stale_why or "an image changed since"
         lines.append(
             f"<span style='color:{WARN}'>⚠ Your decision ({escape(own.decision.label)}) was "
-            "made on an earlier image — a repair was accepted or reverted since. Decide "
-            "again.</span>"
+            f"made on an earlier image — {escape(why)}. Decide again.</span>"
         )
     if team.adjudicating:
         lines.append(

@@ -103,6 +103,7 @@ class TeamUi(QObject):
             lambda aspect: self.refresh() if aspect in SHOWN_ASPECTS else None
         )
         controller.others_changed.connect(self.refresh)
+        controller.validity_changed.connect(lambda _report: self.refresh())  # why stale
         self.live.follow_project(project)
         if self.dialog is not None:
             self.dialog.close()
@@ -173,7 +174,7 @@ class TeamUi(QObject):
             self._show_boxes({})
             return
         hashes = image_hashes(case.images, compute=False)
-        self.team = case_team(controller.project, case, hashes)
+        self.team = case_team(controller.project, case, hashes, controller.validity)
         self.section.show_team(case.review, self.team, self.colors)
         reviewing = self.workbench.mode is ViewMode.REVIEWING
         self._show_boxes(self.team.others if reviewing else {})
