@@ -37,6 +37,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
         "image_settings",
         "decode_cache",
         "preview_cache",
+        "entry",
         "project",
         "locks",
         "validity",

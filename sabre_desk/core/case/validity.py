@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sabre_desk.core.case.decode_cache import DecodeCache
+from sabre_desk.core.case.entry import Verdict, problem_text
 from sabre_desk.core.case.primers import PrimerLibrary
 from sabre_desk.core.case.primers import check_case as check_case_primer
-from sabre_desk.core.case.project import Case, Project, Verdict, problem_text
+from sabre_desk.core.case.project import Case, Project
 from sabre_desk.core.case.question_builder import unknown_index
 from sabre_desk.ground.errors import CaseLoadError, ImageError, ProjectError
 from sabre_desk.ground.storage import read_history

@@ -71,23 +71,14 @@ class VerdictSweep(QObject):
                 run.close()
                 self.finished.emit()
                 return
-            run.ids = [i for i in run.ids if self._unchecked(run.project, i)]
-            if not run.ids:
-                self._next(run)
-                return
         chunk = run.ids[run.at : run.at + SWEEP_CHUNK]
         run.at += len(chunk)
-        worker = Worker(verdicts, run.passes[0], chunk, self._pause, run.cancel)
+        worker = Worker(_unchecked_verdicts, run.passes[0], chunk, self._pause, run.cancel)
         worker.returned.connect(lambda found: self._on_verdicts(run, found))
         worker.start(self.pool)
 
     def _pause(self) -> None:  # on the worker, before each case
         self.workbench.pace.wait_until_still(SWEEP_WAIT_S)
-
-    @staticmethod
-    def _unchecked(project: Project, case_id: str) -> bool:
-        entry = project.entry(case_id)
-        return entry is not None and entry.problem is None and not entry.checked
 
     def _on_verdicts(self, run: _Run, found: list[Verdict]) -> None:
         if not run.cancel.is_set():  # not another project, nor a window closing
@@ -102,3 +93,18 @@ class VerdictSweep(QObject):
         if self._run is not None:
             self._run.cancel.set()
         return self.pool.waitForDone(timeout_ms) if wait else True
+
+
+def _unchecked_verdicts(
+    validity: Validity, ids: list[str], pause: Callable[[], None], cancel: threading.Event
+) -> list[Verdict]:
+    """On the worker: the verdicts of those of *ids* the sweep has not settled yet (the
+    decoding pass skips a case the first found invalid, or the window checked in full), so
+    a pass over 100,000 cases never filters them on the window's thread."""
+
+    def open_(case_id: str) -> bool:
+        entry = validity.project.entry(case_id)
+        return entry is not None and entry.problem is None and not entry.checked
+
+    wanted = [i for i in ids if open_(i)] if validity.decode else ids
+    return verdicts(validity, wanted, pause, cancel)
