@@ -102,3 +102,29 @@ def test_task_design_opens_one_window_with_a_close_button(
     close = first.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Close)
     qtbot.mouseClick(close, Qt.MouseButton.LeftButton)
     assert not first.isVisible()
+
+
+@pytest.mark.parametrize("height", [768, 900, 1080])
+def test_the_checklist_ends_whole_and_no_empty_band_is_left_under_it(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path, height: int
+) -> None:
+    """Scrolled to its end, the pane shows the checklist's last item and the box's edge; on a
+    taller screen the pane is no taller than what it holds: the notes field takes the rest."""
+    window.resize(1366, height)
+    for case_id in ("count02_bottles", "ctx01_tape_bagel", "lang01_mug_back"):
+        open_case(window, demo_project, case_id)
+        panel = window.case_panel
+        pane = panel.top_scroll.viewport()
+        box = panel.checklist_box
+        needed = panel.top_scroll.widget().heightForWidth(pane.width())
+        qtbot.waitUntil(lambda: pane.height() <= needed + 2, timeout=3000)  # noqa: B023
+        bar = panel.top_scroll.verticalScrollBar()
+        bar.setValue(bar.maximum())
+        qtbot.wait(20)
+        rows = [box for box in panel.checklist.values() if box.isVisible()]
+        last = rows[-1].parentWidget()
+        assert last.mapTo(pane, QPoint(0, last.height())).y() <= pane.height(), case_id
+        assert box.mapTo(pane, QPoint(0, box.height())).y() <= pane.height(), case_id
+        if bar.maximum() == 0:  # all of it fits: nothing empty under the checklist
+            assert pane.height() - box.mapTo(pane, QPoint(0, box.height())).y() <= 16, case_id
+        assert panel.notes.height() >= 64

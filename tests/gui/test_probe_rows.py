@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QTableView
 
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.review.case_panel import COLUMN_WIDTHS, QUESTION_LEAST_PX
+from sabre_desk.gui.review.probe_columns import QUESTION_LEAST_PX
 from sabre_desk.gui.review.probe_model import PROBE, QUESTION
 
 CASE = "spatial01_desk"  # long questions: several lines each in a laptop-sized panel
@@ -46,19 +46,16 @@ def test_each_question_shows_whole_after_the_panel_changes_width(
 def test_each_probe_id_shows_whole_where_the_question_keeps_its_room(
     qtbot, window: MainWindow, open_case: Callable, demo_project: Path
 ) -> None:
-    """A primer's probe id (component_count) is not cut to "component_…" when the panel
-    has the room; on a laptop the Question column keeps its room and the id is whole in
-    its tooltip."""
+    """A primer's probe id (component_count) is not cut to "component_…" while the
+    columns beside it have room they do not use; the Question column keeps its room."""
     window.resize(1366, 730)
     open_case(window, demo_project, "attr02_traffic_light")
     qtbot.wait(50)
     table = window.case_panel.probes
     model = table.model()
     assert model.index(0, PROBE).data(Qt.ItemDataRole.ToolTipRole) == "component_count"
-    # the Probe column took no room from a Question column already short of it
-    assert table.columnWidth(QUESTION) >= QUESTION_LEAST_PX or (
-        table.columnWidth(PROBE) == COLUMN_WIDTHS[PROBE]
-    )
+    qtbot.waitUntil(lambda: table.sizeHintForColumn(PROBE) <= table.columnWidth(PROBE))
+    assert table.columnWidth(QUESTION) >= QUESTION_LEAST_PX
     dock = window.case_panel.parentWidget()
     assert isinstance(dock, QDockWidget)
     window.resizeDocks([dock], [640], Qt.Orientation.Horizontal)  # a wider panel
