@@ -96,14 +96,32 @@ def render_icon_set(folder: Path) -> list[Path]:
     return written
 
 
-def _desktop_entry() -> bytes:
-    """The launcher. Installed by pip it runs ``sabre-desk`` from the PATH; from the standalone
-    bundle, which is on no PATH, it names the bundle's own program."""
-    text = resource_path(f"{APP_ID}.desktop").read_text(encoding="utf-8")
+def launcher_program() -> list[str]:
+    """The program this run was started as, as an absolute command: a desktop's launcher
+    runs without the virtual environment's ``bin`` (or pipx's) on its PATH, so a bare
+    ``sabre-desk`` would be hidden (TryExec fails) or do nothing.
+
+    The standalone bundle is its executable; ``python -m sabre_desk`` is that interpreter
+    with ``-m sabre_desk``; the installed script (a venv, pipx, ``pip install --user``) is
+    its own path; else the script installed beside the interpreter, else the bare name."""
     if getattr(sys, "frozen", False):
-        program = str(Path(sys.executable).resolve())
-        text = text.replace(f"TryExec={APP_ID}\n", f"TryExec={_string_value(program)}\n")
-        text = text.replace(f"Exec={APP_ID} ", f"Exec={_exec_argument(program)} ")
+        return [str(Path(sys.executable).absolute())]
+    started = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if started is not None and started.name == "__main__.py":
+        return [str(Path(sys.executable).absolute()), "-m", "sabre_desk"]
+    if started is not None and started.name.startswith(APP_ID) and started.is_file():
+        return [str(started.absolute())]
+    beside = Path(sys.executable).absolute().parent / APP_ID
+    return [str(beside)] if beside.is_file() else [APP_ID]
+
+
+def _desktop_entry() -> bytes:
+    """The launcher, naming the program it was installed from (``launcher_program``)."""
+    text = resource_path(f"{APP_ID}.desktop").read_text(encoding="utf-8")
+    program = launcher_program()
+    command = " ".join(_exec_argument(part) for part in program)
+    text = text.replace(f"TryExec={APP_ID}\n", f"TryExec={_string_value(program[0])}\n")
+    text = text.replace(f"Exec={APP_ID} ", f"Exec={command} ")
     return text.encode("utf-8")
 
 

@@ -5,6 +5,7 @@ drawing; the app says its version and desktop file name."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -20,13 +21,15 @@ from sabre_desk.gui.app import make_app
 from sabre_desk.gui.desktop_install import ICON_SIZES, MIME_TYPE, install_desktop, render_icon_set
 
 
-def install(home: Path, xdg: Path | None) -> subprocess.CompletedProcess[str]:
+def install(
+    home: Path, xdg: Path | None, program: list[str] | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "XDG_DATA_HOME"}
     env.update(HOME=str(home), SABRE_DESK_CONFIG_DIR=str(home / "config"))
     if xdg is not None:
         env["XDG_DATA_HOME"] = str(xdg)
     return subprocess.run(
-        [sys.executable, "-m", "sabre_desk", "--install-desktop"],
+        [*(program or [sys.executable, "-m", "sabre_desk"]), "--install-desktop"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -40,7 +43,8 @@ def test_install_desktop_writes_launcher_icons_and_mime_type(tmp_path: Path) -> 
     assert result.returncode == 0, result.stderr
     desktop = (share / "applications" / "sabre-desk.desktop").read_text()
     assert f"MimeType={MIME_TYPE};" in desktop and "inode/directory" not in desktop
-    assert "Exec=sabre-desk open %f" in desktop and "Icon=sabre-desk" in desktop
+    assert f"Exec={sys.executable} -m sabre_desk open %f" in desktop
+    assert "Icon=sabre-desk" in desktop
     if shutil.which("desktop-file-validate"):
         check = subprocess.run(
             ["desktop-file-validate", str(share / "applications" / "sabre-desk.desktop")],
@@ -63,6 +67,38 @@ def test_install_desktop_writes_launcher_icons_and_mime_type(tmp_path: Path) -> 
     if shutil.which("update-mime-database"):  # the tool accepted the file and indexed it
         assert (share / "mime" / "application" / f"{MIME_TYPE.split('/')[1]}.xml").is_file()
     assert f"installed {share / 'applications' / 'sabre-desk.desktop'}" in result.stdout
+
+
+def exec_line(launcher: Path) -> list[str]:
+    """The launcher's Exec command as a desktop splits it (quotes, then the field codes)."""
+    line = next(x for x in launcher.read_text().splitlines() if x.startswith("Exec="))
+    return [part for part in shlex.split(line.removeprefix("Exec=")) if not part.startswith("%")]
+
+
+@pytest.mark.parametrize("started_as", ["script", "module"])
+def test_the_launcher_runs_the_program_it_was_installed_from(
+    tmp_path: Path, started_as: str
+) -> None:
+    """After the README's install into a virtual environment, whose bin folder is on no
+    desktop's PATH: the launcher's program (and its TryExec) are absolute and start."""
+    script = Path(sys.executable).parent / "sabre-desk"
+    if started_as == "script" and not script.is_file():
+        pytest.skip(f"no installed sabre-desk script beside {sys.executable}")
+    program = [str(script)] if started_as == "script" else None
+    share = tmp_path / "share"
+    assert install(tmp_path, share, program).returncode == 0
+    launcher = share / "applications" / "sabre-desk.desktop"
+    command = exec_line(launcher)
+    assert Path(command[0]).is_absolute() and command[-1] == "open"
+    try_exec = next(x for x in launcher.read_text().splitlines() if x.startswith("TryExec="))
+    assert try_exec == f"TryExec={command[0]}"
+    env = {k: v for k, v in os.environ.items() if k != "PATH"}
+    env["PATH"] = "/usr/bin:/bin"  # a desktop session's PATH: no venv, no pipx
+    ran = subprocess.run(
+        [*command[:-1], "--version"], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert __version__ in ran.stdout
 
 
 def test_without_xdg_data_home_it_goes_to_the_home_folder(tmp_path: Path) -> None:
