@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,21 @@ def test_the_card_is_valid_and_quotes_its_name(release: Path) -> None:
     assert card.data.license_name and card.data.license_link
     features = card.data.to_dict()["dataset_info"]["features"]
     assert [f["name"] for f in features][:2] == ["image", "index"]
+
+
+def test_a_release_loads_without_a_word_about_its_card(
+    release: Path, caplog: pytest.LogCaptureFixture, recwarn: pytest.WarningsRecorder
+) -> None:
+    """Every load of a release is quiet: a card ``datasets`` finds malformed (a split with no
+    ``num_bytes``) prints a warning that a benchmark's users read as a broken release."""
+    caplog.set_level(logging.DEBUG)
+    datasets.load_dataset(str(release), split="test")
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    said += [str(w.message) for w in recwarn]
+    assert not [m for m in said if any(w in m.lower() for w in ("card", "malformed", "split"))]
+    info = DatasetCard.load(release / "README.md").data.to_dict()["dataset_info"]
+    loaded = [release / "metadata.jsonl", *(release / "hf").iterdir()]
+    assert info["splits"][0]["num_bytes"] == sum(path.stat().st_size for path in loaded)
 
 
 def _lmms_eval_yaml(path: Path) -> dict[str, Any]:

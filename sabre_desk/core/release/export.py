@@ -450,8 +450,17 @@ def _export_into(
     subsets = sorted({r["subset"] for r in rows})
     funnel.cases, funnel.exported = len(entries), summary.cases
     funnel.left_out = dict(sorted(summary.left_out_counts.items()))
+    loaded = [tmp / "metadata.jsonl", *(tmp / HF_FOLDER).iterdir()]
     readme = card(
-        name, summary.cases, len(rows), subsets, license_id, task_name(name), tsv, funnel.to_json()
+        name,
+        summary.cases,
+        len(rows),
+        subsets,
+        license_id,
+        task_name(name),
+        tsv,
+        funnel.to_json(),
+        data_bytes=sum(path.stat().st_size for path in loaded),
     )
     write_bytes(tmp / "README.md", readme.encode())
     prompts = shipped_prompts()

@@ -130,9 +130,14 @@ def card(
     task: str = "",
     tsv: dict[str, str] | None = None,
     funnel: dict[str, Any] | None = None,
+    data_bytes: int = 0,
 ) -> str:
     """The dataset card (README.md): its YAML header, how the release is laid out, and how to
-    evaluate a model on it with datasets, lmms-eval, VLMEvalKit and sabre-desk."""
+    evaluate a model on it with datasets, lmms-eval, VLMEvalKit and sabre-desk.
+
+    *data_bytes* is the size of the files the loaders read (metadata.jsonl and hf/): the
+    header's ``num_bytes``, ``download_size`` and ``dataset_size``, without which ``datasets``
+    calls the card's ``splits`` malformed at every load."""
     listed = "\n".join(f"- `{s}`" for s in subsets)
     license_lines, license_text = _license(license_id)
     tsv = tsv or {}
@@ -152,7 +157,10 @@ dataset_info:
 {_features()}
   splits:
   - name: test
+    num_bytes: {data_bytes}
     num_examples: {rows}
+  download_size: {data_bytes}
+  dataset_size: {data_bytes}
 configs:
 - config_name: default
   data_files:
