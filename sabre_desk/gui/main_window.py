@@ -65,6 +65,7 @@ from sabre_desk.gui.team.team_ui import TeamUi
 from sabre_desk.gui.toolbar import build_toolbar
 from sabre_desk.gui.upgrade_ui import OpenAs, UpgradeOffer
 from sabre_desk.gui.welcome import WelcomePage
+from sabre_desk.gui.window_claims import WindowClaims
 from sabre_desk.settings import Settings, save_settings
 
 EMPTY_PROJECT = (
@@ -121,6 +122,7 @@ class MainWindow(QMainWindow):
         self.welcome.new_requested.connect(self.sources.new)
         self.welcome.recent_requested.connect(self.open_project)
         self.upgrades = UpgradeOffer(self, self.report_error, lambda: self.unattended)
+        self.claims = WindowClaims(self, lambda: self.unattended)
         self.central = QStackedWidget()
         self.central.addWidget(self.welcome)
         self.central.addWidget(self.compare)
@@ -248,14 +250,18 @@ class MainWindow(QMainWindow):
         if self.controller is not None and not self._leave_current():
             return False
         open_as = self.upgrades.before_open(path)  # an earlier sabre-desk's project
+        if open_as is OpenAs.WRITABLE:  # this reviewer's window elsewhere: read-only here
+            open_as = self.claims.before_open(path, self.reviewer)
         if open_as is OpenAs.NOT_AT_ALL:
             return False
         try:
             read_only = open_as is OpenAs.READ_ONLY
             project = Project.open(path, self.reviewer, index=False, read_only=read_only)
         except (ProjectError, ValueError) as exc:
+            self.claims.not_opened()
             self.report_error("Cannot open project", str(exc))
             return False
+        self.claims.opened()
         self.loader.clear()
         self.compare.state.close()  # nothing of the last project's view is kept
         self.collector.hand_back()
@@ -439,6 +445,7 @@ class MainWindow(QMainWindow):
         self.settings.sync_views = self.compare.sync
         self._save_settings()
         self.display.forget()
+        self.claims.release()
         self.repair_ui.jobs.shutdown()
         self.changes_ui.shutdown()
         self.team_ui.shutdown()
