@@ -12,11 +12,18 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
-import pytest
 from PIL import Image
+
+
+def _skip(reason: str) -> NoReturn:
+    """Skip the test that asked for a filesystem this machine cannot give. pytest is
+    imported here only: packaging/smoke.py uses this module where pytest is not installed."""
+    import pytest
+
+    pytest.skip(reason)
 
 
 def png_bytes(
@@ -97,10 +104,10 @@ def read_only(root: Path) -> Iterator[None]:
                 d.chmod(0o755)
         return
     if shutil.which("chattr") is None:
-        pytest.skip("chattr is needed to make a folder read-only for root")
+        _skip("chattr is needed to make a folder read-only for root")
     done = subprocess.run(["chattr", "+i", *map(str, dirs)], capture_output=True)
     if done.returncode != 0:
-        pytest.skip(f"this filesystem has no immutable flag: {done.stderr.decode().strip()}")
+        _skip(f"this filesystem has no immutable flag: {done.stderr.decode().strip()}")
     try:
         yield
     finally:
@@ -115,13 +122,13 @@ def small_disk(where: Path, size_kb: int = 256) -> Iterator[Path]:
     """
     where.mkdir(parents=True, exist_ok=True)
     if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a small tmpfs needs root")
+        _skip("mounting a small tmpfs needs root")
     done = subprocess.run(
         ["mount", "-t", "tmpfs", "-o", f"size={size_kb}k", "tmpfs", str(where)],
         capture_output=True,
     )
     if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+        _skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
     try:
         yield where
     finally:
