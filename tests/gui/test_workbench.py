@@ -95,7 +95,10 @@ def test_a_decision_key_is_saved_within_half_a_second(
     assert saved["reviewer"] == "alice" and saved["case_id"] == CASE
     assert history(demo_project)[-1]["event"] == "decision"
     assert history(demo_project)[-1]["data"] == {"from": None, "to": "keep"}
-    assert review.case_list.progress.text() == "decided by me 1 / 13 valid"
+    # every case is checked behind the index ("checking N…" until then): waited for
+    qtbot.waitUntil(
+        lambda: review.case_list.progress.text() == "decided by me 1 / 13 valid", timeout=15000
+    )
     assert review.case_panel.decision_buttons[
         next(iter(review.case_panel.decision_buttons))
     ].isChecked()
