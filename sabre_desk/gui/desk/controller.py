@@ -2,13 +2,13 @@
 
 The editor holds the case's state and operations; this adapter gives it what only Qt has —
 signals for the widgets, a ``QUndoStack`` per case, the autosave timer, the workers that
-check validity and record repairs — and replaces the editor whenever another case opens, so
-nothing of one case (its messages, its edits, its verdict) can show on the next. Autosaves,
-and the save of a case the reviewer moves on from, are written on a save thread
-(``review_saver``); a save that must be done before going on (Save Now, closing, a repair
-landing) waits for those first. Widgets
-express intents (``set_decision``, ``add_box`` …); the editor turns each into an ``Edit``,
-pushed on the case's undo stack, which applies it to the editor.
+check validity (``validity_checks``) and record repairs — and replaces the editor whenever
+another case opens, so nothing of one case (its messages, its edits, its verdict) can show
+on the next. Autosaves, and the save of a case the reviewer moves on from, are written on a
+save thread (``review_saver``); a save that must be done before going on (Save Now, closing,
+a repair landing) waits for those first. Widgets express intents (``set_decision``,
+``add_box`` …); the editor turns each into an ``Edit``, pushed on the case's undo stack,
+which applies it to the editor.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from sabre_desk.core.case.decode_cache import DecodeCache
 from sabre_desk.core.case.project import Case, Project
 from sabre_desk.core.case.review import Decision, RepairRecord
 from sabre_desk.core.case.spec import ImageRole
-from sabre_desk.core.case.validity import CaseReport, Validity
+from sabre_desk.core.case.validity import CaseReport
 from sabre_desk.core.desk.case_editor import SAVE_DELAY_MS, Aspect, CaseEditor, SaveState
 from sabre_desk.core.desk.case_edits import Edit
 from sabre_desk.core.desk.review_save import ReviewSave
@@ -32,11 +32,7 @@ from sabre_desk.ground.errors import CaseLoadError, ProjectError
 from sabre_desk.gui.desk.commands import EditCommand
 from sabre_desk.gui.desk.landings import Landing, Landings
 from sabre_desk.gui.desk.review_saver import ReviewSaver
-from sabre_desk.gui.machinery.workers import Worker
-
-#: The longest a case's validity check waits for its images to be painted (a window that
-#: is hidden paints nothing).
-CHECK_WAIT_MS = 2000
+from sabre_desk.gui.desk.validity_checks import ValidityChecks
 
 __all__ = ["SAVE_DELAY_MS", "Aspect", "CaseController", "SaveState"]
 
@@ -80,18 +76,8 @@ class CaseController(QObject):
         self._unsaved: list[CaseEditor] = []
         self.landings = Landings(project, self)
         self.landings.recorded.connect(self._on_recorded)
-        self._validity = Validity(project)
-        self._validity_pool = QThreadPool(self)
-        self._validity_pool.setMaxThreadCount(1)
-        self._validity_check: Worker | None = None  # the last one asked for
-        #: set by a window that paints each case: its check then starts once the case's
-        #: images are painted (``case_shown``), or after CHECK_WAIT_MS at the latest
-        self.check_after_paint = False
-        self._check_due: str | None = None
-        self._check_wait = QTimer(self)
-        self._check_wait.setSingleShot(True)
-        self._check_wait.setInterval(CHECK_WAIT_MS)
-        self._check_wait.timeout.connect(self._start_due_check)
+        self.validity_checks = ValidityChecks(project, lambda: self.editor, self)
+        self._validity = self.validity_checks.validity
 
     # --- state ---------------------------------------------------------------------------
 
@@ -111,7 +97,17 @@ class CaseController(QObject):
     @property
     def checks(self) -> QThreadPool:
         """The thread the validity checks run on (to wait for them)."""
-        return self._validity_pool
+        return self.validity_checks.pool
+
+    @property
+    def check_after_paint(self) -> bool:
+        """Set by a window that paints each case: its check then starts once the case's
+        images are painted (``case_shown``), or after a short wait at the latest."""
+        return self.validity_checks.after_paint
+
+    @check_after_paint.setter
+    def check_after_paint(self, value: bool) -> None:
+        self.validity_checks.after_paint = value
 
     @property
     def editable(self) -> bool:
@@ -153,13 +149,12 @@ class CaseController(QObject):
                 self.job_failed.emit(f"Could not finish an interrupted repair: {exc.message}")
         self._set_state(SaveState.READ_ONLY if self.project.read_only else SaveState.SAVED)
         self.case_loaded.emit(case)
-        self._check_validity(case_id)
+        self.validity_checks.check(case_id)
         return True
 
     def case_shown(self, case_id: str) -> None:
         """The window has painted *case_id*'s images: its validity check may start."""
-        if self._check_due == case_id:
-            self._start_due_check()
+        self.validity_checks.case_shown(case_id)
 
     def _open_editor(self, editor: CaseEditor) -> None:
         self._close_editor()
@@ -200,45 +195,6 @@ class CaseController(QObject):
         self._set_state(state, detail)
 
     # --- validity ------------------------------------------------------------------------
-
-    def _check_validity(self, case_id: str) -> None:
-        """Decode the case's images on a worker (once per file: the verdict is cached);
-        until the verdict lands, Keep is checked on the spot. The check of a case left
-        before its check began is taken back: flipping through 200 cases queued 200 checks
-        (two full decodes each), which kept a core busy for some twenty seconds after.
-
-        With ``check_after_paint`` the check waits for the case's images to be painted:
-        run beside the two decodes of a jump, it read the case's files again in Python and
-        held the interpreter's lock while the scheduler kept it off the cores (it runs far
-        below the window), so each decode waited for the lock: a jump with previews took
-        twice its decoding time. Its full decodes are often not needed once the window's
-        own decodes have recorded their verdicts."""
-        left = self._validity_check
-        if left is not None:
-            left.withdraw()
-            self._validity_check = None
-        self._check_due = case_id
-        if self.check_after_paint:
-            self._check_wait.start()
-        else:
-            self._start_due_check()
-
-    def _start_due_check(self) -> None:
-        self._check_wait.stop()
-        case_id, self._check_due = self._check_due, None
-        if case_id is None or self.editor is None or self.editor.case_id != case_id:
-            return  # another case is open now (its own check is due)
-        worker = Worker(self._validity.check, case_id)
-        worker.returned.connect(self._on_validity)
-        self._validity_check = worker
-        worker.start(self._validity_pool)
-
-    def _on_validity(self, report: CaseReport) -> None:
-        editor = self.editor
-        if editor is None or report.case_id != editor.case_id:
-            return  # another case is open now
-        report.case = None  # the open case is the editor's; the copy is not kept
-        editor.set_validity(report)
 
     def _on_validity_changed(self, report: CaseReport) -> None:
         """The open case's full check (`validate`'s rule) is its verdict in the index: the

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWid
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.desk.view_state import Comparison, ViewState
 from sabre_desk.gui.desk.canvas.image_canvas import ImageCanvas
+from sabre_desk.gui.desk.canvas.keyboard_mark import KeyboardMark
 
 CAPTIONS = {ImageRole.BASE: "Base", ImageRole.EDITED: "Edited", ImageRole.IMAGE: "Image"}
 
@@ -104,6 +105,8 @@ class CompareView(QWidget):
             layout.addWidget(canvas, 1)
             row.addWidget(column, 1)
             self.canvases[role], self.captions[role], self._columns[role] = canvas, caption, column
+        #: which image the keyboard acts on, marked; O moves it to the other image
+        self.keyboard = KeyboardMark(self.canvases, self.captions, lambda: self.visible_roles, self)
         self.show_roles(())
 
     def show_roles(self, roles: tuple[ImageRole, ...]) -> None:
