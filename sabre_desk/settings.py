@@ -129,13 +129,21 @@ def save_settings(settings: Settings) -> None:
     atomic_write_json(path, settings.model_dump(mode="json"))
 
 
+#: The environment variable that names the reviewer when no ``--reviewer`` is given.
+REVIEWER_ENV = "SABRE_DESK_REVIEWER"
+
+
 def resolve_reviewer(cli_value: str | None, settings: Settings) -> str:
-    """--reviewer, else the settings file, else the OS login name (made id-safe)."""
-    if cli_value:
-        problem = id_problem(cli_value, "reviewer name")
-        if problem:
-            raise ValueError(problem)
-        return cli_value
+    """The one reviewer name every command and the window act as: --reviewer, else
+    $SABRE_DESK_REVIEWER, else the settings file, else the OS login name (made id-safe).
+    A name given on purpose (the flag or the variable) that is not a valid id is refused
+    with a ValueError naming where it came from, never silently replaced by the login."""
+    for given, where in ((cli_value, "--reviewer"), (os.environ.get(REVIEWER_ENV), REVIEWER_ENV)):
+        if given:
+            problem = id_problem(given, "reviewer name")
+            if problem:
+                raise ValueError(f"{where}: {problem}")
+            return given
     if settings.reviewer:
         return settings.reviewer
     try:

@@ -15,7 +15,7 @@ from sabre_desk.core.upgrade.upgrade_plan import UpgradePlan, plan_upgrade
 from sabre_desk.engines.gemini_call import CallCancelledError
 from sabre_desk.ground.errors import NotAProjectError
 from sabre_desk.ground.reading import folder_problem
-from sabre_desk.settings import load_settings, resolve_reviewer
+from sabre_desk.settings import REVIEWER_ENV, load_settings, resolve_reviewer
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 EXIT_INTERNAL, EXIT_INTERRUPTED = 70, 130
@@ -36,10 +36,14 @@ class CliError(Exception):
 def reviewer_option() -> argparse.ArgumentParser:
     """The ``--reviewer`` option, as a parent for the commands that act as someone."""
     common = argparse.ArgumentParser(add_help=False)
+    # SUPPRESS: a command's parser leaves the name given before the command in place
+    # (with a default it would overwrite it with None), so the flag works in either spot.
     common.add_argument(
         "--reviewer",
         metavar="NAME",
-        help="your reviewer name (default: settings file, else your login)",
+        default=argparse.SUPPRESS,
+        help=f"your reviewer name, before or after the command (default: ${REVIEWER_ENV}, "
+        "else the settings file, else your login)",
     )
     return common
 
@@ -51,7 +55,7 @@ def reviewer_name(args: argparse.Namespace) -> str:
     try:
         return resolve_reviewer(getattr(args, "reviewer", None), settings)
     except ValueError as exc:
-        raise CliError(f"--reviewer: {exc}") from exc
+        raise CliError(str(exc)) from exc
 
 
 def open_project(path: Path, reviewer: str, index: bool = True) -> Project:

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from sabre_desk.core.case.review import refuse_newer, utc_now
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.ids import id_problem
-from sabre_desk.ground.storage import atomic_write_json, read_json
+from sabre_desk.ground.storage import atomic_write_model, read_json
 from sabre_desk.ground.validation_messages import describe_validation_error
 
 ASSIGNMENTS_NAME = "assignments.json"
@@ -156,5 +156,5 @@ def write_assignments(root: Path, assignments: Assignments) -> Path:
     """Write (or replace) assignments.json in one step: a link or a FIFO at the name is
     replaced by the new file, never written through."""
     path = root / ASSIGNMENTS_NAME
-    atomic_write_json(path, assignments.model_dump(mode="json"))
+    atomic_write_model(path, assignments, kind="assignments")
     return path

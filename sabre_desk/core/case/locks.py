@@ -24,13 +24,23 @@ from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sabre_desk.core.case.review import utc_now
+from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.ground.errors import LockBusyError, ProjectError
-from sabre_desk.ground.storage import LOCK_TIMEOUT_S, atomic_write_json, file_lock, read_json
+from sabre_desk.ground.storage import (
+    LOCK_TIMEOUT_S,
+    TEMP_SUFFIX,
+    atomic_write_json,
+    file_lock,
+    read_json,
+)
+from sabre_desk.imaging.io import IMAGE_EXTENSIONS
 
 #: The folder whose lock guards a case's images (``file_lock`` names it ``.repairs.lock``).
 GUARDED = "repairs"
 LOCK_NAME = ".repairs.lock"
 OWNER_NAME = ".repairs.lock.json"
+#: The names a case's images have, less their extension (``ROLE.EXT``).
+IMAGE_ROLES = frozenset(role.value for role in ImageRole)
 #: An accept copies at most a few hundred MB; a lock held for this long is presumed stuck.
 STALE_AFTER_S = 600.0
 
@@ -99,6 +109,7 @@ def case_lock(
                 folder / LOCK_NAME,
                 owner,
             ) from exc
+        remove_orphans(folder)
         owner_path = folder / OWNER_NAME
         record = LockOwner(
             reviewer=reviewer, host=this_host(), pid=os.getpid(), since=utc_now(), action=action
@@ -106,6 +117,38 @@ def case_lock(
         atomic_write_json(owner_path, record.model_dump(mode="json"))
         stack.callback(_remove, owner_path)
         yield
+
+
+def _orphan_of(name: str, image_names: bool) -> bool:
+    """Whether *name* is the temp file (``.NAME.XXXX.sabre-tmp``, ``ground.storage``) of a
+    file only a holder of the case lock writes: the lock's owner record, a case image
+    (``ROLE.EXT``), or (*image_names* False: any name, in ``repairs/backups/``) a backup."""
+    if not (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
+        return False
+    written = name[1 : -len(TEMP_SUFFIX)].rpartition(".")[0]
+    if not image_names:
+        return True
+    stem, _, ext = written.rpartition(".")
+    return written == OWNER_NAME or (stem in IMAGE_ROLES and f".{ext.lower()}" in IMAGE_EXTENSIONS)
+
+
+def remove_orphans(folder: Path) -> int:
+    """Remove what killed accepts, reverts and recoveries of this case left half-written:
+    temp copies of its images and backups, and of the lock's owner record; returns how many.
+    Called only with the case lock held, so none of them can belong to a write under way
+    (reviews and other files, written under their own locks, are never touched)."""
+    removed = 0
+    for where, image_names in ((folder, True), (folder / GUARDED / "backups", False)):
+        try:
+            entries = list(os.scandir(where))
+        except OSError:
+            continue
+        for entry in entries:
+            if _orphan_of(entry.name, image_names) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    Path(entry.path).unlink()
+                    removed += 1
+    return removed
 
 
 def _remove(path: Path) -> None:

@@ -414,8 +414,11 @@ class Project:
         """
         folder = self.case_folder(case_id)
         spec = load_spec(self.root, case_id, folder)
-        review, review_fp = load_own_review(self.reviewer, case_id, folder, spec)
-        case = Case(case_id, folder, spec, review, review_fp)
+        notes: list[CaseLoadError] = []  # an over-long text cut (``over_limit``)
+        review, review_fp = load_own_review(
+            self.reviewer, case_id, folder, spec, notes, self.read_only
+        )
+        case = Case(case_id, folder, spec, review, review_fp, warnings=notes)
         load_screening(case)
         load_other_reviews(self.reviewer, case)
         locate_images(self.root, case)
