@@ -26,6 +26,7 @@ from sabre_desk.engines.base import (
     RepairEngine,
     RepairOp,
 )
+from sabre_desk.engines.patchmatch import fill_whole_box
 from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.engines.registry import (
     ENGINES,
@@ -35,6 +36,7 @@ from sabre_desk.engines.registry import (
     engines_for,
     make_engine,
 )
+from sabre_desk.ground import limits
 from sabre_desk.ground.errors import EngineUnavailableError, ReadOnlyProjectError, RepairError
 from sabre_desk.imaging.blend import BlendParams
 from sabre_desk.imaging.geometry import parse_box
@@ -138,8 +140,13 @@ def run_repair_command(project: Project, args: argparse.Namespace) -> int:
         )
     settings, _ = load_settings()
     engine = engine_from_args(args, settings)
+    if args.fill_box:
+        engine = fill_whole_box(engine)
     source, target = entities(case.spec)
     text = args.instruction or instruction(op, source, target, args.refine)
+    too_long = limits.INSTRUCTION.problem(len(text))  # refused before any file is made
+    if too_long is not None:
+        raise RepairError(f"--instruction: {too_long}")
     params = BlendParams(
         margin_fraction=args.margin if args.margin is not None else 0.5,
         grow_px=args.grow,
@@ -163,7 +170,8 @@ def run_repair_command(project: Project, args: argparse.Namespace) -> int:
     if args.accept:
         repairs.accept(project, case, record.id)
         print(
-            f"accepted {record.id}: {role.value} image replaced, the original kept at "
+            f"accepted {record.id} as {project.reviewer}: {role.value} image replaced, "
+            f"the original kept at "
             f"{case.folder / (record.backup or '')}; the case needs a recheck"
         )
     return 0
@@ -195,6 +203,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--margin", type=float, help="context margin, as a share of the box")
     p.add_argument("--grow", type=int, help="mask growth in pixels")
     p.add_argument("--feather", type=int, help="mask fall-off in pixels")
+    p.add_argument(
+        "--fill-box",
+        action="store_true",
+        help="fill every pixel of the box (--engine patchmatch fills only what stands out "
+        "in it by default; the other engines always fill the whole box)",
+    )
     p.add_argument("--accept", action="store_true", help="accept the preview at once")
     p.set_defaults(run=cmd_repair)
 

@@ -21,7 +21,12 @@ from typing import ClassVar
 
 import numpy as np
 
-from sabre_desk.engines.base import EngineRequest, RepairCancelledError, check_cancelled
+from sabre_desk.engines.base import (
+    EngineRequest,
+    RepairCancelledError,
+    RepairEngine,
+    check_cancelled,
+)
 from sabre_desk.engines.opencv import FsrEngine, OpenCVEngine
 
 
@@ -65,3 +70,13 @@ class PatchMatchEngine(OpenCVEngine):
         from sabre_desk.imaging.completion import patchmatch_fill
 
         return patchmatch_fill(patch, mask > 0)
+
+
+def fill_whole_box(engine: RepairEngine) -> RepairEngine:
+    """``engine`` set to fill every pixel of the box (the "fill the whole box" choice of the
+    repair panel and of ``sabre-desk repair --fill-box``): the patch-based engine otherwise
+    fills only what stands out in it; every other offline engine fills the whole box
+    already, and a generative one redraws the box as it sees fit."""
+    if isinstance(engine, PatchMatchEngine):
+        engine.whole_box = True
+    return engine

@@ -38,6 +38,32 @@ ENGINES: dict[str, type[RepairEngine]] = {
 }
 
 
+#: The engines' results from the best to the least good, each with the short name its result
+#: goes by ("Accept Patch-based result"). Where one box has results of several engines, the
+#: best that has arrived is the one shown and selected, whatever order they arrived in: a
+#: quick preview never replaces the better result it stands in for. The artist's own file
+#: and a model's edit are asked for by name, so they rank first; OpenCV's fills last.
+BY_QUALITY: dict[str, str] = {
+    FileEngine.name: "File",
+    GeminiEngine.name: "Gemini",
+    PatchMatchEngine.name: "Patch-based",
+    TeleaEngine.name: "Telea",
+    NavierStokesEngine.name: "Navier-Stokes",
+    FsrEngine.name: "quick FSR",
+}
+
+
+def quality_rank(name: str) -> int:
+    """0 for the best engine's result; an engine not ranked (an old review's) comes last."""
+    order = list(BY_QUALITY)
+    return order.index(name) if name in BY_QUALITY else len(order)
+
+
+def result_name(name: str) -> str:
+    """What a result of engine *name* is called: "Patch-based"."""
+    return BY_QUALITY.get(name, name)
+
+
 class MissingValueError(EngineUnavailableError):
     """An engine was asked for without a value it cannot run without (the file engine's
     image); ``param`` says which, so the caller can name its flag or its field."""

@@ -1,5 +1,6 @@
-"""A slow offline engine shows its quick preview first: both land as previews of their own,
-the quick one before, and the reviewer compares and accepts either as usual."""
+"""A slow offline engine shows its quick preview first; the box's best result that has
+arrived is the one shown and selected, whatever order the two arrive in, and Accept names it.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +8,24 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from test_repair_gui import CASE, box_the_fragment
+from test_repair_gui import CASE, EDITED, box_the_fragment
 
+from sabre_desk.core.repair import repairs
+from sabre_desk.engines.opencv import FsrEngine
+from sabre_desk.engines.patchmatch import PatchMatchEngine
+from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.engines.registry import ENGINES
 from sabre_desk.gui.main_window import MainWindow
+from sabre_desk.gui.repair.repair_jobs import RepairJob
+
+FRAGMENT = (0.345, 0.595, 0.41, 0.69)
 
 
-def test_the_patch_engine_lands_after_its_quick_preview(
+def review_repairs(folder: Path) -> list[dict]:
+    return json.loads((folder / "reviews" / "alice.json").read_text())["repairs"]
+
+
+def test_the_patch_engine_and_its_quick_preview_run_at_once_and_the_better_is_shown(
     qtbot, window: MainWindow, open_case: Callable, demo_project: Path
 ) -> None:
     open_case(window, demo_project, CASE)
@@ -24,14 +36,84 @@ def test_the_patch_engine_lands_after_its_quick_preview(
     assert len(window.repair_ui.jobs.jobs) == 2  # both started at once, one Cancel for both
     qtbot.waitUntil(lambda: panel.previews.count() == 2, timeout=60000)
     folder = demo_project / "cases" / CASE
-    records = json.loads((folder / "reviews" / "alice.json").read_text())["repairs"]
-    assert [r["engine"] for r in records] == [ENGINES["patchmatch"].quick_preview, "patchmatch"]
+    records = review_repairs(folder)
+    # whichever arrived first, the quick one says what it stands in for
+    assert sorted(r["engine"] for r in records) == sorted(
+        [ENGINES["patchmatch"].quick_preview, "patchmatch"]
+    )
+    quick = next(r for r in records if r["engine"] != "patchmatch")
+    assert quick["stands_in_for"] == "patchmatch"
     assert all(r["status"] == "preview" and (folder / r["preview"]).is_file() for r in records)
-    panel.select_repair(records[1]["id"])
+    better = next(r for r in records if r["engine"] == "patchmatch")
+    qtbot.waitUntil(lambda: window.repair_ui.previewing is not None)
+    assert panel.selected_repair().id == better["id"]
+    assert panel.accept.text() == "Accept Patch-based result"
     panel.accept.click()
     qtbot.waitUntil(
         lambda: (
-            json.loads((folder / "reviews" / "alice.json").read_text())["repairs"][1]["status"]
+            {r["id"]: r["status"] for r in review_repairs(folder)}
+            == {better["id"]: "accepted", quick["id"]: "discarded"}
+        )
+    )
+    assert not window.session.project.entry(CASE).pending_repair
+
+
+def test_a_quick_preview_that_lands_last_does_not_replace_the_shown_better_result(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    """The issue's 3 runs in 4: the patch result lands, then the quick preview after it."""
+    open_case(window, demo_project, CASE)
+    case = window.session.case
+    order = RepairOrder(FRAGMENT, "remove", "remove the jaw")
+    better, _ = repairs.make_preview(case, EDITED, order, PatchMatchEngine())
+    quick, _ = repairs.make_preview(case, EDITED, order, FsrEngine(), None, "patchmatch")
+    jobs = window.repair_ui.jobs
+    panel = window.repair_ui.panel
+    jobs.landed.emit(RepairJob(1, CASE, EDITED, "patchmatch"), better, "patch")
+    qtbot.waitUntil(lambda: panel.selected_repair() is not None)
+    assert panel.selected_repair().engine == "patchmatch"
+    jobs.landed.emit(RepairJob(2, CASE, EDITED, "opencv-fsr"), quick, "quick")
+    qtbot.waitUntil(lambda: panel.previews.count() == 2)
+    assert panel.selected_repair().engine == "patchmatch"
+    assert "Patch-based" in panel.accept.text()
+    caption = window.compare.captions[EDITED].text()
+    assert "patchmatch" in caption and "stand-in" not in caption
+    # the list: one entry for the box, the quick preview under it as an alternative
+    texts = [panel.previews.item(i).text() for i in range(panel.previews.count())]
+    assert "patchmatch" in texts[0] and texts[1].lstrip().startswith("↳")
+    window.repair_ui.accept()  # Ctrl+Return's path
+    folder = demo_project / "cases" / CASE
+    qtbot.waitUntil(
+        lambda: (
+            next(r for r in review_repairs(folder) if r["engine"] == "patchmatch")["status"]
             == "accepted"
         )
     )
+    assert (folder / "edited.png").read_bytes() == (folder / better.preview).read_bytes()
+
+
+def test_a_preview_of_an_image_changed_since_offers_to_repair_again(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    open_case(window, demo_project, CASE)
+    case = window.session.case
+    folder = demo_project / "cases" / CASE
+    order = RepairOrder(FRAGMENT, "remove", "remove the jaw")
+    other = RepairOrder((0.1, 0.1, 0.2, 0.2), "remove", "remove the jaw")
+    stale, _ = repairs.make_preview(case, EDITED, other, FsrEngine())
+    fresh, _ = repairs.make_preview(case, EDITED, order, FsrEngine())
+    jobs, panel = window.repair_ui.jobs, window.repair_ui.panel
+    jobs.landed.emit(RepairJob(1, CASE, EDITED, "opencv-fsr"), stale, "a")
+    jobs.landed.emit(RepairJob(2, CASE, EDITED, "opencv-fsr"), fresh, "b")
+    qtbot.waitUntil(lambda: panel.previews.count() == 2)
+    panel.select_repair(review_repairs(folder)[1]["id"])
+    panel.accept.click()
+    qtbot.waitUntil(lambda: review_repairs(folder)[1]["status"] == "accepted")
+    panel.select_repair(review_repairs(folder)[0]["id"])
+    assert panel.accept.text() == "Repair again on the current image"
+    assert panel.accept.isEnabled()
+    before = (folder / "edited.png").read_bytes()
+    panel.accept.click()  # repairs the same box again, on the image as it is now
+    qtbot.waitUntil(lambda: len(review_repairs(folder)) == 3, timeout=30000)
+    assert review_repairs(folder)[0]["status"] == "preview"  # never accepted
+    assert (folder / "edited.png").read_bytes() == before

@@ -30,6 +30,7 @@ from sabre_desk.core.case.project import Case, Project
 from sabre_desk.core.case.review import Decision, RepairRecord, utc_now
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.jobs.ledger import LEDGER_NAME, Ledger
+from sabre_desk.core.repair import comparison
 from sabre_desk.engines.answers import Usage
 from sabre_desk.engines.base import RepairEngine
 from sabre_desk.ground.errors import LockBusyError, ProjectError, RepairError
@@ -133,7 +134,8 @@ def save_preview(
     """Write a repaired image into ``repairs/`` and describe it (no id yet and not in the
     review: ``add_preview`` does both, on the thread that owns the review)."""
     folder = _own_folder(case, REPAIRS_DIR)
-    stem = f"{case.case_id}__{_stamp()}__{engine}__repaired"
+    # the reviewer in the name: two clones of a project never make one name twice
+    stem = f"{case.case_id}__{_stamp()}__{engine}__{case.review.reviewer}__repaired"
     path = create_new_file(folder, stem, ".png", encode_png(pixels))
     repair = RepairRecord.model_validate(
         {
@@ -249,6 +251,13 @@ def _accept(
     preview_bytes = _read_image_file(preview)
     current = _image_path(case, role)
     current_bytes = _read_image_file(current)
+    if comparison.is_stale(record, hashlib.sha256(current_bytes).hexdigest()):
+        raise RepairError(
+            f"repair {repair_id} was made on a {role.value} image that has changed since; "
+            f"not accepted ({comparison.AGAIN.lower()})",
+            current,
+            case.case_id,
+        )
     backups = _own_folder(case, REPAIRS_DIR, BACKUPS_DIR)
     # The copy of the image is made first, under a name nobody else can take; only then
     # does the review say it exists.
@@ -265,6 +274,7 @@ def _accept(
     checkpoint("cleaned")
     old_decision = case.review.decision
     record.status, record.decided_at = "accepted", utc_now()
+    not_taken = _close_the_others(case, record)
     _needs_recheck(case)
     project.save_review(case)
     project.record(
@@ -272,6 +282,8 @@ def _accept(
         "repair_accepted",
         {"id": record.id, "image_role": role.value, "backup": record.backup, "from": before},
     )
+    for other in not_taken:
+        project.record(case, "repair_not_taken", {"id": other, "accepted": record.id})
     if old_decision is not Decision.NEEDS_RECHECK:
         project.record(
             case,
@@ -284,6 +296,18 @@ def _accept(
         )
     _refresh_image(case, role)
     return record
+
+
+def _close_the_others(case: Case, accepted: RepairRecord) -> list[str]:
+    """The box's other results waiting for the reviewer are not taken: their files stay in
+    ``repairs/`` and the list names them so, and the case no longer has a repair waiting."""
+    closed = []
+    for other in comparison.results_of(case.review.repairs, accepted).results:
+        if other is not accepted and other.status == "preview":
+            other.status, other.decided_at = "discarded", utc_now()
+            setattr(other, comparison.NOT_TAKEN_FOR, accepted.id)
+            closed.append(other.id)
+    return closed
 
 
 def revert(
@@ -344,6 +368,8 @@ def restore_preview(project: Project, case: Case, repair_id: str) -> RepairRecor
     record = find_repair(case, repair_id)
     if record.status == "discarded":
         record.status, record.decided_at = "preview", None
+        if record.model_extra:
+            record.model_extra.pop(comparison.NOT_TAKEN_FOR, None)
         project.save_review(case)
         project.record(case, "repair_preview", {"id": record.id, "restored": True})
     return record
@@ -421,6 +447,7 @@ def _recover(project: Project, case: Case) -> list[str]:
             ):
                 _set_aside_other_extensions(case, role, target)
                 record.status, record.decided_at = "accepted", utc_now()
+                _close_the_others(case, record)
                 _needs_recheck(case)
                 done.append(f"repair {record.id}: the interrupted accept was completed")
             else:
@@ -470,9 +497,12 @@ def compute_preview(
     order: RepairOrder,
     engine: RepairEngine,
     cancel: threading.Event | None = None,
+    stands_in_for: str | None = None,
 ) -> tuple[RepairRecord, RepairOutcome]:
     """Repair one box of one image and write the preview file (the slow part: runs on a
-    worker). The review is not touched; ``add_preview`` records the result."""
+    worker). The review is not touched; ``add_preview`` records the result. The record
+    names the hash of the image it was made on (so it can never be accepted once that image
+    has changed) and, for a quick preview, the better engine it *stands_in_for*."""
     path = case.images.get(role)
     if path is None:
         problem = case.image_problems.get(role)
@@ -484,7 +514,11 @@ def compute_preview(
     from sabre_desk.engines.pipeline import run_repair  # OpenCV: not before the first repair
 
     _charge_to_ledger(case, engine)
+    made_on = hashlib.sha256(_read_image_file(path)).hexdigest()
     outcome = run_repair(load_image(path), order, engine, cancel)
+    extra: dict[str, Any] = {comparison.IMAGE_HASH: made_on}
+    if stands_in_for:
+        extra[comparison.STANDS_IN_FOR] = stands_in_for
     record, _ = save_preview(
         case,
         role,
@@ -497,6 +531,7 @@ def compute_preview(
             "box": order.box,
             "warnings": outcome.warnings,
             "seam": round(outcome.seam, 3),
+            **extra,
         },
     )
     return record, outcome
@@ -508,9 +543,10 @@ def make_preview(
     order: RepairOrder,
     engine: RepairEngine,
     cancel: threading.Event | None = None,
+    stands_in_for: str | None = None,
 ) -> tuple[RepairRecord, str]:
     """``compute_preview`` for the window: the record and the outcome's one-line summary.
     The pixels stay behind (the preview is on disk): from a worker process they would be
     20 MB pickled through a pipe and unpickled in the window's process, for nothing."""
-    record, outcome = compute_preview(case, role, order, engine, cancel)
+    record, outcome = compute_preview(case, role, order, engine, cancel, stands_in_for)
     return record, outcome.summary()

@@ -61,7 +61,9 @@ class RepairJobs(QObject):
         role: ImageRole,
         order: RepairOrder,
         engine: RepairEngine,
+        stands_in_for: str | None = None,
     ) -> RepairJob:
+        """Run *engine* on the box; *stands_in_for*: it is the quick preview of that engine."""
         job = RepairJob(next(self._ids), case.case_id, role, engine.name)
         job.runner = engine
         # The worker gets its own copy: the reviewer keeps editing the live case meanwhile.
@@ -80,10 +82,12 @@ class RepairJobs(QObject):
                 else:
                     self._on_errored(job, exc)
 
-            args = (snapshot, role, order, engine, None)
+            args = (snapshot, role, order, engine, None, stands_in_for)
             job.stop = self.processes.submit(repairs.make_preview, args, done)
         else:
-            worker = Worker(repairs.make_preview, snapshot, role, order, engine, job.cancel)
+            worker = Worker(
+                repairs.make_preview, snapshot, role, order, engine, job.cancel, stands_in_for
+            )
             worker.returned.connect(lambda result, j=job: self._on_returned(j, result))
             worker.errored.connect(lambda exc, j=job: self._on_errored(j, exc))
             job.worker = worker

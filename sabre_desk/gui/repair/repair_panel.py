@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
 from sabre_desk.core.case.project import Case
 from sabre_desk.core.case.review import RepairRecord
 from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.repair import comparison
 from sabre_desk.core.repair.instructions import OP_LABELS, entities, instruction
 from sabre_desk.engines.base import ParamValue, RepairEngine, RepairOp
 from sabre_desk.engines.pipeline import RepairOrder
@@ -48,14 +50,6 @@ from sabre_desk.gui.repair.repair_jobs import RepairJobs
 from sabre_desk.imaging.blend import BlendParams
 from sabre_desk.settings import Settings
 
-STATUS_TEXT = {
-    "preview": "waiting for you",
-    "accepted": "accepted",
-    "discarded": "discarded",
-    "reverted": "reverted",
-    "accepting": "accepting…",
-    "reverting": "reverting…",
-}
 Box = tuple[float, float, float, float]
 
 
@@ -106,6 +100,7 @@ class RepairPanel(QWidget):
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.problem = ""  # why the last run did not start
+        self._keep_selected: str | None = None  # the repair selected while the list refills
         self.previews = QListWidget()
         self.accept = QPushButton("Accept")
         self.discard = QPushButton("Discard")
@@ -133,8 +128,13 @@ class RepairPanel(QWidget):
         run_row.addWidget(self.run, 1)
         run_row.addWidget(self.progress, 1)
         run_row.addWidget(self.cancel)
+        # Accept names what it accepts, on a row of its own as wide as the panel: its text
+        # changes as results land and must never widen the dock (the images would shrink
+        # under the reviewer's zoom)
+        self.accept.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.accept.setMinimumWidth(1)
         actions = QHBoxLayout()
-        for button in (self.accept, self.discard, self.revert, self.again, self.back):
+        for button in (self.discard, self.revert, self.again, self.back):
             actions.addWidget(button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -146,6 +146,7 @@ class RepairPanel(QWidget):
         layout.addWidget(self.lock_banner)
         layout.addWidget(QLabel("Repairs of this case"))
         layout.addWidget(self.previews, 1)
+        layout.addWidget(self.accept)
         layout.addLayout(actions)
 
         for widget in (self.op, self.role, self.engine):
@@ -156,7 +157,7 @@ class RepairPanel(QWidget):
         self.run.clicked.connect(self.run_repair)
         self.cancel.clicked.connect(self._cancel_jobs)
         self.previews.currentItemChanged.connect(self._on_preview_changed)
-        self.accept.clicked.connect(lambda: self._act(self.controller.accept_repair))
+        self.accept.clicked.connect(self._accept_or_again)
         self.discard.clicked.connect(lambda: self._act(self.controller.discard_repair))
         self.revert.clicked.connect(lambda: self._act(self.controller.revert_repair))
         self.again.clicked.connect(self._repair_again)
@@ -306,7 +307,10 @@ class RepairPanel(QWidget):
         )
         for engine in engines:
             if engine is not None:
-                self.jobs.submit(self.case, ImageRole(self.role.currentData()), order, engine)
+                # the quick preview says it stands in for the engine asked for
+                stand_in = name if engine.name != name else None
+                role = ImageRole(self.role.currentData())
+                self.jobs.submit(self.case, role, order, engine, stand_in)
         if self.controller.editor is not None:
             self.controller.editor.clear_messages()  # what stopped the last try is past
         self._update_running()
@@ -329,29 +333,46 @@ class RepairPanel(QWidget):
     # --- previews -----------------------------------------------------------------------------
 
     def _fill_previews(self) -> None:
-        current = self.selected_repair()
+        shown = self.selected_repair()
+        self._keep_selected = shown.id if shown is not None else None
         self.previews.blockSignals(True)
         self.previews.clear()
         repairs = self.case.review.repairs if self.case else []
-        for record in reversed(repairs):
-            text = (
-                f"{record.id} · {record.op} · {record.engine} · "
-                f"{STATUS_TEXT.get(record.status, record.status)}"
-            )
-            if record.warnings:
-                text = "⚠ " + text
-            item = QListWidgetItem(text)
-            item.setData(Qt.ItemDataRole.UserRole, record.id)
-            tip = [record.instruction]
-            if record.seam is not None:
-                tip.append(f"seam score {record.seam:.2f} (1.0 = no visible seam)")
-            tip += [f"warning: {w}" for w in record.warnings]
-            item.setToolTip("\n".join(tip))
-            self.previews.addItem(item)
-            if current is not None and record.id == current.id:
-                self.previews.setCurrentItem(item)
+        # one entry per box, newest box first: its shown result, its alternatives under it
+        for box in reversed(comparison.group(repairs)):
+            current = self.current_digest(ImageRole(box.key[0]))
+            for n, record in enumerate([box.best(), *box.alternatives()]):
+                self._add_entry(record, box, current, alternative=n > 0)
         self.previews.blockSignals(False)
         self._update_actions()
+
+    def current_digest(self, role: ImageRole) -> str | None:
+        """The hash of *role*'s image now (from memory while the file is unchanged)."""
+        return comparison.image_digest(self.case.images.get(role) if self.case else None)
+
+    def _add_entry(
+        self,
+        record: RepairRecord,
+        box: comparison.BoxResults,
+        current: str | None,
+        alternative: bool,
+    ) -> None:
+        state = comparison.state_text(record, box, current)
+        text = f"{record.id} · {record.op} · {record.engine} · {state}"
+        if alternative:
+            text = "    ↳ " + text
+        if record.warnings:
+            text = "⚠ " + text
+        item = QListWidgetItem(text)
+        item.setData(Qt.ItemDataRole.UserRole, record.id)
+        tip = [record.instruction]
+        if record.seam is not None:
+            tip.append(f"seam score {record.seam:.2f} (1.0 = no visible seam)")
+        tip += [f"warning: {w}" for w in record.warnings]
+        item.setToolTip("\n".join(tip))
+        self.previews.addItem(item)
+        if record.id == self._keep_selected:
+            self.previews.setCurrentItem(item)
 
     def selected_repair(self) -> RepairRecord | None:
         item = self.previews.currentItem()
@@ -374,11 +395,28 @@ class RepairPanel(QWidget):
         record = self.selected_repair()
         status = record.status if record else None
         editable = self.controller.editable
-        self.accept.setEnabled(editable and status in ("preview", "reverted", "discarded"))
+        current = self.current_digest(ImageRole(record.image_role)) if record else None
+        # Accept names what it accepts; a result made on an image changed since offers to
+        # repair again on the image as it is now
+        self.accept.setText(comparison.accept_label(record, current))
+        stale = record is not None and comparison.is_stale(record, current)
+        self.accept.setEnabled(editable and (stale or comparison.can_accept(record, current)))
         self.discard.setEnabled(editable and status == "preview")
         self.revert.setEnabled(editable and status == "accepted")
         self.again.setEnabled(editable and record is not None)
         self.back.setEnabled(record is not None)
+
+    def _accept_or_again(self) -> None:
+        """Accept the result shown, or, when it was made on an image that has changed
+        since, repair the same box again on the image as it is now."""
+        record = self.selected_repair()
+        if record is None:
+            return
+        current = self.current_digest(ImageRole(record.image_role))
+        if comparison.is_stale(record, current):
+            self._repair_again()
+        else:
+            self.controller.accept_repair(record.id)
 
     def _act(self, action: Callable[[str], bool]) -> None:
         record = self.selected_repair()

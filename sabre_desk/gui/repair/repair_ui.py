@@ -24,7 +24,7 @@ from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.desk.repair_landing import Landing, RepairLandings
 from sabre_desk.core.desk.view_state import Comparison
 from sabre_desk.core.desk.workbench import ViewMode, Workbench
-from sabre_desk.core.repair import repairs
+from sabre_desk.core.repair import comparison, repairs
 from sabre_desk.ground.errors import RepairError
 from sabre_desk.gui.desk.canvas.compare_view import CAPTIONS, CompareView
 from sabre_desk.gui.desk.controller import CaseController
@@ -143,8 +143,11 @@ class RepairUi(QObject):
         self.session.say(f"Repair {record.id} of {case_id} is ready: {summary}{hint}", 10000)
         if landing is not Landing.ELSEWHERE and self.panel is not None:
             self.dock.raise_()
-            if landing is Landing.SHOW:
-                self.panel.select_repair(record.id)
+            if landing is Landing.SHOW and case is not None:
+                # the best result of the box so far, whatever order they arrived in: a
+                # quick preview landing late never replaces the better result
+                landed = next((r for r in case.review.repairs if r.id == record.id), record)
+                self.panel.select_repair(comparison.to_show(case.review.repairs, landed).id)
 
     def _on_failed(self, job: RepairJob, message: str) -> None:
         self.session.say(f"Repair of {job.case_id} failed: {message}", 15000)
@@ -171,7 +174,9 @@ class RepairUi(QObject):
         self.compare.state.enter(Comparison.REPAIR)
         compare = self.compare
         compare.show_roles((LEFT, RIGHT))
-        label = {"accepted": "now the image", "reverted": "reverted"}.get(record.status, "preview")
+        box = comparison.results_of(case.review.repairs, record)
+        digest = comparison.image_digest(case.images.get(role))
+        label = comparison.caption_state(record, box, digest)
         compare.captions[LEFT].setText(f"{role.value.capitalize()} (current)")
         compare.captions[RIGHT].setText(f"Repair {record.id} · {record.engine} · {label}")
         current = case.images.get(role)
@@ -186,6 +191,15 @@ class RepairUi(QObject):
             {LEFT: current, RIGHT: preview},
             [Box(image_role=r, label="repair", box=record.box) for r in (LEFT, RIGHT)],
         )
+
+    def leave_comparison(self) -> bool:
+        """Esc: out of the repair comparison whole (both views show the case's own images
+        and boxes again, at the zoom the case had), as "Back to the case" does. False when
+        no comparison was shown."""
+        if self.previewing is None or self.panel is None:
+            return False
+        self.panel.previews.setCurrentRow(-1)
+        return True
 
     def _zoom_to_repair(self) -> None:
         """Like DLEBench's crops: both sides zoomed in on the repaired region."""

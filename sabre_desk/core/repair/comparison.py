@@ -1,0 +1,179 @@
+"""One box, one comparison: the results of one box, which of them is shown, what Accept says.
+
+A repair of a box can land as several results (a quick stand-in, then the better engine's
+result; a second Ctrl+R on the same box). The reviewer meets them as one entry with its
+alternatives. Which result the entry shows is decided here, by the engines' order of quality
+(``engines.registry.BY_QUALITY``), never by the order the results arrived in: a quick
+preview landing late must not replace the better result the reviewer is judging.
+
+A result made on an image that has changed since (its recorded image hash differs from the
+image's now) can never be accepted, by any path: ``repairs.accept`` refuses it, and the
+window offers to repair again on the current image instead.
+
+No Qt here: the window and the command line ask this and show what it says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sabre_desk.core.case.review import RepairRecord
+from sabre_desk.engines.registry import quality_rank, result_name
+from sabre_desk.ground.hashing import file_sha256
+
+#: the review's extra field naming the hash of the image a repair was made on
+IMAGE_HASH = "image_sha256"
+#: the review's extra field naming the better engine a quick preview stands in for
+STANDS_IN_FOR = "stands_in_for"
+#: the review's extra field naming the result accepted instead of this one
+NOT_TAKEN_FOR = "not_taken_for"
+
+OPEN = ("preview", "reverted", "discarded")  # statuses a result can be accepted from
+
+AGAIN = "Repair again on the current image"
+
+#: a box of an image: its role and where it is
+BoxOf = tuple[str, tuple[float, float, float, float]]
+
+
+def _extra(record: RepairRecord, key: str) -> str | None:
+    value = (record.model_extra or {}).get(key)
+    return value if isinstance(value, str) else None
+
+
+def box_of(record: RepairRecord) -> BoxOf:
+    return (str(record.image_role), tuple(record.box))  # type: ignore[return-value]
+
+
+def made_on(record: RepairRecord) -> str | None:
+    """The SHA-256 of the image the repair was made on (None for an old review's)."""
+    return _extra(record, IMAGE_HASH)
+
+
+def stands_in_for(record: RepairRecord) -> str | None:
+    """The engine whose better result this quick preview stands in for, if it is one."""
+    return _extra(record, STANDS_IN_FOR)
+
+
+def not_taken_for(record: RepairRecord) -> str | None:
+    """The id of the result of the same box accepted instead of this one."""
+    return _extra(record, NOT_TAKEN_FOR)
+
+
+def image_digest(path: Path | None) -> str | None:
+    """The hash of the image now (remembered while the file is unchanged); None when it
+    cannot be read."""
+    if path is None:
+        return None
+    try:
+        return file_sha256(path)
+    except OSError:
+        return None
+
+
+def is_stale(record: RepairRecord, current: str | None) -> bool:
+    """True when *record* was made on an image other than the one now (hash *current*).
+    An accepted result is the image, never stale; an unknown hash is never stale."""
+    made = made_on(record)
+    if record.status == "accepted" or made is None or current is None:
+        return False
+    return made != current
+
+
+@dataclass(frozen=True)
+class BoxResults:
+    """The results of one box, in the order they arrived."""
+
+    results: tuple[RepairRecord, ...]
+
+    @property
+    def key(self) -> BoxOf:
+        return box_of(self.results[0])
+
+    def accepted(self) -> RepairRecord | None:
+        return next((r for r in self.results if r.status in ("accepted", "accepting")), None)
+
+    def best(self) -> RepairRecord:
+        """The result the entry shows: the accepted one, else the best open one by the
+        engines' order of quality (the newest of equals), else the newest."""
+        accepted = self.accepted()
+        if accepted is not None:
+            return accepted
+        waiting = [r for r in self.results if r.status == "preview"] or list(self.results)
+        newest_first = list(reversed(waiting))
+        return min(newest_first, key=lambda r: quality_rank(r.engine))
+
+    def alternatives(self) -> list[RepairRecord]:
+        """The other results, best first."""
+        best = self.best()
+        others = [r for r in reversed(self.results) if r is not best]
+        return sorted(others, key=lambda r: quality_rank(r.engine))
+
+    def is_stand_in(self, record: RepairRecord) -> bool:
+        """*record* is a quick preview whose better result has not arrived (yet)."""
+        better = stands_in_for(record)
+        return better is not None and not any(r.engine == better for r in self.results)
+
+
+def group(repairs: Iterable[RepairRecord]) -> list[BoxResults]:
+    """The repairs by box, in the order each box was first repaired."""
+    boxes: dict[BoxOf, list[RepairRecord]] = {}
+    for record in repairs:
+        boxes.setdefault(box_of(record), []).append(record)
+    return [BoxResults(tuple(records)) for records in boxes.values()]
+
+
+def results_of(repairs: Sequence[RepairRecord], record: RepairRecord) -> BoxResults:
+    """The results of *record*'s box."""
+    key = box_of(record)
+    return BoxResults(tuple(r for r in repairs if box_of(r) == key))
+
+
+def to_show(repairs: Sequence[RepairRecord], landed: RepairRecord) -> RepairRecord:
+    """The result to show when *landed* arrives: the best of its box so far."""
+    return results_of(repairs, landed).best()
+
+
+def state_text(record: RepairRecord, box: BoxResults, current: str | None) -> str:
+    """How the list and the comparison name *record*'s state."""
+    if record.status in ("accepted", "accepting", "reverting"):
+        return {"accepted": "accepted", "accepting": "accepting…"}.get(record.status, "reverting…")
+    if not_taken_for(record) and record.status == "discarded":
+        return f"not taken ({not_taken_for(record)} accepted)"
+    if is_stale(record, current):
+        return "made on an earlier image"
+    if record.status == "preview" and box.is_stand_in(record):
+        better = stands_in_for(record) or ""
+        return f"quick stand-in until the {result_name(better)} result arrives"
+    return {"preview": "waiting for you", "discarded": "discarded", "reverted": "reverted"}.get(
+        record.status, record.status
+    )
+
+
+def caption_state(record: RepairRecord, box: BoxResults, current: str | None) -> str:
+    """The state in the comparison's caption: a word or two, so the caption keeps its one
+    line (and the image its size and zoom) as a better result replaces a stand-in."""
+    if record.status == "accepted":
+        return "now the image"
+    if record.status == "discarded" and not_taken_for(record):
+        return "not taken"
+    if is_stale(record, current):
+        return "made on an earlier image"
+    if record.status == "preview" and box.is_stand_in(record):
+        return "quick stand-in"
+    return {"preview": "preview", "reverted": "reverted"}.get(record.status, record.status)
+
+
+def accept_label(record: RepairRecord | None, current: str | None) -> str:
+    """What the Accept button says: what it will accept, or that it repairs again."""
+    if record is None:
+        return "Accept"
+    if is_stale(record, current):
+        return AGAIN
+    return f"Accept {result_name(record.engine)} result"
+
+
+def can_accept(record: RepairRecord | None, current: str | None) -> bool:
+    return record is not None and record.status in OPEN and not is_stale(record, current)

@@ -1,0 +1,65 @@
+"""The patch-based engine's compiled loops made ready before the first repair asks for them.
+
+numba compiles ``patchmatch_kernels`` on the first call of each loop with each set of
+argument types, and caches the machine code on disk; a later process only loads it (a
+fraction of a second) — but the very first repair after an install, or after the cache was
+cleared, waited for the compiler (about ten seconds on a laptop), and any process still
+pays for importing numba and loading the cache on its first repair. ``warm_up`` runs one
+tiny completion and one tiny search for what stands out, with the same argument types a
+real repair uses, so every loop is compiled (or loaded) and written to the disk cache while
+nobody is waiting: the window calls it on a worker thread as it opens.
+
+Qt-free and safe to call more than once, from any thread; it never raises (a repair that
+later needs the loops reports any real problem itself).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import time
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+#: the tiny scene's side and its hole's: big enough for two pyramid levels and both
+#: completions (texture and structure), so every loop and signature of a repair runs
+SCENE_PX = 96
+HOLE_PX = 56
+
+
+def _scene() -> tuple[np.ndarray, np.ndarray]:
+    """A small textured picture (stripes and noise, fixed seed) and a square hole in it."""
+    rng = np.random.default_rng(7)
+    yy, xx = np.mgrid[0:SCENE_PX, 0:SCENE_PX]
+    stripes = 128 + 80 * np.sin(xx / 3.0 + yy / 7.0)
+    noise = rng.normal(0, 12, (SCENE_PX, SCENE_PX, 3))
+    image = np.clip(stripes[..., None] + noise, 0, 255).astype(np.uint8)
+    hole = np.zeros((SCENE_PX, SCENE_PX), bool)
+    start = (SCENE_PX - HOLE_PX) // 2
+    hole[start : start + HOLE_PX, start : start + HOLE_PX] = True
+    image[hole] = (250, 20, 20)  # an object that stands out, so the search finds it
+    return image, hole
+
+
+def warm_up() -> float | None:
+    """Compile (or load from the disk cache) every loop a patch-based repair runs; the
+    seconds it took, or None when numba is not installed (the engine is then unavailable)
+    or the loops could not be made ready."""
+    if importlib.util.find_spec("numba") is None:
+        return None
+    started = time.perf_counter()
+    try:
+        from sabre_desk.imaging.completion import patchmatch_fill
+        from sabre_desk.imaging.standout import standout_mask
+
+        image, hole = _scene()
+        standout_mask(image, hole)
+        patchmatch_fill(image, hole)
+    except Exception:  # the warm-up is a courtesy: the repair itself will say what is wrong
+        log.warning("patch-based completion could not be warmed up", exc_info=True)
+        return None
+    seconds = time.perf_counter() - started
+    log.info("patch-based completion warmed up in %.2f s", seconds)
+    return seconds
