@@ -146,8 +146,9 @@ def test_the_lmms_eval_utils_run_without_sabre_desk_and_agree_with_score(
     script = (
         "import json, sys; sys.path.insert(0, sys.argv[1]); import utils; "
         "docs = json.load(open(sys.argv[2])); "
-        "items = [utils.process_results(d, [d['response']])['sabre_macro'] for d in docs]; "
-        "print(utils.aggregate_macro(items)); "
+        "results = [utils.process_results(d, [d['response']]) for d in docs]; "
+        "print(utils.aggregate_macro([r['macro'] for r in results])); "
+        "print(utils.aggregate_macro_all_subsets([r['macro_all_subsets'] for r in results])); "
         "print(utils.doc_to_text(docs[-1], {'multiple_choice': ' LETTER'}))"
     )
     run = subprocess.run(
@@ -157,14 +158,17 @@ def test_the_lmms_eval_utils_run_without_sabre_desk_and_agree_with_score(
         timeout=60,
     )
     assert run.returncode == 0, run.stderr
-    macro, *prompt = run.stdout.splitlines()
+    macro, macro_all, *prompt = run.stdout.splitlines()
     predictions = tmp_path / "preds.jsonl"
     predictions.write_text(
         "\n".join(json.dumps({"question_id": q, "response": a}) for q, a in responses.items())
     )
     scored = _score(release, [predictions])
-    assert float(macro) == pytest.approx(100 * scored["macro_all_subsets"], abs=0.01)
-    assert float(macro) < 100
+    # the same names as score --json, and the same figures to the last digit
+    assert "metric: macro\n" in yaml and "metric: macro_all_subsets\n" in yaml
+    assert float(macro) == scored["macro"]
+    assert float(macro_all) == scored["macro_all_subsets"]
+    assert float(macro_all) < 1
     last = rows[-1]
     assert prompt[0] == last["question"]
     if last["options"]:

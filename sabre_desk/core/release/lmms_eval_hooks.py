@@ -1,5 +1,9 @@
 """lmms-eval's hooks for a release's task: the image, the prompt, the score of one answer,
-and the macro average.
+and the two averages ``sabre-desk score`` reports, under the names its ``--json`` gives them:
+``macro``, the paper's Macro Avg. (the SABRE-Prior primaries only), and
+``macro_all_subsets``, the mean over every subset present. Both are fractions rounded to
+four places as ``score --json`` writes them, so the two tools' figures can be compared digit
+for digit and one is never put in a table as the other.
 
 A release carries this file's functions in its lmms-eval task's ``utils.py``, after the
 source of ``answer_rules`` (see ``lmms_eval_task``), so that a person evaluating with
@@ -10,9 +14,16 @@ from __future__ import annotations  # release: drop
 
 from typing import Any
 
-from sabre_desk.core.case.answer_rules import is_correct, subset_accuracies  # release: drop
+from sabre_desk.core.case.answer_rules import (  # release: drop
+    PRIOR_PRIMARIES,  # release: drop
+    is_correct,  # release: drop
+    subset_accuracies,  # release: drop
+)  # release: drop
 
-METRIC = "sabre_macro"
+#: The paper's macro, named as ``score --json`` names it.
+METRIC = "macro"
+#: The average over every subset present, pilots included, named as ``score --json`` does.
+METRIC_ALL = "macro_all_subsets"
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list[Any]:
@@ -33,21 +44,34 @@ def doc_to_text(
 
 
 def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, dict[str, Any]]:
-    """Whether the model's answer is right under the question's rule (SABRE, Appendix A)."""
+    """Whether the model's answer is right under the question's rule (SABRE, Appendix A),
+    once for each average."""
     right, _ = is_correct(doc["eval_type"], results[0] if results else "", doc["answer"])
-    return {
-        METRIC: {
-            "subset": doc["subset"],
-            "group_id": doc["group_id"],
-            "probe": doc["probe_id"],
-            "right": right,
-        }
+    item = {
+        "subset": doc["subset"],
+        "group_id": doc["group_id"],
+        "probe": doc["probe_id"],
+        "right": right,
     }
+    return {METRIC: item, METRIC_ALL: dict(item)}
+
+
+def _accuracies(items: list[dict[str, Any]]) -> dict[str, float]:
+    return subset_accuracies(
+        [(i["subset"], i["group_id"], i["probe"], bool(i["right"])) for i in items]
+    )
 
 
 def aggregate_macro(items: list[dict[str, Any]]) -> float:
-    """The macro average (%) of the subset accuracies, All4 for Context and Texture."""
-    accuracies = subset_accuracies(
-        [(i["subset"], i["group_id"], i["probe"], bool(i["right"])) for i in items]
-    )
-    return 100.0 * sum(accuracies.values()) / max(len(accuracies), 1)
+    """The paper's Macro Avg.: the mean of the SABRE-Prior primaries present (All4 for
+    Context and Texture), as a fraction. NaN when the release has none of them (``score``
+    reports none then)."""
+    accuracies = _accuracies(items)
+    prior = [v for k, v in accuracies.items() if k in PRIOR_PRIMARIES]
+    return round(sum(prior) / len(prior), 4) if prior else float("nan")
+
+
+def aggregate_macro_all_subsets(items: list[dict[str, Any]]) -> float:
+    """The mean of every subset's score present, pilots included, as a fraction."""
+    accuracies = _accuracies(items)
+    return round(sum(accuracies.values()) / max(len(accuracies), 1), 4)

@@ -65,6 +65,9 @@ metric_list:
   - metric: {lmms_eval_hooks.METRIC}
     aggregation: !function utils.aggregate_macro
     higher_is_better: true
+  - metric: {lmms_eval_hooks.METRIC_ALL}
+    aggregation: !function utils.aggregate_macro_all_subsets
+    higher_is_better: true
 lmms_eval_specific_kwargs:
   default:
     pre_prompt: ""
