@@ -26,12 +26,11 @@ from pydantic import (
 
 from sabre_desk.core.case.spec import (
     MAX_ANSWER_CHARS,
-    MAX_NAME_CHARS,
     MAX_QUESTION_CHARS,
     ImageRole,
-    LongText,
 )
 from sabre_desk.engines.ops import RepairOp
+from sabre_desk.ground import limits
 from sabre_desk.ground.errors import ReviewError
 from sabre_desk.ground.ids import id_problem
 from sabre_desk.ground.validation_messages import describe_validation_error
@@ -95,7 +94,7 @@ class Box(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     image_role: ImageRole
-    label: Annotated[str, StringConstraints(max_length=MAX_NAME_CHARS)] = ""
+    label: Annotated[str, StringConstraints(max_length=limits.BOX_LABEL.most)] = ""
     box: tuple[float, float, float, float]
 
     @field_validator("box")
@@ -136,7 +135,7 @@ class RepairRecord(BaseModel):
     op: RepairOp
     engine: str
     model: str | None = None
-    instruction: LongText = ""
+    instruction: Annotated[str, StringConstraints(max_length=limits.INSTRUCTION.most)] = ""
     box: tuple[float, float, float, float]
     preview: str
     #: "accepting" / "reverting" mark an operation in progress (finished or rolled back
@@ -175,7 +174,7 @@ class Review(BaseModel):
     case_id: str
     reviewer: str
     decision: Decision | None = None
-    notes: LongText = ""
+    notes: Annotated[str, StringConstraints(max_length=limits.NOTES.most)] = ""
     boxes: list[Box] = Field(default_factory=list)
     question_edits: dict[str, QuestionEdit] = Field(default_factory=dict)
     #: ticked review targets / checklist items, keyed "<image_role>:<label>"
@@ -255,6 +254,22 @@ def ownership_problem(review: Review, case_id: str, reviewer: str) -> str | None
         f"belongs to case {review.case_id!r} / reviewer {review.reviewer!r}, "
         f"not {case_id!r} / {reviewer!r}"
     )
+
+
+def writable_review(review: Review, path: Path, case_id: str | None) -> dict[str, Any]:
+    """*review* as the JSON data its reader accepts, or ReviewError naming the field and
+    its limit: the whole object is validated as the reader will validate it before anything
+    is serialized, since fields are assigned and copied without validation on the way
+    here (the editor, merge, import, upgrade all write through this)."""
+    data = review.model_dump(mode="json", exclude_none=False)
+    try:
+        Review.model_validate(data)
+    except ValidationError as exc:
+        reason = describe_validation_error(exc)
+        raise ReviewError(
+            f"not written: {reason}; the previous version is unchanged", path, case_id
+        ) from exc
+    return data
 
 
 def validate_review(data: Any, path: Path, case_id: str) -> Review:

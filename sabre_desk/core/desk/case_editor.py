@@ -44,10 +44,12 @@ from sabre_desk.core.repair import repairs
 from sabre_desk.core.repair.repairs import RepairStep
 from sabre_desk.core.team.ratings import adjudicators_of
 from sabre_desk.core.team.team import others_disputed
+from sabre_desk.ground import limits
 from sabre_desk.ground.errors import (
     ProjectError,
     ReviewConflictError,
 )
+from sabre_desk.ground.limits import Limit
 
 #: A change is on disk this long after it was made (well inside the promise of 0.5 s).
 SAVE_DELAY_MS = 200
@@ -189,12 +191,24 @@ class CaseEditor:
         label = decision.label if decision else "no decision"
         return DecisionEdit(f"Decision: {label}", self.review.decision, decision)
 
+    def _over(self, limit: Limit, text: str) -> bool:
+        """Whether *text* is past *limit* (then refused, the limit in words, on ``failed``):
+        nothing the reader would refuse is ever taken into the review."""
+        problem = limit.problem(len(text))
+        if problem is not None:
+            self.failed.emit(f"Not taken: {problem}.")
+        return problem is not None
+
     def write_notes(self, text: str) -> Edit | None:
-        if self.review.notes == text or not self._editable():
+        if self.review.notes == text or self._over(limits.NOTES, text) or not self._editable():
             return None
         return NotesEdit("Edit notes", self.review.notes, text)
 
-    def add_box(self, role: ImageRole, box: tuple[float, float, float, float], label: str) -> Edit:
+    def add_box(
+        self, role: ImageRole, box: tuple[float, float, float, float], label: str
+    ) -> Edit | None:
+        if self._over(limits.BOX_LABEL, label):
+            return None
         new = Box(image_role=role, label=label, box=box)
         before = self.review.boxes
         detail = {"action": "add", "image_role": role.value, "label": label, "box": list(box)}
@@ -250,7 +264,7 @@ class CaseEditor:
 
     def relabel_box(self, role: ImageRole, index: int, label: str) -> Edit | None:
         old = self.box(role, index)
-        if old is None:
+        if old is None or self._over(limits.BOX_LABEL, label):
             return None
         detail = {"action": "relabel", "label": label, "from": old.label}
         return self._box_edit(role, index, {"label": label}, f"Label box {label}", detail)
@@ -282,6 +296,10 @@ class CaseEditor:
         question = self.case.spec.question(probe_id)
         if question is None:
             return f"no probe {probe_id!r}"
+        for limit, text in ((limits.QUESTION, prompt), (limits.ANSWER, answer)):
+            problem = None if text is None else limit.problem(len(text.strip()))
+            if problem is not None:
+                return f"{probe_id}: {problem}"
         current = self.review.question_edits.get(probe_id)
         try:
             new = make_edit(question, current, prompt=prompt, answer=answer)

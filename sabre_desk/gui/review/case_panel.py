@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
-from PySide6.QtGui import QFocusEvent
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
@@ -19,7 +18,6 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QTableView,
@@ -41,51 +39,13 @@ from sabre_desk.gui.review.case_summary import (
     case_summary_html,
 )
 from sabre_desk.gui.review.checklist import VerifyChecklist
+from sabre_desk.gui.review.notes_field import NOTES_LEAST_PX, NotesEdit
 from sabre_desk.gui.review.probe_columns import ProbeColumns
 from sabre_desk.gui.review.probe_model import QUESTION, ProbeModel
 
-NOTES_COMMIT_MS = 250  # a pause in typing commits the notes (then autosave follows)
 #: The probe table is as tall as its rows up to this; beyond, it scrolls (it is not inside
 #: the scrolling pane above it).
 PROBES_MOST_PX = 320
-#: The notes field is never shorter than this; the room the pane above does not need goes
-#: to it (a large screen writes notes in a large field, never in an empty band).
-NOTES_LEAST_PX = 64
-
-
-class NotesEdit(QPlainTextEdit):
-    """Commits after a pause in typing and when it loses focus."""
-
-    def __init__(self, commit: Callable[[str], object], parent: QWidget | None = None):
-        super().__init__(parent)
-        self._commit = commit
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(NOTES_COMMIT_MS)
-        self._timer.timeout.connect(self.commit)
-        self.textChanged.connect(self._timer.start)
-        self._loading = False
-
-    def set_text_quietly(self, text: str) -> None:
-        if text != self.toPlainText():
-            self._loading = True
-            self.setPlainText(text)
-            self._loading = False
-        self._timer.stop()
-
-    def commit(self) -> None:
-        self._timer.stop()
-        if not self._loading:
-            self._commit(self.toPlainText())
-
-    def focusOutEvent(self, event: QFocusEvent) -> None:
-        self.commit()
-        super().focusOutEvent(event)
-
-    def sizeHint(self) -> QSize:
-        """As short as it may be: the pane above is laid out first, the notes take what
-        it leaves."""
-        return QSize(super().sizeHint().width(), NOTES_LEAST_PX)
 
 
 class CasePanel(QWidget):
@@ -146,6 +106,7 @@ class CasePanel(QWidget):
         self.notes.setPlaceholderText("Notes for this case…")
         self.notes.setMinimumHeight(NOTES_LEAST_PX)
         grid.addWidget(self.notes, 3, 0, 1, 2)
+        grid.addWidget(self.notes.room, 5, 0, 1, 2)  # how much more the notes hold
         # Why Keep cannot be chosen, where the decisions are (an invalid case is never kept).
         self.validity_note = QLabel()
         self.validity_note.setObjectName("validity_note")
