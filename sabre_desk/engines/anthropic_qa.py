@@ -24,6 +24,8 @@ from sabre_desk.engines.answers import (
 )
 from sabre_desk.engines.gemini_make import MakeFailedError, Written
 from sabre_desk.engines.models import ModelName, Provider, base_url
+from sabre_desk.engines.reply_shape import count, objects, plain_reply
+from sabre_desk.engines.reply_shape import usage as usage_from
 from sabre_desk.engines.sdk_call import SdkClient, SdkWriter
 
 SPEC_TOOL = "write_specification"
@@ -57,28 +59,26 @@ def message_request(model: str, request: AnswerRequest) -> dict[str, Any]:
     }
 
 
-def _plain(reply: Any) -> dict[str, Any]:
-    return reply if isinstance(reply, dict) else dict(reply.model_dump())
-
-
 def usage_of(reply: dict[str, Any]) -> Usage | None:
     usage = reply.get("usage")
     if not isinstance(usage, dict):
         return None
-    read = [usage.get(k) for k in ("cache_creation_input_tokens", "cache_read_input_tokens")]
-    base = usage.get("input_tokens")
-    total = base + sum(v for v in read if isinstance(v, int)) if isinstance(base, int) else None
-    return Usage(input=total, output=usage.get("output_tokens"))
+    read = [count(usage.get(k)) for k in ("cache_creation_input_tokens", "cache_read_input_tokens")]
+    base = count(usage.get("input_tokens"))
+    total = base + sum(v for v in read if v is not None) if base is not None else None
+    return usage_from(input=total, output=usage.get("output_tokens"))
 
 
 def read_reply(reply: Any) -> Answer:
-    """A message (the client's object or its JSON) as an Answer."""
-    message = _plain(reply)
+    """A message (the client's object or its JSON) as an Answer; a reply of another shape
+    raises ReplyShapeError (``reply_shape``), fields of the wrong type count as absent."""
+    message = plain_reply(reply)
     usage = usage_of(message)
     stop = message.get("stop_reason")
-    blocks = message.get("content") or []
+    stop = stop if isinstance(stop, str) else None
+    blocks = objects(message.get("content"))
     text = "".join(
-        str(b.get("text") or "") for b in blocks if isinstance(b, dict) and b.get("type") == "text"
+        b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)
     ).strip()
     if text:
         return Answer(text, usage, None, stop)
@@ -157,8 +157,8 @@ class AnthropicWriter(SdkWriter):
         stop = str(message.get("stop_reason"))
         if stop == "max_tokens":
             raise MakeFailedError(STOP_REASONS["max_tokens"], usage)
-        for block in message.get("content") or []:
-            made = block.get("input") if isinstance(block, dict) else None
+        for block in objects(message.get("content")):
+            made = block.get("input")
             if isinstance(made, dict) and block.get("type") == "tool_use":
                 return Written.specification(
                     json.dumps(made, ensure_ascii=False), usage, self.model

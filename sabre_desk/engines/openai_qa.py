@@ -24,6 +24,8 @@ from sabre_desk.engines.answers import (
 )
 from sabre_desk.engines.gemini_make import MakeFailedError, Written
 from sabre_desk.engines.models import ModelName, Provider, base_url
+from sabre_desk.engines.reply_shape import count, objects, plain_reply
+from sabre_desk.engines.reply_shape import usage as usage_from
 from sabre_desk.engines.sdk_call import SdkClient, SdkWriter
 
 DEFAULT_LOCAL_URL = "http://127.0.0.1:8000/v1"
@@ -80,25 +82,28 @@ def usage_of(reply: dict[str, Any]) -> Usage | None:
     if not isinstance(usage, dict):
         return None
     details = usage.get("completion_tokens_details")
-    thoughts = details.get("reasoning_tokens") if isinstance(details, dict) else None
-    output = usage.get("completion_tokens")
-    if isinstance(output, int) and isinstance(thoughts, int):
+    thoughts = count(details.get("reasoning_tokens")) if isinstance(details, dict) else None
+    output = count(usage.get("completion_tokens"))
+    if output is not None and thoughts is not None:
         output -= thoughts  # reasoning is counted inside the completion; priced once
-    return Usage(input=usage.get("prompt_tokens"), output=output, thoughts=thoughts or None)
+    return usage_from(input=usage.get("prompt_tokens"), output=output, thoughts=thoughts or None)
 
 
 def read_reply(reply: Any) -> Answer:
-    """A chat completion (the client's object or its JSON) as an Answer."""
-    if not isinstance(reply, dict):
-        reply = reply.model_dump()
+    """A chat completion (the client's object or its JSON) as an Answer; a reply of another
+    shape raises ReplyShapeError (``reply_shape``), fields of the wrong type count as absent."""
+    reply = plain_reply(reply)
     usage = usage_of(reply)
-    choices = reply.get("choices") or []
-    if not choices or not isinstance(choices[0], dict):
+    choices = objects(reply.get("choices"))
+    if not choices:
         return Answer(None, usage, "no answer came back (the reply had no choices)")
     finish = choices[0].get("finish_reason")
-    message = choices[0].get("message") or {}
+    finish = finish if isinstance(finish, str) else None
+    message = choices[0].get("message")
+    message = message if isinstance(message, dict) else {}
     refusal = message.get("refusal")
-    text = str(message.get("content") or "").strip()
+    content = message.get("content")
+    text = content.strip() if isinstance(content, str) else ""
     if refusal and not text:
         return Answer(None, usage, f"the model refused: {str(refusal)[:200]}", finish)
     if not text:

@@ -23,6 +23,7 @@ from sabre_desk.engines.models import Provider
 from sabre_desk.engines.openai_qa import OpenAIAnswerer, chat_request
 from sabre_desk.engines.openai_qa import read_reply as read_completion
 from sabre_desk.engines.reply_limits import batch_limit
+from sabre_desk.engines.reply_shape import ReplyShapeError, plain_reply, scrub_answer
 from sabre_desk.engines.sdk_call import SdkClient
 
 #: OpenAI's and Anthropic's job states in the one vocabulary (``gemini_batch.STATE_WORDS``).
@@ -120,8 +121,10 @@ class _SdkBatch:
         back = {request_id(k): k for k in keys or []}
         state = BatchState(name, _combined(states))
         if state.done:
+            secret = self.engine.sdk.secret()
             state.answers = {
-                back.get(rid, rid): within_limit(answer, None) for rid, answer in replies.items()
+                back.get(rid, rid): within_limit(scrub_answer(answer, secret), None)
+                for rid, answer in replies.items()
             }
         return state
 
@@ -242,8 +245,15 @@ class AnthropicBatchClient(_SdkBatch):
         replies: dict[str, Answer] = {}
         if state in DONE_STATES:
             for row in self._call(lambda c: list(c.messages.batches.results(job_id)), cancel):
-                data = row if isinstance(row, dict) else row.model_dump()
-                replies[str(data["custom_id"])] = _anthropic_line(data.get("result") or {})
+                try:
+                    data = plain_reply(row)
+                except ReplyShapeError:
+                    continue  # not a result line: its request stays unanswered, asked again
+                result = data.get("result")
+                if isinstance(data.get("custom_id"), str):
+                    replies[data["custom_id"]] = _anthropic_line(
+                        result if isinstance(result, dict) else {}
+                    )
         return state, replies
 
     def _cancel_one(self, job_id: str, cancel: threading.Event) -> None:

@@ -71,6 +71,12 @@ class SdkClient:
             return NO_KEY_NEEDED
         return key
 
+    def secret(self) -> str | None:
+        """The key to mask in what the server sends back (none for a local server without
+        one: the placeholder it is sent is no secret)."""
+        key = self.key()
+        return None if key == NO_KEY_NEEDED else key
+
     def unavailable_reason(self) -> str | None:
         from sabre_desk.engines.models import client_missing
 
@@ -167,8 +173,10 @@ class SdkClient:
         read: Callable[[Any], Answer],
     ) -> Answer:
         """One question's call: the reply read as an Answer, every failure its reason, only
-        a cancel raised (AnswerCancelledError)."""
+        a cancel raised (AnswerCancelledError). The reply's shape is checked and the key
+        masked in it before *read* sees it (``reply_shape``)."""
         from sabre_desk.engines.reply_limits import answer_limit
+        from sabre_desk.engines.reply_shape import ReplyShapeError, plain_reply, scrub_json
 
         limit = answer_limit(request.config.max_output_tokens)
         try:
@@ -179,7 +187,16 @@ class SdkClient:
             return Answer(None, failure=exc.reason)
         if cancel.is_set():
             raise AnswerCancelledError()
-        return within_limit(read(reply), request.config.max_output_tokens)
+        try:
+            answer = read(scrub_json(plain_reply(reply), self.secret()))
+        except ReplyShapeError as exc:
+            return Answer(None, failure=self.unreadable(exc))
+        return within_limit(answer, request.config.max_output_tokens)
+
+    def unreadable(self, exc: Exception) -> str:
+        """The one line a reply of the wrong shape is recorded as (key masked)."""
+        reason = getattr(exc, "reason", str(exc))
+        return scrub(f"{self.label}'s reply could not be read: {reason}", self.secret())
 
     def _failure(self, exc: Exception, deadline_s: float) -> tuple[str, bool, float | None]:
         """Why *exc* ended the attempt, whether to try again, and the pause the server asked
@@ -242,9 +259,11 @@ class SdkWriter:
         ]
 
     def ask(self, action: Callable[[Any], Any], cancel: threading.Event) -> dict[str, Any]:
-        """The reply as plain JSON, or MakeFailedError / MakeCancelledError."""
+        """The reply as plain JSON (its shape checked, the key masked in it), or
+        MakeFailedError / MakeCancelledError."""
         from sabre_desk.engines.gemini_make import MakeCancelledError, MakeFailedError
         from sabre_desk.engines.reply_limits import spec_limit
+        from sabre_desk.engines.reply_shape import ReplyShapeError, plain_reply, scrub_json
 
         sdk: SdkClient = self.answerer.sdk
         try:
@@ -253,7 +272,11 @@ class SdkWriter:
             raise MakeCancelledError() from None
         except CallFailedError as exc:
             raise MakeFailedError(exc.reason) from None
-        return reply if isinstance(reply, dict) else dict(reply.model_dump())
+        try:
+            data: dict[str, Any] = scrub_json(plain_reply(reply), sdk.secret())
+        except ReplyShapeError as exc:
+            raise MakeFailedError(sdk.unreadable(exc)) from None
+        return data
 
 
 def _stop_in(exc: BaseException) -> StopRequestError | None:

@@ -13,12 +13,14 @@ never overwritten (it may carry weeks of reviews).
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import stat
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any
 
 from pydantic import ValidationError
@@ -94,10 +96,42 @@ def jsonl_rows(source: Path) -> Iterator[Row | tuple[str, str]]:
         if problem:
             yield where, problem
             continue
+        outside = next(
+            (
+                f"images: {role}: {why}"
+                for role, name in data["images"].items()
+                if (why := image_path_problem(base, name)) is not None
+            ),
+            None,
+        )
+        if outside:
+            yield where, outside
+            continue
         spec = {k: v for k, v in data.items() if k not in ROW_FIELDS}
         case_id = data.get("case_id")
-        images = {k: base / v for k, v in data["images"].items()}
+        images = {k: base.joinpath(*v.split("/")) for k, v in data["images"].items()}
         yield Row(where, spec, images, case_id if case_id else None)
+
+
+def image_path_problem(base: Path, name: str) -> str | None:
+    """Why a row's image path *name* may not be read from the JSONL's folder *base*, or
+    None: only a relative path inside that folder whose every step is a plain folder or
+    file, never a link (a row must not copy a file from elsewhere into the project)."""
+    shown = json.dumps(name, ensure_ascii=True)[:80]
+    if "\\" in name or name.startswith("/") or PureWindowsPath(name).drive:
+        return f"{shown} is an absolute path or has a backslash; give a path inside {base}"
+    parts = name.split("/")
+    if ".." in parts:
+        return f"{shown} leads outside {base} (through '..'); give a path inside it"
+    for depth in range(1, len(parts) + 1):
+        step = base.joinpath(*parts[:depth])
+        try:
+            mode = os.lstat(step).st_mode
+        except OSError:
+            return None  # not there: the image's own check names it missing
+        if stat.S_ISLNK(mode):
+            return f"{shown}: {step} is a symbolic link; images are not imported through links"
+    return None
 
 
 def row_fields_problem(data: dict[str, Any]) -> str | None:
@@ -121,7 +155,10 @@ def row_fields_problem(data: dict[str, Any]) -> str | None:
 
 def folder_rows(source: Path) -> Iterator[Row | tuple[str, str]]:
     """Rows of a folder: each ``NAME.json`` with its images (see PAIR_SUFFIXES)."""
-    files = {p.name: p for p in source.iterdir() if p.is_file()}
+    entries = sorted(source.iterdir())
+    for link in (p for p in entries if p.is_symlink()):
+        yield f"{source.name}/{link.name}", "is a symbolic link; nothing is imported through it"
+    files = {p.name: p for p in entries if p.is_file() and not p.is_symlink()}
     specs = sorted(n for n in files if n.endswith(".json"))
     used: set[str] = set()
     for spec_name in specs:

@@ -164,6 +164,7 @@ def write_results(release: Path, out_dir: Path, report: EvaluateReport) -> str:
     figures = {
         "release": name,
         "root_sha256": root,
+        "release_path": str(release.absolute()),  # where `audit` finds the questions
         "models": {model: r.to_json() for model, r in reports.items()},
         "failed_calls": {m: len(r.failures) for m, r in report.reports.items()},
         "errors": report.errors,

@@ -20,7 +20,8 @@ from typing import Any
 
 from sabre_desk.core.jobs.ledger import Ledger
 from sabre_desk.core.jobs.run_guard import RunGuard
-from sabre_desk.core.release.release import BENCHMARK, MAX_ROW, unsafe_name
+from sabre_desk.core.release.release import BENCHMARK, MAX_ROW
+from sabre_desk.core.release.release_read import benchmark_row, path_problem, release_file
 from sabre_desk.core.screening.answer_limit import bounded
 from sabre_desk.core.screening.prompts import (
     RELEASE_PROMPTS,
@@ -67,7 +68,7 @@ class PredictReport:
 
 
 def release_prompts(release: Path, report: PredictReport) -> PromptSet:
-    folder = release / RELEASE_PROMPTS
+    folder = release_file(release, RELEASE_PROMPTS)
     if folder.is_dir():
         return load_prompts(folder)
     report.warnings.append(
@@ -78,23 +79,23 @@ def release_prompts(release: Path, report: PredictReport) -> PromptSet:
 
 def release_questions(release: Path, prompts: PromptSet) -> list[Question]:
     out = []
-    path = release / BENCHMARK
+    path = release_file(release, BENCHMARK)
     for number, line in iter_lines(path, MAX_ROW, ProjectError):
         if line is None:
             raise ProjectError(f"line {number} is too long", path)
         try:
-            row = loads(line)
-            question_id, image = str(row["question_id"]), str(row["image"])
-            eval_type, text = str(row["eval_type"]), str(row["question"])
-        except (ValueError, KeyError, TypeError) as exc:
+            row = benchmark_row(loads(line))
+        except ValueError as exc:
             raise ProjectError(f"line {number} is not a benchmark row ({exc})", path) from exc
-        why = unsafe_name(image)
+        why = path_problem(release, row.image)
         if why is not None:
-            raise ProjectError(f"line {number}: its image is {why}", path)
-        options = row.get("options")
-        listed = [str(options[k]) for k in sorted(options)] if isinstance(options, dict) else None
-        prompt = prompts.build(eval_type, text, listed)
-        out.append(Question(question_id, release / image, prompt, prompts.output_tokens(eval_type)))
+            raise ProjectError(f"line {number}: its image is refused: {why}", path)
+        options = row.options
+        listed = [options[k] for k in sorted(options)] if options is not None else None
+        prompt = prompts.build(row.eval_type, row.question, listed)
+        image = release.joinpath(*row.image.split("/"))
+        tokens = prompts.output_tokens(row.eval_type)
+        out.append(Question(row.question_id, image, prompt, tokens))
     return out
 
 

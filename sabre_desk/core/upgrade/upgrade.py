@@ -22,14 +22,25 @@ from pathlib import Path
 from typing import Any
 
 from sabre_desk import __version__
+from sabre_desk.core.case.git_files import missing_git_lines, write_git_files
 from sabre_desk.core.case.manifest import MANIFEST_NAME, PROJECT_VERSION, Manifest, read_manifest
 from sabre_desk.core.case.review import utc_now
+from sabre_desk.core.upgrade.upgrade_plan import (
+    BACKUP_PARENT as BACKUP_PARENT,  # re-exported: their old home
+)
+from sabre_desk.core.upgrade.upgrade_plan import (
+    BACKUP_PREFIX as BACKUP_PREFIX,
+)
+from sabre_desk.core.upgrade.upgrade_plan import (
+    REPORT_NAME as REPORT_NAME,
+)
 from sabre_desk.core.upgrade.upgrade_plan import (
     TYPE_FIELD,
     CaseMove,
     UpgradePlan,
     case_folder_problem,
     plan_upgrade,
+    unfinished_reports,
 )
 from sabre_desk.ground.errors import ProjectError, StorageError
 from sabre_desk.ground.reading import LIMITS, parse_json, read_limited
@@ -37,13 +48,11 @@ from sabre_desk.ground.storage import (
     atomic_write_bytes,
     atomic_write_json,
     file_lock,
+    new_backup_folder,
     probe_writable,
     remove_orphan_temps,
 )
 
-BACKUP_PARENT = ".sabre-desk"
-BACKUP_PREFIX = "upgrade-backup-"
-REPORT_NAME = "upgrade.json"
 #: what a spec upgraded in place records about it (a list: one entry per upgrade)
 SPEC_RECORD = "upgraded"
 
@@ -60,6 +69,8 @@ class UpgradeResult:
     backup: Path | None = None
     #: the files rewritten, relative to the project, in order
     written: list[str] = field(default_factory=list)
+    #: .gitignore / .gitattributes written or completed (keeping every line already there)
+    git_files: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -68,6 +79,7 @@ class UpgradeResult:
             "changed": bool(self.written),
             "written": self.written,
             "backup": str(self.backup) if self.backup else None,
+            "git_files": self.git_files,
         }
 
 
@@ -78,12 +90,16 @@ def upgrade_project(root: Path, *, dry_run: bool = False) -> UpgradeResult:
     manifest_path = root / MANIFEST_NAME
     read_manifest(root)  # not a project, or a newer one: said before anything is locked
     if dry_run:
-        return UpgradeResult(plan_upgrade(root), dry_run=True)
+        return UpgradeResult(plan_upgrade(root), dry_run=True, git_files=[*missing_git_lines(root)])
     if not probe_writable(root):
         raise UpgradeError("the project folder cannot be written; nothing was changed", root)
     with file_lock(manifest_path, busy="another sabre-desk is writing the manifest; try again"):
         plan = plan_upgrade(root)
         result = UpgradeResult(plan)
+        try:  # new lines only: what a person wrote in them stays
+            result.git_files = write_git_files(root)
+        except OSError as exc:
+            raise UpgradeError(f"cannot write the git files ({exc.strerror or exc})", root) from exc
         if not plan.changes:
             return result
         result.backup = _new_backup_folder(root)
@@ -101,7 +117,19 @@ def upgrade_project(root: Path, *, dry_run: bool = False) -> UpgradeResult:
         report.update(finished=True, written=result.written, finished_at=utc_now())
         with contextlib.suppress(ProjectError, OSError):  # done either way; a rerun says so
             atomic_write_json(result.backup / REPORT_NAME, report)
+            _close_unfinished(root, result.backup)
     return result
+
+
+def _close_unfinished(root: Path, backup: Path) -> None:
+    """Mark the reports of earlier runs that stopped part-way as finished by this one: every
+    file they set out to change is now new (this run planned what was left of them)."""
+    for path in unfinished_reports(root):
+        if path.parent == backup:
+            continue
+        data = parse_json(read_limited(path, LIMITS["manifest"], StorageError), path, StorageError)
+        data.update(finished=True, finished_by=backup.name, finished_at=utc_now())
+        atomic_write_json(path, data)
 
 
 def _stopped(
@@ -122,25 +150,12 @@ def _stopped(
 
 
 def _new_backup_folder(root: Path) -> Path:
-    """``.sabre-desk/upgrade-backup-<UTC stamp>`` (``-2``, ``-3`` … when a run of the same
-    second made one): a folder of its own for each run."""
-    parent = root / BACKUP_PARENT
-    if parent.is_symlink():
-        raise UpgradeError("is a symbolic link; nothing is written through it", parent)
+    """``.sabre-desk/upgrade-backup-<UTC stamp>``: a folder of its own for each run."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     try:
-        parent.mkdir(exist_ok=True)
-        for n in range(1, 1000):
-            folder = parent / f"{BACKUP_PREFIX}{stamp}{'' if n == 1 else f'-{n}'}"
-            try:
-                folder.mkdir()
-            except FileExistsError:
-                continue
-            return folder
-    except OSError as exc:
-        reason = f"cannot make the backup folder ({exc.strerror or exc}); nothing was changed"
-        raise UpgradeError(reason, parent) from exc
-    raise UpgradeError("too many upgrade backups in the same second", parent)
+        return new_backup_folder(root / BACKUP_PARENT, BACKUP_PREFIX, stamp)
+    except StorageError as exc:
+        raise UpgradeError(exc.reason, exc.path) from exc
 
 
 def _keep_old(backup: Path, rel: str, raw: bytes) -> None:

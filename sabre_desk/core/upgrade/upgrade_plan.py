@@ -95,16 +95,23 @@ class UpgradePlan:
     manifest: ManifestUpdate | None = None
     #: (file, reason): specs that could not be read, left as they are (validate says why)
     unread: list[tuple[str, str]] = field(default_factory=list)
+    #: the backup folder of an upgrade that stopped part-way (killed, or an error), or None
+    interrupted: str | None = None
 
     @property
     def needed(self) -> bool:
         """The project does not work unchanged: some case (or the default primer) follows
-        a task today's primers give another name."""
-        return bool(self.moves) or bool(self.manifest and self.manifest.default_primer)
+        a task today's primers give another name, or an upgrade stopped part-way (some of
+        its files may be new and others old)."""
+        return (
+            bool(self.moves)
+            or bool(self.manifest and self.manifest.default_primer)
+            or self.interrupted is not None
+        )
 
     @property
     def changes(self) -> bool:
-        return bool(self.moves) or self.manifest is not None
+        return bool(self.moves) or self.manifest is not None or self.interrupted is not None
 
     @property
     def files(self) -> list[str]:
@@ -114,6 +121,8 @@ class UpgradePlan:
     def summary(self) -> str:
         """What the upgrade will change, in one clause."""
         parts = []
+        if self.interrupted is not None:
+            parts.append(f"finishes the upgrade that stopped part-way ({self.interrupted})")
         if self.moves:
             counts: dict[tuple[str, str], int] = {}
             for m in self.moves:
@@ -159,8 +168,34 @@ class UpgradePlan:
                 else []
             ),
             "unread": [{"file": f, "reason": r} for f, r in self.unread],
+            "interrupted": self.interrupted,
         }
 
+
+def unfinished_reports(root: Path) -> list[Path]:
+    """The ``upgrade.json`` of every run of `upgrade` on *root* that did not finish: each
+    run writes it (``"finished": false``) before it changes anything and marks it finished
+    last, so one still unfinished is a run killed or stopped part-way."""
+    parent = Path(root) / BACKUP_PARENT
+    try:
+        reports = sorted(parent.glob(f"{BACKUP_PREFIX}*/{REPORT_NAME}"))
+    except OSError:
+        return []
+    unfinished = []
+    for report in reports:
+        try:
+            data = quick_json(str(report), LIMITS["manifest"], follow_links=False)
+        except (OSError, ValueError):
+            continue  # damaged by hand: it records nothing about the project's files
+        if isinstance(data, dict) and data.get("finished") is False:
+            unfinished.append(report)
+    return unfinished
+
+
+#: Where each run of `upgrade` keeps the old bytes of what it rewrites, and its report.
+BACKUP_PARENT = ".sabre-desk"
+BACKUP_PREFIX = "upgrade-backup-"
+REPORT_NAME = "upgrade.json"
 
 #: (case id, the type the index read, or None when it could not) of every case
 Candidates = Iterable[tuple[str, str | None]]
@@ -177,6 +212,8 @@ def plan_upgrade(
     manifest = manifest if manifest is not None else read_manifest(root)
     library = PrimerLibrary.for_project(root)
     plan = UpgradePlan(root, manifest.name, manifest.version)
+    stopped = unfinished_reports(root)
+    plan.interrupted = f"{BACKUP_PARENT}/{stopped[-1].parent.name}" if stopped else None
     active = active_changes(manifest, library)
     default_change = next((c for c, _ in active if manifest.primer == c.primer), None)
     default_users = default_current = 0

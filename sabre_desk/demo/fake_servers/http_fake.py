@@ -23,7 +23,27 @@ class Flood:
     announce: bool = True
 
 
-Handled = tuple[int, Any]  # (status, JSON body or Flood or raw bytes)
+@dataclass(frozen=True)
+class Page:
+    """A reply body that is not JSON, sent with its own type (a proxy's HTML error page)."""
+
+    body: bytes
+    content_type: str = "text/html; charset=utf-8"
+
+
+Handled = tuple[int, Any]  # (status, JSON body or Flood or Page or raw bytes)
+
+
+#: What a reply names where an echoing server puts the request's key (``FakeHttp.echo_key``).
+ECHO_KEY = "ECHO_KEY"
+
+
+def _credential(path: str, headers: dict[str, str]) -> bytes:
+    """The key a request carried, however its client sends it."""
+    bearer = headers.get("authorization", "").removeprefix("Bearer ").strip()
+    query = dict(p.partition("=")[::2] for p in path.partition("?")[2].split("&") if p)
+    key = bearer or headers.get("x-api-key") or headers.get("x-goog-api-key") or query.get("key")
+    return (key or "").encode()
 
 
 @dataclass
@@ -36,6 +56,9 @@ class FakeHttp:
     delay_s: float = 0.0
     #: 0: any free port
     port: int = 0
+    #: A debugging proxy's echo: ``ECHO_KEY`` anywhere in a reply becomes the key the request
+    #: carried (``Authorization: Bearer``, ``x-api-key``, ``x-goog-api-key`` or ``?key=``).
+    echo_key: bool = False
 
     def route(self, method: str, path: str, body: Any, headers: dict[str, str]) -> Handled:
         raise NotImplementedError
@@ -63,9 +86,13 @@ class FakeHttp:
                 )
                 if isinstance(reply, Flood):
                     return self._flood(status, reply)
+                kind = reply.content_type if isinstance(reply, Page) else "application/json"
+                reply = reply.body if isinstance(reply, Page) else reply
                 payload = reply if isinstance(reply, bytes) else json.dumps(reply).encode()
+                if fake.echo_key:
+                    payload = payload.replace(ECHO_KEY.encode(), _credential(self.path, headers))
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(payload)))
                 if status == 429:
                     self.send_header("Retry-After", "0")
