@@ -33,10 +33,11 @@ from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.engines.base import RepairEngine, RepairOp
 from sabre_desk.engines.opencv import TeleaEngine
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
+from sabre_desk.ground.aside import built_aside
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.ids import id_problem
 from sabre_desk.ground.paths import inside_project, plain_file_name
-from sabre_desk.ground.storage import atomic_write_bytes, atomic_write_json, read_json
+from sabre_desk.ground.storage import atomic_write_bytes, atomic_write_model, read_json
 from sabre_desk.ground.validation_messages import describe_validation_error
 from sabre_desk.imaging.blend import BlendParams, paste
 from sabre_desk.imaging.io import load_image
@@ -160,61 +161,75 @@ def make_study(
     progress: Callable[[int, int, str], None] | None = None,
 ) -> Study:
     """Make the candidates for each (case, box) and write the study. A case without a box
-    uses its reviewer's first box on the edited (or single) image."""
+    uses its reviewer's first box on the edited (or single) image.
+
+    Every case is checked (it exists, has a box and its image) before anything is written,
+    and the study is built aside and renamed into place whole: a run that fails or is
+    killed leaves no ``studies/<name>/``, so the same name can be used again at once."""
     folder = study_dir(project, name)
     if folder.exists():
         raise ProjectError("a study of this name exists; choose another name", folder)
+    chosen = [_question_source(project, case_id, box) for case_id, box in defects]
     questions: list[StudyQuestion] = []
-    (folder / "original").mkdir(parents=True)
-    (folder / "candidates").mkdir()
-    (folder / "sessions").mkdir()
-    for number, (case_id, box) in enumerate(defects):
-        case = project.load_case(case_id)
-        role = ImageRole.EDITED if ImageRole.EDITED in case.spec.image_roles else ImageRole.IMAGE
-        if box is None:
-            boxes = case.review.boxes_on(role)
-            if not boxes:
-                raise ProjectError(
-                    f"no box on its {role.value} image: give one as {case_id}=x0,y0,x1,y1",
-                    case.folder,
-                )
-            box = boxes[0].box
-        path = case.images.get(role)
-        if path is None:
-            raise ProjectError(f"its {role.value} image is missing", case.folder)
-        image = load_image(path)
-        made = candidates_for(image, box, engine, instruction)
-        stem = f"{number + 1:02d}_{case_id}"
-        h, w = image.shape[:2]
-        atomic_write_bytes(
-            folder / "original" / f"{stem}.png",
-            _png(draw_marker(image, box_to_pixels(box, w, h))),
-        )
-        files = {}
-        for method, pixels in made.items():
-            files[method] = f"{stem}__{method}.png"
-            atomic_write_bytes(folder / "candidates" / files[method], _png(pixels))
-        questions.append(
-            StudyQuestion(
-                case_id=case_id,
-                image_role=role,
-                box=box,
-                original=f"{stem}.png",
-                candidates=files,
+    with built_aside(folder) as aside:
+        for sub in ("original", "candidates", "sessions"):
+            (aside / sub).mkdir()
+        for number, (case_id, role, box, path) in enumerate(chosen):
+            image = load_image(path)
+            made = candidates_for(image, box, engine, instruction)
+            stem = f"{number + 1:02d}_{case_id}"
+            h, w = image.shape[:2]
+            atomic_write_bytes(
+                aside / "original" / f"{stem}.png",
+                _png(draw_marker(image, box_to_pixels(box, w, h))),
             )
+            files = {}
+            for method, pixels in made.items():
+                files[method] = f"{stem}__{method}.png"
+                atomic_write_bytes(aside / "candidates" / files[method], _png(pixels))
+            questions.append(
+                StudyQuestion(
+                    case_id=case_id,
+                    image_role=role,
+                    box=box,
+                    original=f"{stem}.png",
+                    candidates=files,
+                )
+            )
+            if progress is not None:
+                progress(number + 1, len(defects), case_id)
+        study = Study(
+            name=name,
+            created_at=utc_now(),
+            engine=engine.name,
+            instruction=instruction,
+            methods=list(METHOD_NAMES),
+            questions=questions,
         )
-        if progress is not None:
-            progress(number + 1, len(defects), case_id)
-    study = Study(
-        name=name,
-        created_at=utc_now(),
-        engine=engine.name,
-        instruction=instruction,
-        methods=list(METHOD_NAMES),
-        questions=questions,
-    )
-    atomic_write_json(folder / "study.json", study.model_dump(mode="json"))
+        atomic_write_model(aside / "study.json", study, "manifest")
     return study
+
+
+def _question_source(
+    project: Project, case_id: str, box: Box | None
+) -> tuple[str, ImageRole, Box, Path]:
+    """The case's image role, defect box and image file for one question, or a ProjectError
+    saying what is missing and how to give it: checked for every case before any writing."""
+    case = project.load_case(case_id)
+    role = ImageRole.EDITED if ImageRole.EDITED in case.spec.image_roles else ImageRole.IMAGE
+    if box is None:
+        boxes = case.review.boxes_on(role)
+        if not boxes:
+            raise ProjectError(
+                f"no box on its {role.value} image: give one as --case {case_id}=x0,y0,x1,y1 "
+                "(fractions of the width and height), or draw one in the review window",
+                case.folder,
+            )
+        box = boxes[0].box
+    path = case.images.get(role)
+    if path is None:
+        raise ProjectError(f"its {role.value} image is missing", case.folder)
+    return case_id, role, box, path
 
 
 def _read_model(path: Path, kind: str, model: type[M]) -> M:
@@ -284,9 +299,7 @@ def record_pick(
     session.picks.append(
         Pick(question=question, shown=shown, chosen=shown[position - 1], at=utc_now())
     )
-    atomic_write_json(
-        session_path(project, study, session.participant), session.model_dump(mode="json")
-    )
+    atomic_write_model(session_path(project, study, session.participant), session, "review")
     return session
 
 
