@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import logging
 import os
 import signal
@@ -22,16 +23,18 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from sabre_desk import __version__
 from sabre_desk.app_log import configure_logging
 from sabre_desk.cli import (
+    audit,
     cache,
     diff,
     fake_server,
     generate,
     make,
+    merge,
     primer,
     release,
     repair,
@@ -62,12 +65,14 @@ COMMAND_GROUPS = (
     repair,
     diff,
     release,
+    audit,
     primer,
     stats,
     make,
     generate,
     study,
     team,
+    merge,
     cache,
     screen,
     upgrade,
@@ -75,10 +80,25 @@ COMMAND_GROUPS = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors a ``--json`` run also gets as JSON on stdout
+    (the subcommands' parsers are of this class too: argparse makes them from their parent's)."""
+
+    def error(self, message: str) -> NoReturn:
+        if "--json" in sys.argv[1:] or _JSON_RUN[0]:
+            _json_error(message, EXIT_USAGE)
+        super().error(message)
+
+
+#: Whether the command line being run asked for --json (set by ``_main`` before parsing, so
+#: that a usage error of an in-process run is reported in JSON as well).
+_JSON_RUN = [False]
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser `sabre-desk` runs with (also the source of docs/commands.md)."""
     common = reviewer_option()
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="sabre-desk",
         description="Review, repair and curate SABRE stress-test cases, offline.",
         parents=[common],
@@ -159,44 +179,47 @@ def _main(argv: Sequence[str] | None) -> int:
     # `sabre-desk PROJECT` is short for `sabre-desk open PROJECT`.
     parser = build_parser()
     commands = _command_names(parser)
-    if argv and not argv[0].startswith("-") and argv[0] not in commands:
-        close = difflib.get_close_matches(argv[0], commands, n=1, cutoff=0.75)
-        if close and not Path(argv[0]).exists():
-            _error(f"unknown command {argv[0]!r}; did you mean {close[0]!r}?")
+    _JSON_RUN[0] = as_json = "--json" in argv
+    at = _first_word(argv)
+    if at is not None and argv[at] not in commands:
+        if not Path(argv[at]).exists() and (line := _not_a_command(argv[at], commands)):
+            _error(line, EXIT_USAGE, as_json)
             return EXIT_USAGE
-        argv.insert(0, "open")
-    args = parser.parse_args(argv)
+        argv.insert(at, "open")
+    try:
+        args = parser.parse_args(argv)
+    finally:
+        _JSON_RUN[0] = False
     handler = getattr(args, "run", window.cmd_open)  # no command: `sabre-desk` alone
     if args.install_desktop:
         handler = window.install_desktop_command
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    as_json = bool(getattr(args, "json", False))
     try:
         return handler(args)
     except CliError as exc:
-        _error(str(exc))
-        return exc.code
+        return _error(str(exc), exc.code, as_json)
     except ProjectError as exc:
-        _error(exc.message)
-        return EXIT_PROBLEMS
+        return _error(exc.message, EXIT_PROBLEMS, as_json)
     except OSError as exc:
         if isinstance(exc, BrokenPipeError) and _output_is_a_pipe():
             raise  # the reader of the output went away: main() ends quietly
-        _error(_io_error_line(exc))
-        return EXIT_PROBLEMS
+        return _error(_io_error_line(exc), EXIT_PROBLEMS, as_json)
     except MemoryError:
-        _error("out of memory; close other programs or work on fewer cases at once")
-        return EXIT_PROBLEMS
+        line = "out of memory; close other programs or work on fewer cases at once"
+        return _error(line, EXIT_PROBLEMS, as_json)
     except KeyboardInterrupt:
-        _error("interrupted; nothing half-written was left behind")
-        return EXIT_INTERRUPTED
+        return _error(
+            "interrupted; nothing half-written was left behind", EXIT_INTERRUPTED, as_json
+        )
     except Exception as exc:
         logging.getLogger("sabre_desk").exception("internal error")
         log = write_crash_log(exc)
         where = f"; details in {log}" if log else ""
-        _error(f"internal error ({type(exc).__name__}: {exc}){where}")
-        return EXIT_INTERNAL
+        line = f"internal error ({type(exc).__name__}: {exc}){where}"
+        return _error(line, EXIT_INTERNAL, as_json)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
@@ -209,5 +232,39 @@ def _command_names(parser: argparse.ArgumentParser) -> list[str]:
     return []
 
 
-def _error(line: str) -> None:
+def _first_word(argv: list[str]) -> int | None:
+    """Where the command (or the project of `sabre-desk PROJECT`) stands: after the options
+    given before it (``--reviewer NAME`` takes the next word); None when there is none."""
+    at = 0
+    while at < len(argv) and argv[at].startswith("-"):
+        at += 2 if argv[at] == "--reviewer" else 1
+    return at if at < len(argv) else None
+
+
+def _not_a_command(word: str, commands: list[str]) -> str | None:
+    """Why *word* (neither a command nor an existing path) is not taken for a project to
+    open: a near miss of a command, or a bare word that names nothing; None for a path
+    (``open`` then says it does not exist)."""
+    close = difflib.get_close_matches(word, commands, n=3, cutoff=0.6)
+    if close and difflib.SequenceMatcher(None, word, close[0]).ratio() >= 0.75:
+        return f"unknown command {word!r}; did you mean {close[0]!r}?"
+    if os.sep in word or "/" in word:
+        return None
+    nearest = f"the nearest: {', '.join(close)}; " if close else ""
+    return (
+        f"{word!r} is neither a command nor a folder here; {nearest}"
+        "`sabre-desk --help` lists every command"
+    )
+
+
+def _json_error(line: str, code: int) -> None:
+    """A --json run's failure as JSON on stdout, for the script that reads it."""
+    print(json.dumps({"error": line, "exit_code": code}))
+
+
+def _error(line: str, code: int = EXIT_USAGE, as_json: bool = False) -> int:
+    """One line on stderr (and, for a --json run, the same as JSON on stdout); *code*."""
+    if as_json:
+        _json_error(line, code)
     print(f"sabre-desk: error: {line}", file=sys.stderr)
+    return code

@@ -22,9 +22,12 @@ from sabre_desk.cli.common import (
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.review import Decision
 from sabre_desk.core.case.scoring import score
+from sabre_desk.core.release.audit import project_standing
 from sabre_desk.core.release.export import export
 from sabre_desk.core.release.release import BENCHMARK, verify
+from sabre_desk.core.release.release_read import release_file
 from sabre_desk.core.release.score_files import (
+    STANDARD_INPUT,
     benchmark_samples,
     read_predictions,
     release_identity,
@@ -61,8 +64,10 @@ def run_export(project: Project, args: argparse.Namespace) -> int:
         license_id=getattr(args, "license", None),
         min_reviews=getattr(args, "min_reviews", 1),
     )
+    unsettled = project_standing(project).unsettled
     if getattr(args, "json", False):
-        print(json.dumps(summary.to_json(), indent=2, ensure_ascii=False))
+        report = {**summary.to_json(), "audit_unsettled": list(unsettled)}
+        print(json.dumps(report, indent=2, ensure_ascii=False))
         return 0
     for folder in summary.removed_partials:
         print(f"removed {folder}: a partial folder left by an export that was killed")
@@ -77,6 +82,10 @@ def run_export(project: Project, args: argparse.Namespace) -> int:
         print(f"  left out: {line}")
     for line in summary.warnings:
         print(f"  warning: {line}")
+    if unsettled:
+        print(f"answers the models dispute, not yet settled: {len(unsettled)} questions")
+    for question_id in unsettled:
+        print(f"  to settle: {question_id}")
     return 0
 
 
@@ -112,6 +121,8 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def _score_table(args: argparse.Namespace) -> int:
+    if STANDARD_INPUT in args.predictions:
+        raise CliError("--table names each column by its file: give files, not -")
     reports = {path.stem: report_of(args.out, path) for path in args.predictions}
     name, root = release_identity(args.out)
     sys.stdout.write(render(reports, args.table))
@@ -124,8 +135,8 @@ def run_score(args: argparse.Namespace) -> int:
     release_folder(args.out)
     if getattr(args, "table", None):
         return _score_table(args)
-    benchmark = benchmark_samples(args.out / BENCHMARK)
-    by_id, by_index = read_predictions(args.predictions)
+    benchmark = benchmark_samples(release_file(args.out, BENCHMARK))
+    by_id, by_index = read_predictions(args.predictions, sys.stdin.buffer)
     known = {sample.question_id for _, sample in benchmark}
     unknown = [q for q in by_id if q not in known]
     samples = []
@@ -237,7 +248,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         type=Path,
         nargs="+",
         help='JSONL: {"question_id": …, "response": …} (or "index") lines, or VLMEvalKit\'s '
-        "prediction TSVs (PRED_FORMAT=tsv: index, prediction); several files are merged",
+        "prediction TSVs (PRED_FORMAT=tsv: index, prediction); several files are merged; "
+        "- reads JSONL from standard input",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument(

@@ -263,25 +263,35 @@ def iter_lines(
     so a garbage file of any size is skimmed with constant memory.
     """
     with open_regular(path, error) as (handle, _):
-        number = 0
-        while True:
-            try:
-                line = handle.readline(max_line + 1)
-            except OSError as exc:
-                raise error(f"cannot read ({exc.strerror or exc})", path) from exc
-            if not line:
-                return
-            number += 1
-            if len(line) > max_line and not line.endswith(b"\n"):
-                # Skip the rest of an over-long line without keeping it.
-                while True:
-                    rest = handle.readline(MB)
-                    if not rest or rest.endswith(b"\n"):
-                        break
-                yield number, None
-                continue
-            if line.strip():
-                yield number, line.rstrip(b"\r\n")
+        yield from iter_stream_lines(handle, max_line, path, error)
+
+
+def iter_stream_lines(
+    handle: IO[bytes],
+    max_line: int,
+    where: Path | str,
+    error: type[ProjectError] = ProjectError,
+) -> Iterator[tuple[int, bytes | None]]:
+    """``iter_lines`` of an open stream (standard input, a pipe), named *where* in errors."""
+    number = 0
+    while True:
+        try:
+            line = handle.readline(max_line + 1)
+        except OSError as exc:
+            raise error(f"cannot read ({exc.strerror or exc})", where) from exc
+        if not line:
+            return
+        number += 1
+        if len(line) > max_line and not line.endswith(b"\n"):
+            # Skip the rest of an over-long line without keeping it.
+            while True:
+                rest = handle.readline(MB)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield number, None
+            continue
+        if line.strip():
+            yield number, line.rstrip(b"\r\n")
 
 
 class QuickReadError(ValueError):

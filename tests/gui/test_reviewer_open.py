@@ -1,5 +1,6 @@
 """`sabre-desk open` acts as the reviewer the command line names, with ``--reviewer``
-before or after the command: the window's status bar says so."""
+before or after the command (or before the project alone, `open` left out): the window's
+status bar says so."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from sabre_desk.cli import main
 from sabre_desk.gui.main_window import MainWindow
 
 
-@pytest.mark.parametrize("where", ["before", "after"])
+@pytest.mark.parametrize("where", ["before", "after", "before the project alone"])
 def test_open_shows_the_flag_s_reviewer_in_the_status_bar(
     where: str, qtbot, demo_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -29,11 +30,12 @@ def test_open_shows_the_flag_s_reviewer_in_the_status_bar(
     QTimer.singleShot(0, look)
     shot = tmp_path / "shot.png"
     command = ["open", str(demo_project), "--screenshot", str(shot)]
-    argv = (
-        ["--reviewer", "alice", *command]
-        if where == "before"
-        else [*command, "--reviewer", "alice"]
-    )
+    argv = {
+        "before": ["--reviewer", "alice", *command],
+        "after": [*command, "--reviewer", "alice"],
+        # `sabre-desk --reviewer alice PROJECT`: short for `open PROJECT`, flag first
+        "before the project alone": ["--reviewer", "alice", *command[1:]],
+    }[where]
     assert main(argv) == 0, capsys.readouterr().err
     assert seen and "reviewer alice" in seen[0], seen
     for window in QApplication.topLevelWidgets():

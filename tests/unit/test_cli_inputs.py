@@ -3,6 +3,7 @@ piped into `head`, and tables that line up: each as a user meets it."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -249,3 +250,44 @@ def test_the_primer_list_lines_up_in_columns(
 def _column_starts(row: str) -> list[int]:
     """Where each cell starts: at the line's start, or after two spaces or more."""
     return [m.start() for m in re.finditer(r"(?:^|(?<=  ))\S", row)]
+
+
+def test_a_mistyped_command_is_named_with_the_nearest_ones(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A word that is neither a command nor a folder is not taken for a project to open."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "verfy", "x")
+    assert code == 2 and "unknown command 'verfy'; did you mean 'verify'?" in err
+    code, _, err = run(capsys, "stat", "x")
+    assert code == 2 and "did you mean 'stats'?" in err
+    code, _, err = run(capsys, "xyzzy")
+    assert code == 2 and "'xyzzy' is neither a command nor a folder here" in err
+    assert "sabre-desk --help" in err
+    code, _, err = run(capsys, "./xyzzy")  # a path: open says what is wrong with it
+    assert code == 2 and "xyzzy: does not exist" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["stats", "{missing}", "--json"],  # a folder that is not there
+        ["validate", "--json"],  # bad usage: argparse's own error
+        ["verify", "{missing}", "--json"],
+        ["agreement", "{missing}", "--json"],
+    ],
+)
+def test_a_json_run_reports_its_error_as_json(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A script that asked for --json reads the failure on stdout as JSON, with the code."""
+    missing = str(tmp_path / "nowhere")
+    argv = [a.replace("{missing}", missing) for a in argv]
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's usage error ends the process
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert code == 2 and report["exit_code"] == code
+    assert report["error"] and report["error"] in err  # the same words as the human line

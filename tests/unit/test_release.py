@@ -292,3 +292,28 @@ def test_every_question_says_where_its_case_came_from_and_the_card_the_funnel(
     assert funnel["with_final"] >= funnel["exported"]
     assert sum(funnel["left_out"].values()) == 13 - funnel["exported"]
     assert "From 13 cases in the project (13 valid)" in (out / "README.md").read_text()
+
+
+def test_score_reads_predictions_from_standard_input(reviewed: Path, tmp_path: Path) -> None:
+    """`… | sabre-desk score REL -`: the same figures as from the file; a bad line is named
+    as a line of standard input."""
+    out = tmp_path / "release"
+    export(Project.open(reviewed, "alice"), out)
+    rows = rows_of(out / "benchmark.jsonl")
+    lines = "\n".join(json.dumps({"question_id": r["question_id"], "response": "no"}) for r in rows)
+    path = tmp_path / "preds.jsonl"
+    path.write_text(lines)
+
+    def score(*argv: str, given: str = "") -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "sabre_desk", "score", str(out), *argv, "--json"]
+        return subprocess.run(command, input=given, capture_output=True, text=True, timeout=120)
+
+    from_file, from_stdin = score(str(path)), score("-", given=lines)
+    assert from_stdin.returncode == 0, from_stdin.stderr
+    assert json.loads(from_stdin.stdout) == json.loads(from_file.stdout)
+    report = json.loads(from_stdin.stdout)
+    assert report["questions"] == len(rows) and report["missing_predictions"] == 0
+    bad = score("-", given=lines + "\n{not json")
+    assert bad.returncode == 1
+    assert "standard input: line" in bad.stderr and "is not JSON" in bad.stderr
+    assert "line" in json.loads(bad.stdout)["error"]  # --json: the error as JSON too

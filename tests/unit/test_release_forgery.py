@@ -94,6 +94,11 @@ def test_a_benchmark_file_that_is_a_link_is_refused(
     code, text = predict(release, tmp_path / "p.jsonl", capsys)
     assert code not in (0, 70) and "benchmark.jsonl is a symbolic link" in text
     assert server.requests == []
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text('{"question_id": "x", "response": "Yes"}\n')
+    code = main(["score", str(release), str(answers)])  # score reads it the same way
+    text = capsys.readouterr().err
+    assert code not in (0, 70) and "benchmark.jsonl is a symbolic link" in text
 
 
 @pytest.mark.parametrize(

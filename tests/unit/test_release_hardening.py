@@ -363,3 +363,22 @@ def test_verify_and_export_speak_json(kept: Path, tmp_path: Path) -> None:
     )
     assert report["rows_checked"] == summary["questions"]
     assert report["root_sha256"] == summary["root_sha256"]
+
+
+def test_verify_of_a_folder_that_is_no_release_stops_at_once(tmp_path: Path) -> None:
+    """A home folder given by mistake: two lines saying what is missing, and none of the
+    thousands of odd files below it (a FIFO, a link out) is reached."""
+    home = tmp_path / "home"
+    deep = home / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    os.mkfifo(deep / "pipe")  # reading it would block; walking would name it
+    (deep / "out").symlink_to("/etc")
+    for n in range(50):
+        (deep / f"file{n}.txt").write_text("x")
+    code, lines = verify_lines(home)
+    assert code == 1
+    assert [line.split(":")[0] for line in lines[:2]] == [
+        "PROBLEM  release.json",
+        "PROBLEM  MANIFEST.sha256",
+    ]
+    assert not any("pipe" in line or "out" in line.split(":")[0] for line in lines)

@@ -23,10 +23,17 @@ import stat
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 from sabre_desk.core.release.export_formats import naming
+from sabre_desk.core.release.release_read import (
+    LINK,
+    benchmark_row,
+    path_problem,
+    release_file,
+    unsafe_name,
+)
 from sabre_desk.ground.errors import ImageError, ProjectError
 from sabre_desk.ground.hashing import hash_stream, sha256_file
 from sabre_desk.ground.reading import (
@@ -51,7 +58,6 @@ RELEASE_VERSION = 3  # 2: release.json carries release_sha256; 3: hf/, lmms-eval
 SELF_HASH = "release_sha256"
 #: Longest line of benchmark.jsonl accepted (a row is a question, a few KB at most).
 MAX_ROW = 1 * MB
-LINK = "is a symbolic link; a release holds no links and they are not followed"
 
 
 def canonical_json(data: Any) -> bytes:
@@ -117,24 +123,6 @@ def write_manifest(root: Path) -> str:
     with naming(root / MANIFEST):
         (root / MANIFEST).write_bytes(data)
     return hashlib.sha256(data).hexdigest()
-
-
-def unsafe_name(name: str) -> str | None:
-    """Why a manifest may not name *name*, or None: only plain paths inside the release."""
-    if not name:
-        return "an empty name"
-    if "\\" in name:
-        return "a name with a backslash"
-    if "\x00" in name:
-        return "a name with a NUL byte"
-    if name.startswith("/") or PureWindowsPath(name).drive:
-        return "an absolute path"
-    parts = name.split("/")
-    if ".." in parts:
-        return "a path through '..' (it leads outside the release)"
-    if "" in parts or "." in parts:
-        return "a path with an empty or '.' component"
-    return None
 
 
 @dataclass
@@ -242,6 +230,10 @@ def _blocked(name: str, odd: dict[str, str]) -> bool:
 
 
 def _check_file(root: Path, name: str, digest: str, result: Verification) -> None:
+    why = path_problem(root, name)  # the readers' own check (``release_read``)
+    if why is not None:
+        result.problems.append(f"{name}: refused: {why}")
+        return
     path = root.joinpath(*name.split("/"))
     try:
         with open_regular(path, ProjectError, follow_links=False) as (handle, _):
@@ -281,6 +273,10 @@ def _check_counts(
             if not isinstance(row, dict):
                 result.problems.append(f"{BENCHMARK}: line {number} is not a JSON object")
                 return
+            try:
+                benchmark_row(row)  # what every reader takes from a row
+            except ValueError as exc:
+                result.problems.append(f"{BENCHMARK}: line {number} is not a benchmark row ({exc})")
             rows += 1
             cases.add(str(row.get("case_id")))
             subsets[str(row.get("subset"))] += 1
@@ -355,6 +351,8 @@ def verify(root: Path) -> Verification:
         return result
     release = _read_release(root, result)
     listed = _read_manifest(root, result)
+    if release is None and listed is None:
+        return result  # not a release at all (a home folder?): its tree is not walked
     found = scan(root)
     for name, why in sorted(found.odd.items()):
         result.problems.append(f"{name}: {why}")
@@ -374,4 +372,19 @@ def verify(root: Path) -> Verification:
     if release is not None and BENCHMARK in listed and BENCHMARK not in bad:
         _check_counts(root, release, listed, result)
     _check_images(root, listed, bad, result)
+    _check_prompts(root, result)
     return result
+
+
+def _check_prompts(root: Path, result: Verification) -> None:
+    """The release's prompt set must load the way ``predict`` loads it (its templates plain
+    file names in its own folder)."""
+    from sabre_desk.core.screening.prompts import RELEASE_PROMPTS, load_prompts
+
+    if not os.path.lexists(root / RELEASE_PROMPTS):
+        return
+    try:
+        load_prompts(release_file(root, RELEASE_PROMPTS))
+    except ProjectError as exc:
+        where = exc.path.relative_to(root) if exc.path and exc.path.is_relative_to(root) else None
+        result.problems.append(f"{where or RELEASE_PROMPTS}: {exc.reason}")

@@ -8,15 +8,17 @@ import csv
 import io
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sabre_desk.core.case.scoring import Report, Sample, score
 from sabre_desk.core.release.release import BENCHMARK, MAX_ROW, RELEASE
+from sabre_desk.core.release.release_read import release_file
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.reading import (
     LIMITS,
     human_size,
     iter_lines,
+    iter_stream_lines,
     loads,
     open_regular,
     read_json_file,
@@ -26,9 +28,19 @@ from sabre_desk.ground.reading import (
 MAX_PREDICTION = LIMITS["prediction line"]
 
 
-def jsonl_objects(path: Path, max_line: int) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each line, streamed; a bad line is one error naming it."""
-    for number, line in iter_lines(path, max_line):
+#: The name ``score`` takes for standard input, as other tools do.
+STANDARD_INPUT = Path("-")
+
+
+def jsonl_objects(
+    path: Path, max_line: int, stream: IO[bytes] | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each line of *path* (or of *stream*, named *path*),
+    streamed; a bad line is one error naming it."""
+    lines = (
+        iter_lines(path, max_line) if stream is None else iter_stream_lines(stream, max_line, path)
+    )
+    for number, line in lines:
         if line is None:
             raise ProjectError(f"line {number} is longer than {human_size(max_line)}", path)
         try:
@@ -84,11 +96,20 @@ def _tsv_predictions(path: Path, by_index: dict[int, str | None]) -> None:
         raise ProjectError(f"is not a readable TSV ({exc})", path) from exc
 
 
-def read_predictions(paths: list[Path]) -> tuple[dict[str, str | None], dict[int, str | None]]:
-    """Responses by question_id and, for lines without one, by index (null: no response)."""
+def read_predictions(
+    paths: list[Path], stdin: IO[bytes] | None = None
+) -> tuple[dict[str, str | None], dict[int, str | None]]:
+    """Responses by question_id and, for lines without one, by index (null: no response).
+    A path ``-`` is *stdin*, read once as JSONL (``predict … | score REL -``)."""
     by_id: dict[str, str | None] = {}
     by_index: dict[int, str | None] = {}
     for path in paths:
+        if path == STANDARD_INPUT:
+            if stdin is None:
+                raise ProjectError("standard input cannot be read here", "-")
+            _jsonl_predictions(Path("standard input"), by_id, by_index, stdin)
+            stdin = None  # read once: a second '-' finds it used up
+            continue
         if path.suffix.lower() == ".tsv":
             _tsv_predictions(path, by_index)
         else:
@@ -97,9 +118,12 @@ def read_predictions(paths: list[Path]) -> tuple[dict[str, str | None], dict[int
 
 
 def _jsonl_predictions(
-    path: Path, by_id: dict[str, str | None], by_index: dict[int, str | None]
+    path: Path,
+    by_id: dict[str, str | None],
+    by_index: dict[int, str | None],
+    stream: IO[bytes] | None = None,
 ) -> None:
-    for number, row in jsonl_objects(path, MAX_PREDICTION):
+    for number, row in jsonl_objects(path, MAX_PREDICTION, stream):
         raw = row.get("response", "")
         response = None if raw is None else str(raw)
         if "question_id" in row:
@@ -112,7 +136,7 @@ def report_of(release: Path, path: Path) -> Report:
     """One predictions file scored on *release*."""
     by_id, by_index = read_predictions([path])
     samples = []
-    for index, sample in benchmark_samples(release / BENCHMARK):
+    for index, sample in benchmark_samples(release_file(release, BENCHMARK)):
         sample.response = by_id.get(sample.question_id, by_index.get(index))
         samples.append(sample)
     return score(samples)
