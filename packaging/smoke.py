@@ -170,8 +170,8 @@ def step_desktop(b: Bundle) -> str:
     share = b.work / "share"
     b.run("--install-desktop", env={"XDG_DATA_HOME": str(share), "HOME": str(b.work)})
     launcher = (share / "applications" / "sabre-desk.desktop").read_text(encoding="utf-8")
-    # a bundle's launcher names its program; an installation's runs sabre-desk from the PATH
-    program = b.cli if (b.cli.parent / "_internal").is_dir() else "sabre-desk"
+    # the launcher names this very program by its whole path: a bundle and a venv are on no PATH
+    program = b.cli
     expect(f"Exec={program} open %f" in launcher, f"the launcher runs something else:\n{launcher}")
     width, _, colors = png_size(share / "icons" / "hicolor" / "256x256" / "apps" / "sabre-desk.png")
     expect(width == 256 and colors > 10, "the 256 px icon was not drawn")

@@ -10,6 +10,8 @@ from typing import Any
 
 from sabre_desk.cli.common import EXIT_OK, open_project, require_current, reviewer_name
 from sabre_desk.core.making.funnel import pipeline_funnel
+from sabre_desk.core.release.audit import project_standing
+from sabre_desk.core.team.conflict_copies import find_conflict_copies, listing
 from sabre_desk.core.team.ratings import collect
 from sabre_desk.core.team.stats import compute_stats, reviewer_progress
 from sabre_desk.settings import load_settings
@@ -32,6 +34,8 @@ def run_stats(args: argparse.Namespace) -> int:
     funnel = pipeline_funnel(
         project, settings.prices, counts=stats.counts, verdicts=ratings.verdicts
     )
+    copies = find_conflict_copies(project.root)
+    audit = project_standing(project)
     if args.json:
         print_json(
             {
@@ -39,10 +43,19 @@ def run_stats(args: argparse.Namespace) -> int:
                 "reviewer": project.reviewer,
                 **stats.to_json(),
                 "pipeline": funnel.to_json(),
+                "conflict_copies": [copy.to_json(project.root) for copy in copies],
+                "audit": audit.to_json(),
             }
         )
         return EXIT_OK
     print("\n".join([*stats.lines(project.name, project.reviewer), "", *funnel.lines()]))
+    if copies:
+        print("\n".join(["", *listing(copies, project.root)]))
+    if audit.flagged:
+        print(
+            f"\nanswers the models dispute: {len(audit.flagged)} flagged, "
+            f"{len(audit.settled)} settled, {len(audit.unsettled)} to settle"
+        )
     for warning in project.warnings:
         print(f"problem: {warning.message}")
     return EXIT_OK

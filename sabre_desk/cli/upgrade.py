@@ -52,6 +52,10 @@ def report_lines(result: UpgradeResult) -> list[str]:
     """What the run changed (or, dry, would change), a file a line."""
     plan = result.plan
     title = f"{plan.name} ({plan.root})"
+    verb = "would write" if result.dry_run else "wrote"
+    git = f"{verb} {', '.join(result.git_files)}: git keeps locks and caches out, merges history"
+    if not plan.changes and result.git_files:
+        return [f"{title}: {git}"]
     if not plan.changes:
         return [
             f"nothing to upgrade: {title} is at format {PROJECT_VERSION} and its cases "
@@ -62,6 +66,8 @@ def report_lines(result: UpgradeResult) -> list[str]:
     if plan.manifest is not None:
         lines.append(f"  {plan.manifest.line()}")
     lines += [f"  not read, left as it is: {file}: {reason}" for file, reason in plan.unread]
+    if result.git_files:
+        lines.append(f"  {git}")
     lines.append(f"  {UNTOUCHED}")
     if result.dry_run:
         lines.append("dry run: nothing was written; run it without --dry-run to upgrade")

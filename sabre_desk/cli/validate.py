@@ -17,8 +17,10 @@ from sabre_desk.cli.common import (
     upgrade_plan_of,
 )
 from sabre_desk.core.case.decode_cache import DecodeCache
+from sabre_desk.core.case.git_files import git_conflicts
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.validate import validate_project
+from sabre_desk.core.team.conflict_copies import find_conflict_copies, listing
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -58,9 +60,17 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise CliError(upgrade.need_line(), EXIT_PROBLEMS)
     cache = DecodeCache.disabled(project.root) if args.no_cache else None
     report = validate_project(project, cache=cache)
+    copies = find_conflict_copies(project.root)
+    unmerged = git_conflicts(project.root)  # a `git merge` stopped on them
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
-        return EXIT_OK if report.valid else EXIT_PROBLEMS
+        found = [copy.to_json(project.root) for copy in copies]
+        git = [{"file": name, "settle": how} for name, how in unmerged]
+        print(
+            json.dumps(
+                {**report.to_json(), "conflict_copies": found, "git_conflicts": git}, indent=2
+            )
+        )
+        return EXIT_OK if report.valid and not unmerged else EXIT_PROBLEMS
     for problem in report.project_problems:
         print(f"{problem.severity.upper():8} {_rel(project, problem.file)}: {problem.reason}")
     for case in report.cases:
@@ -70,10 +80,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for problem in case.problems:
             mark = "" if problem.severity == "error" else "(warning) "
             print(f"         {mark}{_rel(project, problem.file)}: {problem.reason}")
+    for line in listing(copies, project.root):  # never a problem: a second version to settle
+        print(line)
+    for name, how in unmerged:
+        print(f"{'CONFLICT':8} {name}: {how}")
     total, bad = len(report.cases), len(report.invalid_cases)
     verdict = "all valid" if report.valid else f"{bad} invalid"
     print(
         f"{project.name} ({project.root}): {total} cases, {verdict}"
         + (" [read-only]" if project.read_only else "")
     )
-    return EXIT_OK if report.valid else EXIT_PROBLEMS
+    return EXIT_OK if report.valid and not unmerged else EXIT_PROBLEMS

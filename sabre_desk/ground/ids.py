@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+from sabre_desk.ground import limits
+
+ID_PATTERN = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._-]{{0,{limits.ID.most - 1}}}$")
 
 
 def is_valid_id(value: str) -> bool:
@@ -17,12 +19,12 @@ def id_problem(value: str, what: str = "case id") -> str | None:
     if is_valid_id(value):
         return None
     return (
-        f"invalid {what} {value!r}: use 1-128 letters, digits, '.', '_' or '-', "
+        f"invalid {what} {value!r}: use 1-{limits.ID.most} letters, digits, '.', '_' or '-', "
         "starting with a letter or digit"
     )
 
 
 def reviewer_from_login(login: str) -> str:
     """Turn an OS login name into a valid reviewer id (spaces and symbols become '_')."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", login).strip("._-")[:128]
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", login).strip("._-")[: limits.ID.most]
     return cleaned or "reviewer"

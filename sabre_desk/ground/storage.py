@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from filelock import FileLock, Timeout
+from pydantic import BaseModel, ValidationError
 
+from sabre_desk.ground import limits
 from sabre_desk.ground.errors import LockBusyError, ProjectError, StorageError
 from sabre_desk.ground.reading import (
     LIMITS,
@@ -32,6 +34,7 @@ from sabre_desk.ground.reading import (
     read_json_file,
     read_limited,
 )
+from sabre_desk.ground.validation_messages import describe_validation_error
 
 TEMP_SUFFIX = ".sabre-tmp"
 
@@ -211,6 +214,22 @@ def dumps_json(data: Any) -> bytes:
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
+def atomic_write_model(path: Path, model: BaseModel, kind: str | None = None) -> bytes:
+    """Write a pydantic *model* as its reader will read it: the whole object is validated
+    again, from the JSON data about to be written, before anything is serialized — its
+    fields may have been assigned or copied without validation (``limits``). A model its
+    reader would refuse is refused here (StorageError naming the field, nothing written)."""
+    data = model.model_dump(mode="json")
+    try:
+        type(model).model_validate(data)
+    except ValidationError as exc:
+        reason = describe_validation_error(exc)
+        raise StorageError(
+            f"not written: {reason}; the previous version is unchanged", path
+        ) from exc
+    return atomic_write_json(path, data, kind)
+
+
 def atomic_write_json(path: Path, data: Any, kind: str | None = None) -> bytes:
     """Write *data* as JSON atomically; returns the bytes written (for change detection).
 
@@ -267,8 +286,9 @@ def probe_writable(folder: Path) -> bool:
 
 # --- history.jsonl -------------------------------------------------------------------
 
-#: A history line is one small event; a longer line is garbage and is never held whole.
-MAX_HISTORY_LINE = 256 * 1024
+#: A history line is one small event; a longer line is garbage and is never held whole
+#: (read or written: ``limits.HISTORY_LINE``).
+MAX_HISTORY_LINE = limits.HISTORY_LINE.most
 #: Bad lines reported one by one; past this they are only counted.
 MAX_HISTORY_PROBLEMS = 20
 
@@ -290,6 +310,9 @@ def append_history(path: Path, entry: dict[str, Any]) -> None:
     """
     line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     path = Path(path)
+    problem = limits.HISTORY_LINE.problem(len(line))
+    if problem is not None:  # the reader would skip it as a bad line
+        raise StorageError(f"history entry not written: {problem}; nothing was added", path)
     flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), 0o666)
@@ -372,3 +395,25 @@ def _torn_tail(path: Path) -> bool:
             return handle.read(1) != b"\n"
     except StorageError:
         return False
+
+
+def new_backup_folder(parent: Path, prefix: str, stamp: str) -> Path:
+    """A new folder ``<prefix><stamp>`` in *parent* (``-2``, ``-3`` … when a run of the same
+    second made one): each run that rewrites files keeps their old bytes in a folder of its
+    own, never in another run's. Raises StorageError naming *parent* (a link is never
+    written through; a folder that cannot be made leaves nothing changed)."""
+    if parent.is_symlink():
+        raise StorageError("is a symbolic link; nothing is written through it", parent)
+    try:
+        parent.mkdir(exist_ok=True)
+        for n in range(1, 1000):
+            folder = parent / f"{prefix}{stamp}{'' if n == 1 else f'-{n}'}"
+            try:
+                folder.mkdir()
+            except FileExistsError:
+                continue
+            return folder
+    except OSError as exc:
+        reason = f"cannot make the backup folder ({exc.strerror or exc}); nothing was changed"
+        raise StorageError(reason, parent) from exc
+    raise StorageError("too many backups in the same second", parent)

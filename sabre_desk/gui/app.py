@@ -6,6 +6,7 @@ import contextlib
 import signal
 import socket
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from sabre_desk.core.jobs.memory import return_freed_images_to_the_os
 from sabre_desk.ground.paths import resource_path
 from sabre_desk.gui.crash_report import install_excepthook
 from sabre_desk.gui.main_window import MainWindow
+from sabre_desk.imaging.warm import warm_up
 from sabre_desk.settings import load_settings
 
 SCREENSHOT_TIMEOUT_MS = 15000
@@ -122,6 +124,31 @@ def _close_on_signals(window: MainWindow) -> QSocketNotifier:
     return notifier
 
 
+#: how long after the window is shown the repair engine's loops are warmed: after its first
+#: paint and the project's first images, which the warm-up would otherwise slow
+WARM_UP_DELAY_MS = 3000
+
+
+def _warm_up_later(window: MainWindow) -> None:
+    """The patch-based engine's compiled loops made ready while nobody waits for them
+    (``imaging/warm.py``), so the first repair of a session is as quick as the next: first
+    in this process on a worker thread (the very first run after an install compiles them
+    once and caches them on disk), then in each of the window's worker processes, where
+    repairs run (each only loads them from that cache), behind any job of the window's."""
+    pool = window.jobs
+
+    def in_workers() -> None:
+        warm_up()
+        with contextlib.suppress(RuntimeError):  # the window closed meanwhile
+            for _ in range(pool.pool.size + pool.pool.spare):
+                pool.submit(warm_up, (), lambda _result, _error: None, priority=-1)
+
+    def start() -> None:
+        threading.Thread(target=in_workers, name="patchmatch-warm-up", daemon=True).start()
+
+    QTimer.singleShot(WARM_UP_DELAY_MS, start)
+
+
 def run_gui(
     project: Path | None,
     reviewer: str,
@@ -140,6 +167,7 @@ def run_gui(
     if warning:
         window.statusBar().showMessage(warning)
     window.show()
+    _warm_up_later(window)
     # The process ends with its main window, whatever other top-level widget is left.
     window.closed.connect(app.quit)
     _close_on_signals(window)

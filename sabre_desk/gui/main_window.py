@@ -61,6 +61,9 @@ from sabre_desk.gui.screen_fit import (
     restore_geometry,
 )
 from sabre_desk.gui.status_bar import WindowStatus
+from sabre_desk.gui.team.conflict_copies_ui import ConflictCopiesUi
+from sabre_desk.gui.team.switch_reviewer import SwitchReviewer
+from sabre_desk.gui.team.take_back_ui import TakeBackUi
 from sabre_desk.gui.team.team_ui import TeamUi
 from sabre_desk.gui.toolbar import build_toolbar
 from sabre_desk.gui.upgrade_ui import OpenAs, UpgradeOffer
@@ -212,6 +215,15 @@ class MainWindow(QMainWindow):
             self.actions_.add_to(self.actions_.review, "Review", action, needs_project=True)
         self.evaluate_ui = EvaluateUi(self.session, settings, self.job_board, self)
         self.actions_.add_to_file(self.evaluate_ui.action)
+        self.reviewer_switch = SwitchReviewer(lambda: self.reviewer, self)
+        self.reviewer_switch.chosen.connect(self.switch_reviewer)
+        self.actions_.add_to_file(self.reviewer_switch.action)
+        self.conflict_copies_ui = ConflictCopiesUi(self.session, self)
+        self.conflict_copies_ui.settled.connect(self._open_again)
+        self.actions_.add_to_file(self.conflict_copies_ui.action, needs_project=True)
+        self.take_back_ui = TakeBackUi(self.session, self)
+        self.take_back_ui.taken.connect(lambda _result: self._open_again())
+        self.actions_.add_to_file(self.take_back_ui.action, needs_project=True)
         self.actions_.add_to_view(self.changes_ui.action, needs_project=True)
         self.pipeline_ui = PipelineUi(
             self.session, self.workbench, self.case_list.select, settings, self.job_board, self
@@ -294,6 +306,30 @@ class MainWindow(QMainWindow):
                 self.case_list.select(project.entries[0].case_id)
         return True
 
+    def switch_reviewer(self, name: str) -> bool:
+        """A laptop shared in turns: the open case is saved as the last reviewer, then the
+        project is opened again as *name* (her reviews, blind review as it applies to
+        her, the status bar naming her)."""
+        project, controller = self.project, self.controller
+        if name == self.reviewer or (controller is not None and not self._leave_current()):
+            return False
+        previous, self.reviewer = self.reviewer, name
+        if project is None:
+            self.statusBar().showMessage(f"reviewer {name}")
+            return True
+        case = controller.case.case_id if controller is not None and controller.case else None
+        if not self.open_project(project.root, case):
+            self.reviewer = previous
+            return False
+        return True
+
+    def _open_again(self) -> None:
+        """Files changed under the open project (a conflict settled): open it again at the
+        same case, so nothing on screen holds a version set aside."""
+        project, case = self.project, self.session.case
+        if project is not None:
+            self.open_project(project.root, case.case_id if case is not None else None)
+
     def _on_index_progress(self, done: int, total: int) -> None:
         self.statusBar().showMessage(
             f"{self._project_status} · reading the index: {done:,} of about {total:,} cases"
@@ -330,6 +366,10 @@ class MainWindow(QMainWindow):
         self.escape.watch(self.case_panel.notes)
         self.case_panel.add_section(self.changes_ui.section)
         self.case_panel.add_section(self.team_ui.section)
+        self.case_panel.add_section(self.conflict_copies_ui.note)
+        controller.case_loaded.connect(
+            lambda case: self.conflict_copies_ui.case_loaded(case.folder)
+        )
         primers = PrimerLibrary.for_project(controller.project.root)
         default = controller.project.manifest.primer
         self.case_panel.primer_for = lambda case: primers.for_spec(case.spec, default)[0]
@@ -382,7 +422,9 @@ class MainWindow(QMainWindow):
 
     def focus_case(self) -> None:
         """Ctrl+I (or Esc with nothing else to cancel): the keyboard on the image, the Case
-        tab in front: the review goes on from the keys wherever they were."""
+        tab in front: the review goes on from the keys wherever they were. In a repair
+        comparison it leaves the comparison whole first."""
+        self.repair_ui.leave_comparison()
         self._focus_image()
         if self.case_panel_dock.isVisible():
             self.case_panel_dock.raise_()

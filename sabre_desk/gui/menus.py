@@ -136,6 +136,8 @@ class WindowActions:
             parts.focus_image,
             True,
         )
+        other = self._on_image(compare.keyboard.to_other)
+        self._add(go, "Go", "Keyboard to the &Other Image", "O", other, True)
 
         self.view = view = bar.addMenu("&View")
         fit, actual = "&Fit to Window", "&Actual Size (100%)"
@@ -241,10 +243,12 @@ class WindowActions:
         if needs_project:
             self._needs_project(action)
 
-    def add_to_file(self, action: QAction) -> None:
+    def add_to_file(self, action: QAction, needs_project: bool = False) -> None:
         """Another part's action in the File menu, above Quit."""
         self.file.insertAction(self._file_anchor, action)
         self.groups.setdefault("File", []).append(action)
+        if needs_project:
+            self._needs_project(action)
 
     def add_to_view(self, action: QAction, needs_project: bool = False) -> None:
         self.view.insertAction(self._view_anchor, action)

@@ -29,8 +29,10 @@ FOCUS_HELP = (
     "Menu keys work wherever the keyboard is, except in a text field (notes, filter, an "
     "answer being edited), where Esc leaves the field. The image keys below (Tab, V, the "
     "arrows) need the keyboard on an image: Ctrl+I, or Esc with nothing else to cancel, "
-    "puts it there and the Case tab in front; closing a dialog or a panel gives it back "
-    "to the image. The panels' tabs never take the keyboard."
+    "puts it there and the Case tab in front (and leaves a repair comparison); closing a "
+    "dialog or a panel gives it back to the image. The image with the keyboard has its "
+    "caption highlighted; O moves the keyboard between Base and Edited. The panels' tabs "
+    "never take the keyboard."
 )
 
 

@@ -38,6 +38,10 @@ NUMBER_WORDS = {
 }
 CASE_SCORED = ("context_prior", "texture_prior")
 PROBES = ("base_source", "base_target", "edited_source", "edited_target")
+#: The paper's "Macro Avg." (Table 7): the four SABRE-Prior primary metrics only —
+#: Context All4, Texture All4, Attribute count accuracy, Language Elicitation MCQ accuracy.
+#: Defined here, not in the scorer, so a release's lmms-eval task averages the same subsets.
+PRIOR_PRIMARIES = ("context_prior", "texture_prior", "attribute_count", "language_elicitation")
 
 _PUNCT = re.compile(r"[^\w\s]")
 _SPACE = re.compile(r"\s+")

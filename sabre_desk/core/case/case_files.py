@@ -15,8 +15,16 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from sabre_desk.core.case.conflict_names import copy_of
+from sabre_desk.core.case.over_limit import cut_to_limits, keep_whole
 from sabre_desk.core.case.question_edits import edit_problems
-from sabre_desk.core.case.review import Review, ownership_problem, utc_now, validate_review
+from sabre_desk.core.case.review import (
+    Review,
+    ownership_problem,
+    utc_now,
+    validate_review,
+    writable_review,
+)
 from sabre_desk.core.case.screening import SCREENING_NAME, ScreeningRecord
 from sabre_desk.core.case.spec import ImageRole, SampleSpec
 from sabre_desk.ground.errors import (
@@ -88,10 +96,20 @@ def load_spec(root: Path, case_id: str, folder: Path) -> SampleSpec:
 
 
 def load_own_review(
-    reviewer: str, case_id: str, folder: Path, spec: SampleSpec
+    reviewer: str,
+    case_id: str,
+    folder: Path,
+    spec: SampleSpec,
+    warnings: list[CaseLoadError] | None = None,
+    read_only: bool = False,
 ) -> tuple[Review, str | None]:
     """This reviewer's review (an empty one if none yet) and its file's fingerprint; a file
-    that breaks the rules stops the case from loading, so nothing is saved over it."""
+    that breaks the rules stops the case from loading, so nothing is saved over it. A text
+    an earlier version wrote past its limit is cut, the whole file kept beside it, and a
+    note added to *warnings* (``over_limit``); *read_only*: cut in memory only (the file
+    on disk keeps the whole text, and nothing is saved over it)."""
+    if warnings is None:
+        warnings = []
     path = folder / REVIEWS_DIR / f"{reviewer}.json"
     try:
         data, raw = read_json(path, "review", ReviewError, follow_links=False)
@@ -99,15 +117,44 @@ def load_own_review(
         if not path.exists():
             return Review.empty(case_id, reviewer), None
         raise ReviewError(exc.reason + "; it is left untouched", path, case_id) from exc
+    cut_note: CaseLoadError | None = None
     try:
         review = validate_review(data, path, case_id)
     except ReviewError as exc:
-        raise ReviewError(exc.reason + "; it is left untouched", path, case_id) from exc
+        review, cut_note = _read_cut(data, raw, path, case_id, exc, read_only)
     problem = ownership_problem(review, case_id, reviewer)
     problem = problem or "; ".join(edit_problems(spec, review.question_edits))
     if problem:
         raise ReviewError(problem + "; it is left untouched", path, case_id)
+    if cut_note is not None:
+        warnings.append(cut_note)
     return review, fingerprint(raw)
+
+
+def _read_cut(
+    data: object, raw: bytes, path: Path, case_id: str, exc: ReviewError, read_only: bool
+) -> tuple[Review, CaseLoadError]:
+    """A review written past a limit by an earlier version, with its over-long texts cut
+    at their limits once the whole file is kept beside it; the note says what was cut and
+    where the rest is. Any other problem stops the case, the file left untouched."""
+    cause = exc.__cause__
+    cut = cut_to_limits(data, cause) if isinstance(cause, ValidationError) else None
+    if cut is None:
+        raise ReviewError(exc.reason + "; it is left untouched", path, case_id) from exc
+    try:
+        side = None if read_only else keep_whole(path, raw)
+        review = Review.model_validate(cut[0])
+    except (StorageError, ValidationError) as err:
+        why = err.message if isinstance(err, StorageError) else describe_validation_error(err)
+        raise ReviewError(f"{exc.reason} ({why}); it is left untouched", path, case_id) from err
+    said = "; ".join(cut[1])
+    kept = (
+        "the file on disk keeps the whole text (the project is open read-only)"
+        if side is None
+        else f"the whole text is kept in {REVIEWS_DIR}/{side.name}; the next save writes "
+        "the review cut at the limit"
+    )
+    return review, CaseLoadError(f"{said}: {kept}", path, case_id)
 
 
 def load_screening(case: Case) -> None:
@@ -125,9 +172,16 @@ def load_screening(case: Case) -> None:
         case.warnings.append(ScreeningError(reason, path, case.case_id))
 
 
-def _is_others_review(name: str, reviewer: str) -> bool:
-    """A review file of someone else (not a hidden file: an interrupted write's temp)."""
-    return name.endswith(".json") and not name.startswith(".") and name != f"{reviewer}.json"
+def _is_others_review(name: str, reviewer: str, folder: Path, names: set[str]) -> bool:
+    """A review file of someone else: not a hidden file (an interrupted write's temp) and
+    not a synced drive's conflict copy (a second version, listed to be settled, never a
+    reviewer: see conflict_names)."""
+    return (
+        name.endswith(".json")
+        and not name.startswith(".")
+        and name != f"{reviewer}.json"
+        and copy_of(name, names, folder) is None
+    )
 
 
 def other_review_paths(case_folder: Path, reviewer: str) -> list[Path]:
@@ -136,18 +190,21 @@ def other_review_paths(case_folder: Path, reviewer: str) -> list[Path]:
     folder = case_folder / REVIEWS_DIR
     if not folder.is_dir() or folder.is_symlink():
         return []
-    return [p for p in sorted(folder.iterdir()) if _is_others_review(p.name, reviewer)]
+    paths = sorted(folder.iterdir())
+    names = {p.name for p in paths}
+    return [p for p in paths if _is_others_review(p.name, reviewer, folder, names)]
 
 
 def anyone_else_reviewed(case_folder: str, reviewer: str) -> bool:
     """Whether a review file of another reviewer may lie in the case (one listing of its
     ``reviews/``, for a loop over a whole project; the files are read, and held to their
     rules, only when this says yes): a case nobody else reviewed cannot be disputed."""
+    folder = os.path.join(case_folder, REVIEWS_DIR)  # noqa: PTH118
     try:
-        names = os.listdir(os.path.join(case_folder, REVIEWS_DIR))  # noqa: PTH118, PTH208
+        names = set(os.listdir(folder))  # noqa: PTH208
     except OSError:
         return False
-    return any(_is_others_review(name, reviewer) for name in names)
+    return any(_is_others_review(name, reviewer, Path(folder), names) for name in names)
 
 
 def load_other_reviews(reviewer: str, case: Case) -> None:
@@ -229,7 +286,7 @@ def write_review_file(
                 case_id,
             )
         review.updated_at = utc_now()
-        payload = dumps_json(review.model_dump(mode="json", exclude_none=False))
+        payload = dumps_json(writable_review(review, path, case_id))
         check_size(path, payload, "review")  # never a review its reader would refuse
         _before_replace(path)
         atomic_write_bytes(path, payload)

@@ -30,6 +30,7 @@ from sabre_desk.core.case.spec import (
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.paths import primers_dir
 from sabre_desk.ground.reading import LIMITS, json_depth_problem, read_limited
+from sabre_desk.ground.storage import atomic_write_bytes
 from sabre_desk.ground.validation_messages import describe_validation_error
 
 FRONT = "+++"
@@ -376,7 +377,7 @@ def scaffold(name: str, folder: Path) -> Path:
     if path.exists():
         raise PrimerError("already exists", path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        TEMPLATE.format(name=name, title=name.replace("_", " ").capitalize()), encoding="utf-8"
-    )
+    # whole or not at all: a stopped run never leaves half a template under the name
+    text = TEMPLATE.format(name=name, title=name.replace("_", " ").capitalize())
+    atomic_write_bytes(path, text.encode("utf-8"))
     return path

@@ -18,6 +18,7 @@ import numpy as np
 from sabre_desk.core.case.answer_rules import (
     CASE_SCORED,
     NUMBER_WORDS,
+    PRIOR_PRIMARIES,
     PROBES,
     case_counts,
     grade,
@@ -31,6 +32,7 @@ from sabre_desk.core.case.answer_rules import (
 __all__ = [
     "CASE_SCORED",
     "NUMBER_WORDS",
+    "PRIOR_PRIMARIES",
     "PROBES",
     "Report",
     "Sample",
@@ -67,11 +69,6 @@ class SubsetScore:
     ci: tuple[float, float]
     edit2: float | None = None
     probes: dict[str, float] = field(default_factory=dict)
-
-
-#: The paper's "Macro Avg." (Table 7): the four SABRE-Prior primary metrics only —
-#: Context All4, Texture All4, Attribute count accuracy, Language Elicitation MCQ accuracy.
-PRIOR_PRIMARIES = ("context_prior", "texture_prior", "attribute_count", "language_elicitation")
 
 
 @dataclass

@@ -12,14 +12,16 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from sabre_desk.ground import limits
 from sabre_desk.imaging.geometry import parse_box
 
-#: Text limits, in characters. Real fields are far shorter; the limits keep a hostile or
-#: broken file (a 5 MB "question") from freezing the window that has to lay it out.
-MAX_NAME_CHARS = 200
-MAX_QUESTION_CHARS = 2_000
-MAX_ANSWER_CHARS = 500
-MAX_TEXT_CHARS = 20_000
+#: Text limits, in characters, from the one table (``ground.limits``). Real fields are far
+#: shorter; the limits keep a hostile or broken file (a 5 MB "question") from freezing the
+#: window that has to lay it out.
+MAX_NAME_CHARS = limits.NAME.most
+MAX_QUESTION_CHARS = limits.QUESTION.most
+MAX_ANSWER_CHARS = limits.ANSWER.most
+MAX_TEXT_CHARS = limits.TEXT.most
 
 NonEmpty = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_CHARS)

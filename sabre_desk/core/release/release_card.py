@@ -187,7 +187,10 @@ when its four probes are). Verify the files with `sha256sum -c MANIFEST.sha256` 
 
 - **datasets** (2.21 or later): `load_dataset("path/to/this/folder", split="test")`.
 - **lmms-eval**: `lmms-eval --include_path lmms-eval --tasks {task} --model …`; its
-  `utils.py` parses answers by the SABRE rules and reports the macro average. Its
+  `utils.py` parses answers by the SABRE rules and reports `macro`, the paper's Macro Avg.
+  (the SABRE-Prior primaries only), and `macro_all_subsets`, the average over every subset,
+  as fractions under the names and with the figures of `sabre-desk score --json`. lmms-eval
+  0.7.3 needs `filelock<4` in its environment (`pip install lmms-eval "filelock<4"`). Its
   `dataset_path` is this folder where it was exported; set it to the new folder or the
   Hub repository id if the release moves (in a copy of `lmms-eval/`, so `verify` stays clean).
 - **VLMEvalKit**: it writes decoded images next to its TSVs, so give it a copy of them,

@@ -66,7 +66,8 @@ def load_prompts(folder: Path) -> PromptSet:
     """Read and check a prompt set; ProjectError names the file and what is wrong."""
     manifest_path = folder / MANIFEST
     try:
-        data = json.loads(read_limited(manifest_path, MAX_TEMPLATE_BYTES, ProjectError))
+        raw = read_limited(manifest_path, MAX_TEMPLATE_BYTES, ProjectError, follow_links=False)
+        data = json.loads(raw)
     except ValueError as exc:
         raise ProjectError(f"not a prompt set ({exc})", manifest_path) from exc
     if not isinstance(data, dict) or data.get("format") != PROMPTS_FORMAT:
