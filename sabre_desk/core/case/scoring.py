@@ -38,6 +38,7 @@ __all__ = [
     "Sample",
     "grade",
     "is_correct",
+    "judge",
     "normalize",
     "parse",
     "score",
@@ -81,6 +82,9 @@ class Report:
     questions: int
     missing: int
     unparseable: int
+    #: question_id → whether it was judged right (None: no response), by ``judge``: what
+    #: every figure above is computed from, so a per-question view agrees with them.
+    right: dict[str, bool | None] = field(default_factory=dict)
 
     @property
     def macro_subsets(self) -> list[str]:
@@ -140,17 +144,25 @@ def _macro(
     return value, (float(np.percentile(reps, 2.5)), float(np.percentile(reps, 97.5)))
 
 
+def judge(sample: Sample) -> tuple[bool | None, str | None]:
+    """Whether *sample*'s response is right (None: it has no response, which counts wrong),
+    and what the rules parsed from it: the one per-question judgement ``score`` counts."""
+    if sample.response is None:
+        return None, None
+    return is_correct(sample.eval_type, sample.response, sample.answer)
+
+
 def score(samples: Iterable[Sample], resamples: int = RESAMPLES, seed: int = SEED) -> Report:
     samples = list(samples)
     missing = sum(s.response is None for s in samples)
     unparseable = 0
+    judged: dict[str, bool | None] = {}
     by_subset: dict[str, dict[str, dict[str, bool]]] = {}
     for s in samples:
-        ok = False
-        if s.response is not None:
-            ok, parsed = is_correct(s.eval_type, s.response, s.answer)
-            unparseable += parsed is None
-        by_subset.setdefault(s.subset, {}).setdefault(s.group_id, {})[s.probe] = ok
+        ok, parsed = judge(s)
+        judged[s.question_id] = ok
+        unparseable += ok is not None and parsed is None
+        by_subset.setdefault(s.subset, {}).setdefault(s.group_id, {})[s.probe] = bool(ok)
     rng = np.random.default_rng(seed)
     subsets: list[SubsetScore] = []
     replicates: list[np.ndarray] = []
@@ -191,4 +203,5 @@ def score(samples: Iterable[Sample], resamples: int = RESAMPLES, seed: int = SEE
         len(samples),
         missing,
         unparseable,
+        judged,
     )

@@ -14,7 +14,7 @@ and an unparseable response agrees with nothing.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,13 @@ from sabre_desk.core.case.answer_rules import grade, normalize, parse
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.review import Review, utc_now
 from sabre_desk.core.release.release import BENCHMARK, MAX_ROW
-from sabre_desk.core.release.score_files import jsonl_objects, read_predictions, release_identity
+from sabre_desk.core.release.release_read import benchmark_row, path_problem, release_file
+from sabre_desk.core.release.score_files import (
+    jsonl_objects,
+    predictions_name,
+    read_predictions,
+    release_identity,
+)
 from sabre_desk.core.team.final import all_reviews
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.reading import read_json_file
@@ -68,6 +74,26 @@ def min_models_for(models: int, asked: int | None) -> int:
     return min(asked if asked is not None else DEFAULT_MIN_MODELS, models)
 
 
+def agreed_against(
+    eval_type: str, reference: str, given: Mapping[str, str | None], min_models: int
+) -> str | None:
+    """The answer at least *min_models* of the models in *given* (model → response, None:
+    no response) agree on when none of them gives *reference*, as the rules read it; None
+    when they do not so agree: the one rule of a disputed question (``audit`` and the
+    evaluation's results)."""
+    parsed = [parse(eval_type, r) for r in given.values() if r is not None]
+    if any(p is not None and grade(eval_type, p, reference) for p in parsed):
+        return None
+    tally: dict[str, int] = {}
+    for value in parsed:
+        if value is not None:
+            tally[value] = tally.get(value, 0) + 1
+    agreed = max(tally, key=lambda v: tally[v], default=None)
+    if agreed is None or tally[agreed] < max(min_models, 1):
+        return None
+    return agreed
+
+
 def find_disputes(
     rows: list[dict[str, Any]], answers: Mapping[str, Mapping[str, str | None]], min_models: int
 ) -> list[Dispute]:
@@ -78,15 +104,8 @@ def find_disputes(
     for row in rows:
         qid, eval_type, reference = str(row["question_id"]), row["eval_type"], row["answer"]
         given = {model: by_question.get(qid) for model, by_question in answers.items()}
-        parsed = {m: parse(eval_type, r) if r is not None else None for m, r in given.items()}
-        if any(p is not None and grade(eval_type, p, reference) for p in parsed.values()):
-            continue
-        tally: dict[str, int] = {}
-        for value in parsed.values():
-            if value is not None:
-                tally[value] = tally.get(value, 0) + 1
-        agreed = max(tally, key=lambda v: tally[v], default=None)
-        if agreed is None or tally[agreed] < max(min_models, 1):
+        agreed = agreed_against(str(eval_type), str(reference), given, min_models)
+        if agreed is None:
             continue
         out.append(
             Dispute(
@@ -111,6 +130,12 @@ class Evaluation:
     rows: list[dict[str, Any]]
     answers: dict[str, dict[str, str | None]]  # model → question_id → response
     root_sha256: str | None
+    #: model (as in *answers*: its file's name) → its predictions file
+    files: dict[str, Path] = field(default_factory=dict)
+    #: model (as in *answers*) → the name ``evaluate`` gave it (``openai:gpt-5.4``), where
+    #: figures.json records it; else its file's name
+    labels: dict[str, str] = field(default_factory=dict)
+    release_name: str | None = None
 
 
 def _model_name(path: Path) -> str:
@@ -118,18 +143,60 @@ def _model_name(path: Path) -> str:
     return stem.removeprefix("predictions-")
 
 
+#: What a row must hold besides what every reader takes (``BenchmarkRow``).
+_ROW_FIELDS = ("group_id", "subset", "probe_id", "answer")
+
+
+def release_rows(release: Path) -> list[dict[str, Any]]:
+    """The rows of *release*'s benchmark.jsonl, read through the release's own path checks
+    (no link out of it), a line at a time with a bound per line; a row without what the
+    scoring and the audit read, or naming an image outside the release, is one error naming
+    the file and the line."""
+    path = release_file(release, BENCHMARK)
+    if not path.is_file():
+        raise ProjectError(f"is not a release (no {BENCHMARK})", release)
+    rows = []
+    for number, row in jsonl_objects(path, MAX_ROW):
+        try:
+            checked = benchmark_row(row)
+        except ValueError as exc:
+            raise ProjectError(f"line {number} is not a benchmark row ({exc})", path) from exc
+        lacking = [name for name in _ROW_FIELDS if name not in row]
+        if lacking:
+            raise ProjectError(f"line {number} has no {lacking[0]!r}", path)
+        try:
+            row["index"] = int(str(row["index"]))
+        except KeyError as exc:
+            raise ProjectError(f"line {number} has no 'index'", path) from exc
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ProjectError(f"line {number}: 'index' is not a number", path) from exc
+        why = path_problem(release, checked.image)
+        if why is not None:
+            raise ProjectError(f"line {number}: its image is refused: {why}", path)
+        rows.append(row)
+    return rows
+
+
+def _figures(eval_dir: Path) -> dict[str, Any]:
+    figures = eval_dir / FIGURES_NAME
+    if not figures.exists() and not figures.is_symlink():
+        return {}
+    data, _ = read_json_file(figures, "release", ProjectError, follow_links=False)
+    if not isinstance(data, dict):
+        raise ProjectError("is not a JSON object", figures)
+    return data
+
+
 def load_evaluation(eval_dir: Path, release: Path | None = None) -> Evaluation:
     """The evaluation in *eval_dir*: every predictions file there (``predictions-*.jsonl``
     written by ``evaluate``, or any ``*.jsonl`` / ``*.tsv`` in ``score``'s format), read
     against *release*, else the release ``evaluate`` recorded in ``figures.json``."""
     if not eval_dir.is_dir():
-        raise ProjectError("is not a folder", eval_dir)
+        what = "is not a folder" if eval_dir.exists() else "no such folder"
+        raise ProjectError(what, eval_dir)
+    figures = _figures(eval_dir)
     if release is None:
-        figures = eval_dir / FIGURES_NAME
-        data: Any = None
-        if figures.is_file():
-            data, _ = read_json_file(figures, "release", ProjectError)
-        path = data.get("release_path") if isinstance(data, dict) else None
+        path = figures.get("release_path")
         if not isinstance(path, str):
             raise ProjectError(
                 f"names no release (no {FIGURES_NAME} from `sabre-desk evaluate`); "
@@ -137,9 +204,9 @@ def load_evaluation(eval_dir: Path, release: Path | None = None) -> Evaluation:
                 eval_dir,
             )
         release = Path(path)
-    if not (release / BENCHMARK).is_file():
-        raise ProjectError(f"is not a release (no {BENCHMARK})", release)
-    rows = [row for _, row in jsonl_objects(release / BENCHMARK, MAX_ROW)]
+    if not release.is_dir():
+        raise ProjectError("is not a release folder (missing)", release)
+    rows = release_rows(release)
     by_index = {int(row["index"]): str(row["question_id"]) for row in rows}
     files = sorted(
         p
@@ -148,16 +215,23 @@ def load_evaluation(eval_dir: Path, release: Path | None = None) -> Evaluation:
     )
     if not files:
         raise ProjectError("holds no predictions file (.jsonl or .tsv)", eval_dir)
+    recorded = figures.get("models")
+    named = {predictions_name(m): m for m in recorded} if isinstance(recorded, dict) else {}
     answers: dict[str, dict[str, str | None]] = {}
+    paths: dict[str, Path] = {}
+    labels: dict[str, str] = {}
     for file in files:
         by_id, by_idx = read_predictions([file])
         merged = dict(by_id)
         for index, response in by_idx.items():
             if index in by_index:
                 merged.setdefault(by_index[index], response)
-        answers[_model_name(file)] = merged
-    _, root = release_identity(release)
-    return Evaluation(release, rows, answers, root)
+        model = _model_name(file)
+        answers[model] = merged
+        paths[model] = file
+        labels[model] = named.get(file.name, model)
+    name, root = release_identity(release)
+    return Evaluation(release, rows, answers, root, paths, labels, name)
 
 
 def write_flags(project_root: Path, evaluation: Evaluation, disputes: list[Dispute]) -> Path:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sabre_desk.core.jobs.ledger import LEDGER_NAME, Ledger
 from sabre_desk.core.release.predict import PredictReport, predict, predict_batch
-from sabre_desk.core.release.score_files import release_identity, report_of
+from sabre_desk.core.release.score_files import predictions_name, release_identity, report_of
 from sabre_desk.core.release.score_table import FORMATS, render
 from sabre_desk.engines.answers import AnswerEngine
 from sabre_desk.engines.batches import BatchClient
@@ -28,12 +28,6 @@ from sabre_desk.ground.storage import atomic_write_bytes, atomic_write_json
 
 TABLE_STEM = "table7"
 FIGURES_NAME = "figures.json"
-
-
-def predictions_name(model: str) -> str:
-    """The predictions file of *model* (``openai:gpt-5.4`` → predictions-openai_gpt-5.4.jsonl)."""
-    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in model)
-    return f"predictions-{safe}.jsonl"
 
 
 @dataclass

@@ -28,6 +28,13 @@ from sabre_desk.ground.reading import (
 MAX_PREDICTION = LIMITS["prediction line"]
 
 
+def predictions_name(model: str) -> str:
+    """The predictions file ``evaluate`` writes for *model* (``openai:gpt-5.4`` →
+    predictions-openai_gpt-5.4.jsonl)."""
+    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in model)
+    return f"predictions-{safe}.jsonl"
+
+
 #: The name ``score`` takes for standard input, as other tools do.
 STANDARD_INPUT = Path("-")
 

@@ -1,0 +1,224 @@
+"""The evaluation's results model (core/release/evaluation_results.py): its per-question
+judgements and figures are score's own, through both ways of giving an evaluation (an
+`evaluate` folder, a folder of predictions files with the release named), and bad input is
+one ProjectError naming the file."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes.openai_server import FakeOpenAI, completion
+
+from sabre_desk.cli import main
+from sabre_desk.core.case.project import Project
+from sabre_desk.core.case.review import Decision
+from sabre_desk.core.case.scoring import Sample, judge
+from sabre_desk.core.release.audit import find_disputes
+from sabre_desk.core.release.audit import load_evaluation as load_answers
+from sabre_desk.core.release.evaluation_results import load_evaluation
+from sabre_desk.ground.errors import ProjectError
+
+HOSTILE = "<script>alert('x')</script> & <b>bold</b>"
+
+
+def wrong(row: dict[str, Any]) -> str:
+    """An answer the rules read as one definite wrong answer."""
+    answer = str(row["answer"])
+    if row["eval_type"] == "yes_no_exact":
+        return "no" if answer.lower() == "yes" else "yes"
+    if row["eval_type"] == "mcq_letter":
+        return "D" if answer.upper() != "D" else "C"
+    if row["eval_type"] == "count_exact":
+        return str(int(answer) + 1) if answer.isdigit() else "7"
+    return "purple elephant"
+
+
+@pytest.fixture(scope="module")
+def release(demo_master: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo, every case kept, exported once for this module."""
+    folder = tmp_path_factory.mktemp("results")
+    project_dir = Path(shutil.copytree(demo_master, folder / "demo"))
+    project = Project.open(project_dir, "alice")
+    for entry in project.index():
+        case = project.load_case(entry.case_id)
+        case.review.decision = Decision.KEEP
+        project.save_review(case)
+    out = folder / "release"
+    assert main(["--reviewer", "alice", "export", str(project_dir), str(out)]) == 0
+    return out
+
+
+def rows_of(release: Path) -> list[dict[str, Any]]:
+    text = (release / "benchmark.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def plan(rows: list[dict[str, Any]]) -> dict[str, dict[str, str | None]]:
+    """Two models' answers: the first right but for every third question, the second wrong
+    on every other; the first answers one question with markup, the second leaves one out."""
+    first: dict[str, str | None] = {}
+    second: dict[str, str | None] = {}
+    for i, row in enumerate(rows):
+        qid = str(row["question_id"])
+        first[qid] = wrong(row) if i % 3 == 0 else str(row["answer"])
+        second[qid] = wrong(row) if i % 2 == 0 else str(row["answer"])
+    first[str(rows[1]["question_id"])] = HOSTILE
+    second[str(rows[-1]["question_id"])] = None
+    return {"alpha": first, "beta": second}
+
+
+def write_predictions(folder: Path, answers: dict[str, dict[str, str | None]]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for model, by_id in answers.items():
+        lines = [
+            json.dumps({"question_id": qid, "response": response})
+            for qid, response in by_id.items()
+            if response is not None
+        ]
+        (folder / f"{model}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def score_json(capsys: pytest.CaptureFixture[str], release: Path, path: Path) -> Any:
+    capsys.readouterr()
+    assert main(["score", str(release), str(path), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def assert_figures_are_scores(
+    results: Any, release: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for model in results.models:
+        scored = score_json(capsys, release, results.files[model])
+        assert results.macro[model] == scored["macro"]
+        assert results.reports[model]["macro_all_subsets"] == scored["macro_all_subsets"]
+        for figure in scored["subsets"]:
+            shown = next(s for s in results.subsets if s.subset == figure["subset"])
+            assert shown.metric == figure["metric"]
+            assert shown.by_model[model] == (figure["accuracy"], *figure["ci95"])
+        assert {s.subset for s in results.subsets} == {s["subset"] for s in scored["subsets"]}
+
+
+def test_a_folder_of_predictions_files_reads_as_score_judges_it(
+    release: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = rows_of(release)
+    answers = plan(rows)
+    folder = tmp_path / "elsewhere"
+    write_predictions(folder, answers)
+    with pytest.raises(ProjectError, match="--release"):
+        load_evaluation(folder)  # no figures.json: which release?
+
+    results = load_evaluation(folder, release)
+    assert results.models == ["alpha", "beta"]
+    assert results.release == release
+    assert results.root_sha256 == json.loads((release / "release.json").read_text())["root_sha256"]
+    assert [q.question_id for q in results.questions] == [str(r["question_id"]) for r in rows]
+    by_row = {str(r["question_id"]): r for r in rows}
+    for question in results.questions:
+        row = by_row[question.question_id]
+        assert question.image == row["image"] and (release / question.image).is_file()
+        assert question.reference == row["answer"]
+        assert question.case_id == row.get("case_id", row["group_id"])
+        for model in results.models:
+            given = answers[model][question.question_id]
+            assert question.answers[model] == given
+            sample = Sample(
+                question.question_id,
+                str(row["group_id"]),
+                str(row["subset"]),
+                str(row["probe_id"]),
+                str(row["eval_type"]),
+                str(row["answer"]),
+                given,
+            )
+            assert question.right[model] == judge(sample)[0]
+    hostile = results.questions[1]
+    assert hostile.answers["alpha"] == HOSTILE and hostile.right["alpha"] is False
+    assert results.questions[-1].right["beta"] is None  # no answer
+    assert_figures_are_scores(results, release, capsys)
+
+    # disputed is the audit's own rule: with two models, both agreeing against the reference
+    evaluation = load_answers(folder, release)
+    flagged = {d.question_id for d in find_disputes(evaluation.rows, evaluation.answers, 2)}
+    assert flagged and {q.question_id for q in results.questions if q.disputed} == flagged
+    assert {q.question_id for q in results.disputed} == flagged
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
+    fake = FakeOpenAI()
+    monkeypatch.setenv("SABRE_DESK_LOCAL_BASE_URL", fake.url)
+    try:
+        yield fake
+    finally:
+        fake.close()
+
+
+def test_an_evaluate_folder_reads_with_the_names_evaluate_gave(
+    release: Path,
+    tmp_path: Path,
+    server: FakeOpenAI,
+    capsys: pytest.CaptureFixture[str],
+    _isolated_settings: Path,
+) -> None:
+    server.rule = lambda body: completion("yes")
+    out = tmp_path / "eval"
+    argv = ["evaluate", str(release), "--models", "local:qwen", "--out", str(out)]
+    assert main(argv) == 0, capsys.readouterr().err
+    results = load_evaluation(out)  # the release from figures.json
+    assert results.models == ["local:qwen"]
+    assert results.files["local:qwen"].name == "predictions-local_qwen.jsonl"
+    assert results.release_name and results.release.resolve() == release.resolve()
+    assert all(q.answers["local:qwen"] == "yes" for q in results.questions)
+    assert all(q.disputed is False for q in results.questions if q.reference == "yes")
+    assert_figures_are_scores(results, release, capsys)
+    figures = json.loads((out / "figures.json").read_text())
+    assert results.macro["local:qwen"] == figures["models"]["local:qwen"]["macro"]
+
+
+def test_bad_input_is_one_error_naming_the_file(release: Path, tmp_path: Path) -> None:
+    with pytest.raises(ProjectError, match="no such folder") as missing:
+        load_evaluation(tmp_path / "nowhere", release)
+    assert "nowhere" in str(missing.value)
+
+    corrupt = tmp_path / "corrupt"
+    corrupt.mkdir()
+    (corrupt / "m.jsonl").write_text('{"question_id": "x", "response": "yes"}\nnot json\n')
+    with pytest.raises(ProjectError, match="line 2 is not JSON") as bad:
+        load_evaluation(corrupt, release)
+    assert "m.jsonl" in str(bad.value)
+
+    # a release whose benchmark.jsonl is a link out of it
+    linked = tmp_path / "linked"
+    shutil.copytree(release, linked)
+    outside = tmp_path / "outside.jsonl"
+    shutil.move(linked / "benchmark.jsonl", outside)
+    (linked / "benchmark.jsonl").symlink_to(outside)
+    good = tmp_path / "good"
+    write_predictions(good, {"m": {"x": "yes"}})
+    with pytest.raises(ProjectError, match="symbolic link") as link:
+        load_evaluation(good, linked)
+    assert "linked" in str(link.value)
+
+    # a row naming an image outside the release
+    escaping = tmp_path / "escaping"
+    shutil.copytree(release, escaping)
+    rows = rows_of(escaping)
+    rows[0]["image"] = "../outside.png"
+    (escaping / "benchmark.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(ProjectError, match="line 1: its image is refused") as image:
+        load_evaluation(good, escaping)
+    assert "benchmark.jsonl" in str(image.value)
+
+    # figures.json that is not JSON
+    broken = tmp_path / "broken"
+    write_predictions(broken, {"m": {"x": "yes"}})
+    (broken / "figures.json").write_text("{")
+    with pytest.raises(ProjectError) as figures:
+        load_evaluation(broken)
+    assert "figures.json" in str(figures.value)
