@@ -72,6 +72,15 @@ class PatchMatchEngine(OpenCVEngine):
         return patchmatch_fill(patch, mask > 0)
 
 
+#: the "fill the whole box" choice in words, as the repair panel shows it and as
+#: ``sabre-desk repair --fill-box`` means it
+FILL_BOX_LABEL = "Fill the whole box"
+FILL_BOX_HELP = (
+    "fill every pixel of the box (the patch-based engine fills only what stands out in it "
+    "by default; the other engines always fill the whole box)"
+)
+
+
 def fill_whole_box(engine: RepairEngine) -> RepairEngine:
     """``engine`` set to fill every pixel of the box (the "fill the whole box" choice of the
     repair panel and of ``sabre-desk repair --fill-box``): the patch-based engine otherwise

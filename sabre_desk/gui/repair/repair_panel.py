@@ -8,6 +8,7 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
@@ -32,6 +33,7 @@ from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.repair import comparison
 from sabre_desk.core.repair.instructions import OP_LABELS, entities, instruction
 from sabre_desk.engines.base import ParamValue, RepairEngine, RepairOp
+from sabre_desk.engines.patchmatch import FILL_BOX_HELP, FILL_BOX_LABEL, fill_whole_box
 from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.engines.registry import (
     ENGINES,
@@ -85,6 +87,10 @@ class RepairPanel(QWidget):
         for cls in ENGINES.values():
             self.engine.addItem(cls.label, cls.name)
         self.engine_fields = EngineFields(ENGINES.values(), settings, self)
+        # kept as the reviewer leaves it for the rest of the session (the panel outlives
+        # every case), and applied as --fill-box applies it (fill_whole_box)
+        self.fill_box = QCheckBox(FILL_BOX_LABEL)
+        self.fill_box.setToolTip(FILL_BOX_HELP[0].upper() + FILL_BOX_HELP[1:])
         self.margin = QDoubleSpinBox(minimum=0.1, maximum=3.0, singleStep=0.1, value=0.5)
         self.grow = QSpinBox(minimum=-1, maximum=200, value=-1)
         self.feather = QSpinBox(minimum=-1, maximum=400, value=-1)
@@ -119,6 +125,7 @@ class RepairPanel(QWidget):
         form.addRow("Instruction", self.instruction)
         form.addRow("Engine", self.engine)
         self.engine_fields.add_to(form)
+        form.addRow("", self.fill_box)
         advanced = QGroupBox("Advanced")
         adv = QFormLayout(advanced)
         adv.addRow("Context margin (× box)", self.margin)
@@ -302,6 +309,8 @@ class RepairPanel(QWidget):
         engines = [self._make_engine(n, self.engine_fields.values(n)) for n in preview_chain(name)]
         if engines[-1] is None:
             return False
+        if self.fill_box.isChecked():
+            engines = [fill_whole_box(e) if e is not None else None for e in engines]
         order = RepairOrder(
             box, RepairOp(self.op.currentData()), self.instruction.toPlainText(), self.params()
         )
