@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +51,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     project = open_project(args.project, reviewer_name(args))
     upgrade = upgrade_plan_of(project)
     if upgrade.needed:  # its cases would be judged by rules they were not made for
-        if args.json:
-            print(
-                json.dumps(
-                    {"project": str(project.root), "valid": False, "upgrade": upgrade.to_json()},
-                    indent=2,
-                )
-            )
-        raise CliError(upgrade.need_line(), EXIT_PROBLEMS)
+        if not args.json:
+            raise CliError(upgrade.need_line(), EXIT_PROBLEMS)
+        # one JSON object: the report carries the error (as every --json error does)
+        report = {"project": str(project.root), "valid": False, "upgrade": upgrade.to_json()}
+        error = {"error": upgrade.need_line(), "exit_code": EXIT_PROBLEMS}
+        print(json.dumps({**report, **error}, indent=2))
+        print(f"sabre-desk: error: {upgrade.need_line()}", file=sys.stderr)
+        return EXIT_PROBLEMS
     cache = DecodeCache.disabled(project.root) if args.no_cache else None
     report = validate_project(project, cache=cache)
     copies = find_conflict_copies(project.root)

@@ -106,6 +106,7 @@ def test_validate_json_says_what_the_upgrade_will_change(
     moved = {c["file"]: (c["from"], c["to"]) for c in report["upgrade"]["changes"] if "to" in c}
     assert moved == {f"cases/{case}/spec.json": types for case, types in MOVED.items()}
     assert len(err.strip().splitlines()) == 1
+    assert report["exit_code"] == 1 and report["error"] in err  # one object, the error in it
 
 
 def test_a_project_made_with_todays_primers_works_unchanged(
