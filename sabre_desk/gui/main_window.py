@@ -46,6 +46,7 @@ from sabre_desk.gui.making.screening_ui import ScreeningUi
 from sabre_desk.gui.menus import WindowActions, WindowParts
 from sabre_desk.gui.project_sources import ProjectSources
 from sabre_desk.gui.repair.repair_ui import RepairUi
+from sabre_desk.gui.review.audit_ui import AuditUi
 from sabre_desk.gui.review.boxes_ui import BoxesUi
 from sabre_desk.gui.review.case_display import CaseDisplay
 from sabre_desk.gui.review.case_list import CaseList
@@ -135,6 +136,7 @@ class MainWindow(QMainWindow):
         self.index_reader.progress.connect(self._on_index_progress)
         self.index_reader.finished.connect(self._on_index_finished)
         self.verdicts = VerdictSweep(self.workbench, self)  # the list says what validate says
+        self.audit_ui = AuditUi(self.session, self.workbench, self)  # answers models dispute
         self.case_list = CaseList(self.workbench)
         self.case_list.case_selected.connect(self.show_case)
         self.case_list.message.connect(self.status.say)
@@ -345,6 +347,7 @@ class MainWindow(QMainWindow):
         self.verdicts.start(project)
         self.changes_ui.sweep(project)
         self.team_ui.project_indexed(project)
+        self.audit_ui.project_indexed(project)
         self.pipeline_ui.project_indexed(project)
         if self.loader.store is not None:
             self.previews.start(project, self.loader.store)
@@ -364,6 +367,7 @@ class MainWindow(QMainWindow):
         self.case_panel = CasePanel(controller)
         self.case_panel_dock.setWidget(self.case_panel)
         self.escape.watch(self.case_panel.notes)
+        self.audit_ui.attach(self.case_panel.probe_model)
         self.case_panel.add_section(self.changes_ui.section)
         self.case_panel.add_section(self.team_ui.section)
         self.case_panel.add_section(self.conflict_copies_ui.note)
@@ -513,6 +517,7 @@ class MainWindow(QMainWindow):
             self.repair_ui.jobs.pool,
             self.sources.pool,
             self.pipeline_ui.pool,
+            self.audit_ui.pool,
             self.loader.background,
             self.loader.previews,
             *self.team_ui.pools,

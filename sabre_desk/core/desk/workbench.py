@@ -11,7 +11,7 @@ Only a new filter walks the whole index once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
@@ -40,6 +40,7 @@ class Show(StrEnum):
     KEPT = "kept"  # the filtering model failed on it: people review it
     NOT_SCREENED = "not_screened"
     SCREENING_STALE = "screening_stale"  # the latest run was about another image or question
+    AUDIT = "audit"  # a flagged question the evaluated models answer otherwise, not yet settled
 
 
 SCREEN_SHOWS: dict[str, ScreenStatus] = {
@@ -60,6 +61,7 @@ SHOW_CHOICES: list[tuple[str, str]] = [
     ("Changes outside the edit", Show.CHANGES_OUTSIDE),
     ("Assigned to me", Show.ASSIGNED),
     ("Disagreements to settle", Show.DISPUTED),
+    ("Answers the models dispute", Show.AUDIT),
     ("Solved by the filter", Show.SOLVED),
     ("Kept by the filter", Show.KEPT),
     ("Not screened", Show.NOT_SCREENED),
@@ -90,7 +92,9 @@ class CaseFilter:
     subset: str = ""
     text: str = ""  # matched, case-insensitively, in the id, the subset and the concept
 
-    def accepts(self, e: CaseEntry, haystack: str) -> bool:
+    def accepts(self, e: CaseEntry, haystack: str, audit: Set[str] = frozenset()) -> bool:
+        """Whether the list shows *e*; *audit*: the cases with a flagged question left to
+        settle (``audit_queue.AuditQueue.unsettled_cases``)."""
         show = self.show
         if show == Show.UNREVIEWED:
             if e.decision is not None or e.problem:
@@ -109,6 +113,9 @@ class CaseFilter:
                 return False
         elif show == Show.DISPUTED:
             if not e.disputed:
+                return False
+        elif show == Show.AUDIT:
+            if e.case_id not in audit:
                 return False
         elif show in SCREEN_SHOWS:
             if e.screening is not SCREEN_SHOWS[show]:
@@ -178,6 +185,8 @@ class Workbench:
         self.pace = ReviewerPace()
         self.mode = ViewMode.REVIEWING
         self.counts = Counts()
+        #: the cases with a flagged question nobody settled yet (``set_audit``)
+        self.audit: frozenset[str] = frozenset()
         self._index: dict[str, int] = {}
         self._haystacks: list[str] = []
         self._visible: Any = SortedList()  # entry positions the filter accepts
@@ -220,8 +229,8 @@ class Workbench:
             self._index[e.case_id] = start + offset
         hay = [_haystack(e) for e in entries]
         self._haystacks.extend(hay)
-        accepts = self.filter.accepts
-        shown = [start + k for k, e in enumerate(entries) if accepts(e, hay[k])]
+        accepts, audit = self.filter.accepts, self.audit
+        shown = [start + k for k, e in enumerate(entries) if accepts(e, hay[k], audit)]
         first_row = len(self._visible)
         self._visible.update(shown)
         self._todo.update(i for i in shown if _is_todo(self.entries[i]))
@@ -252,14 +261,36 @@ class Workbench:
         self.entries[i] = entry
         self._haystacks[i] = _haystack(entry)
         counts = self.counts.plus([entry]).plus([old], sign=-1)
+        self._place(i, changed=True)
+        if counts != self.counts:
+            self.counts = counts
+            self.counts_changed.emit(counts)
+
+    def set_audit(self, case_ids: Iterable[str]) -> None:
+        """The cases with a flagged question left to settle (an audit read, a question
+        settled): under "Answers the models dispute" only the cases that came or went move,
+        each in O(log n)."""
+        new = frozenset(case_ids)
+        moved, self.audit = new ^ self.audit, new
+        if self.filter.show == Show.AUDIT:
+            for case_id in sorted(moved, key=lambda c: self._index.get(c, -1)):
+                i = self._index.get(case_id)
+                if i is not None:
+                    self._place(i, changed=False)
+
+    def _place(self, i: int, changed: bool) -> None:
+        """Entry *i* in or out of the filtered order as the filter now says (*changed*: it
+        is shown anew where it stays)."""
+        entry = self.entries[i]
         was = i in self._visible
-        now = self.filter.accepts(entry, self._haystacks[i])
+        now = self.filter.accepts(entry, self._haystacks[i], self.audit)
         if was:
             self._todo.discard(i)
         if was and now:
             if _is_todo(entry):
                 self._todo.add(i)
-            self.row_changed.emit(self._visible.index(i))
+            if changed:
+                self.row_changed.emit(self._visible.index(i))
         elif was:
             row = self._visible.index(i)
             self._visible.remove(i)
@@ -269,9 +300,6 @@ class Workbench:
             if _is_todo(entry):
                 self._todo.add(i)
             self.row_inserted.emit(self._visible.index(i))
-        if counts != self.counts:
-            self.counts = counts
-            self.counts_changed.emit(counts)
 
     # --- the filtered order ------------------------------------------------------------
 
@@ -304,7 +332,8 @@ class Workbench:
             text = f.text
             visible = [i for i in candidates if text in hay[i]]
         else:
-            visible = [i for i in candidates if f.accepts(entries[i], hay[i])]
+            audit = self.audit
+            visible = [i for i in candidates if f.accepts(entries[i], hay[i], audit)]
         self._visible = SortedList(visible)
         self._todo = SortedList(i for i in self._visible if _is_todo(entries[i]))
         self.visible_reset.emit()

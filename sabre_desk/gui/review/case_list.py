@@ -77,6 +77,12 @@ class CaseList(QWidget):
         super().__init__(parent)
         self.workbench = workbench
         self.model = CaseListModel(workbench, self)
+        # Before the view's selection model hears of it (connected in setModel, below): a
+        # case leaving the list (decided under "Not reviewed", settled under "Answers the
+        # models dispute") never makes the row after it current, nor opens that case.
+        self._removing = False
+        self.model.rowsAboutToBeRemoved.connect(self._before_removal)
+        self.model.rowsRemoved.connect(self._after_removal)
         self.filter = QLineEdit(placeholderText="Filter: id, subset or concept…")
         self.filter.setClearButtonEnabled(True)
         # Never the keyboard's first stop: a reviewer's first "1" or "N" would be typed here
@@ -229,6 +235,20 @@ class CaseList(QWidget):
             self.view.selectionModel().blockSignals(False)
             self.view.scrollTo(index)
 
+    def _before_removal(self) -> None:
+        self._removing = True
+
+    def _after_removal(self) -> None:
+        """The open case stays open when its row goes; no other row is shown current."""
+        self._removing = False
+        current = self.workbench.current
+        if current is not None and self.workbench.row_of(current) is None:
+            selection = self.view.selectionModel()
+            selection.blockSignals(True)
+            selection.clear()
+            selection.blockSignals(False)
+            self.view.viewport().update()
+
     def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if current.isValid():
+        if current.isValid() and not self._removing:
             self.case_selected.emit(current.data(ENTRY_ROLE).case_id)

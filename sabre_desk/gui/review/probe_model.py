@@ -5,6 +5,9 @@ validated by the core rules, undoable and saved) and shows in bold with the orig
 tooltip. The filter's result is the gate's own view of each probe (``screening_of``): graded
 against the answer as it is now, and marked stale when the image changed (a repair) or the
 question was edited since the run asked it, exactly as the case list and `validate` see it.
+
+A question the evaluated models answer otherwise (flagged by ``audit --flag``) shows what
+they agreed on under the reference, on an amber ground until a reviewer settles it.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from sabre_desk.core.case.gate import ProbeView
 from sabre_desk.core.case.project import Case
 from sabre_desk.core.case.question_edits import effective
 from sabre_desk.core.case.spec import OPTION_LETTERS, Question, QuestionType
+from sabre_desk.core.desk.audit_queue import AuditQueue, FlaggedAnswer
 from sabre_desk.gui.desk.controller import Aspect, CaseController
 
 #: Short enough to show whole in a laptop-sized panel; the full names are the tooltips.
@@ -26,13 +30,15 @@ COLUMN_TIPS = (
     "The probe's id",
     "The image the question is about",
     "The question, as exported (bold: edited by you)",
-    "The reference answer, as exported (bold: edited by you)",
+    "The reference answer, as exported (bold: edited by you; 'models:' what the evaluated "
+    "models agreed on instead, amber until settled)",
     "What the filtering model answered",
     "Whether the filtering model's answer was correct",
 )
 PROBE, IMAGE, QUESTION, ANSWER, PREDICTION, RESULT = range(6)
 CORRECT, INCORRECT = QColor("#2e7d32"), QColor("#c62828")
 STALE = QColor("#9e9e9e")  # a filter answer about another image or question
+DISPUTED = QColor("#ffe0b2")  # a reference the models agree against, not yet settled
 ANSWER_HINTS = {
     QuestionType.YES_NO: "yes or no",
     QuestionType.MULTIPLE_CHOICE: "a letter A–D",
@@ -62,6 +68,9 @@ class ProbeModel(QAbstractTableModel):
         #: the gate's view of each probe of the open case (empty: never screened)
         self.views: dict[str, ProbeView] = {}
         self.last_error: str | None = None
+        #: the project's audit (the window sets it): flagged questions of the open case
+        self.audit: AuditQueue | None = None
+        self.flagged: dict[str, FlaggedAnswer] = {}
         controller.case_loaded.connect(self._on_case_loaded)
         controller.case_failed.connect(lambda *_: self._on_case_loaded(None))
         controller.review_changed.connect(self._on_review_changed)
@@ -70,7 +79,20 @@ class ProbeModel(QAbstractTableModel):
         self.beginResetModel()
         self.case = case
         self._judge()
+        self._read_audit()
         self.endResetModel()
+
+    def _read_audit(self) -> None:
+        case, audit = self.case, self.audit
+        self.flagged = audit.flagged(case.case_id) if case is not None and audit else {}
+
+    def audit_changed(self) -> None:
+        """The audit was read, or a flag of the open case settled: the marks again."""
+        before = self.flagged
+        self._read_audit()
+        if (before or self.flagged) and self.rowCount():
+            last = self.rowCount() - 1
+            self.dataChanged.emit(self.index(0, ANSWER), self.index(last, ANSWER))
 
     def _judge(self) -> None:
         """The gate's view, again: a stat of each image (hashed only when it changed, and
@@ -135,6 +157,9 @@ class ProbeModel(QAbstractTableModel):
                     return f"{prompt}\n{options}"
                 return prompt
             if col == ANSWER:
+                flag = self.flagged.get(q.probe_id)
+                if flag is not None and role == Qt.ItemDataRole.DisplayRole:
+                    return f"{answer}\nmodels: {flag.agreed}"
                 return answer
             if col == PREDICTION:
                 return view.response if view is not None and view.response is not None else "—"
@@ -148,6 +173,9 @@ class ProbeModel(QAbstractTableModel):
             return STALE
         if role == Qt.ItemDataRole.ForegroundRole and col == RESULT and view is not None:
             return None if view.correct is None else (CORRECT if view.correct else INCORRECT)
+        if role == Qt.ItemDataRole.BackgroundRole and col == ANSWER:
+            flag = self.flagged.get(q.probe_id)
+            return DISPUTED if flag is not None and not flag.settled else None
         if role == Qt.ItemDataRole.FontRole and col in (QUESTION, ANSWER):
             edited = edit is not None and (
                 (col == QUESTION and edit.prompt is not None)
@@ -168,7 +196,9 @@ class ProbeModel(QAbstractTableModel):
                     if edit and edit.answer is not None
                     else ""
                 )
-                return f"{original}Expected: {answer_hint(q)} ({q.eval_type})"
+                flag = self.flagged.get(q.probe_id)
+                models = f"\n{flag.describe()}" if flag is not None else ""
+                return f"{original}Expected: {answer_hint(q)} ({q.eval_type}){models}"
             if col in (PREDICTION, RESULT) and latest is not None and stale is not None:
                 return (
                     f"{latest.model} answered on {latest.at}: {stale}; screen the case again "
