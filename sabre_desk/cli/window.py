@@ -29,8 +29,15 @@ DEFAULT_DEMO_DIR = "sabre-desk-demo"
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("open", parents=[common], help="open a project in the workbench")
-    p.add_argument("project", nargs="?", type=Path, help="project folder")
+    p = sub.add_parser(
+        "open", parents=[common], help="open a project (or an evaluation's results) in the window"
+    )
+    p.add_argument(
+        "project",
+        nargs="?",
+        type=Path,
+        help="project folder, or an evaluation folder (what `evaluate` wrote): its results",
+    )
     p.add_argument("--case", metavar="ID", help="case to show first")
     p.add_argument(
         "--screenshot", metavar="PNG", type=Path, help="render the window offscreen to PNG and exit"
@@ -82,6 +89,15 @@ def cmd_open(args: argparse.Namespace) -> int:
     if project is not None:
         project = project_folder(project)
     case = getattr(args, "case", None)
+    if project is not None and _is_evaluation(project):
+        return _run_gui(
+            None,
+            reviewer,
+            None,
+            getattr(args, "screenshot", None),
+            getattr(args, "size", None),
+            evaluation=project,
+        )
     if project is not None:  # fail fast, in the terminal (the window reads the index itself)
         opened = open_project(project, reviewer, index=False)
         if case is not None and not (opened.cases_dir / case).is_dir():
@@ -93,6 +109,12 @@ def cmd_open(args: argparse.Namespace) -> int:
         getattr(args, "screenshot", None),
         getattr(args, "size", None),
     )
+
+
+def _is_evaluation(folder: Path) -> bool:
+    """An evaluation folder, not a project: what `evaluate` writes (figures.json naming the
+    release) and no project manifest."""
+    return not (folder / MANIFEST_NAME).exists() and (folder / "figures.json").is_file()
 
 
 def install_desktop_command(args: argparse.Namespace) -> int:
@@ -168,6 +190,7 @@ def _run_gui(
     case: str | None,
     screenshot: Path | None,
     size: tuple[int, int] | None = None,
+    evaluation: Path | None = None,
 ) -> int:
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -176,4 +199,6 @@ def _run_gui(
         raise CliError(problem, EXIT_USAGE)
     from sabre_desk.gui.app import run_gui
 
-    return run_gui(project, reviewer, case=case, screenshot=screenshot, size=size)
+    return run_gui(
+        project, reviewer, case=case, screenshot=screenshot, size=size, evaluation=evaluation
+    )

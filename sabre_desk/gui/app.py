@@ -20,7 +20,7 @@ from PySide6.QtCore import (
     qInstallMessageHandler,
 )
 from PySide6.QtGui import QFileOpenEvent, QIcon
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from sabre_desk import __version__
 from sabre_desk.app_log import configure_logging
@@ -76,6 +76,14 @@ def save_screenshot(window: MainWindow, out: Path) -> bool:
         print(f"sabre-desk: error: {out}: {exc.strerror or exc}", file=sys.stderr)
         return False
     return window.grab().save(str(out), "PNG")
+
+
+def _shoot_view(app: QApplication, view: QWidget, out: Path) -> None:
+    """--screenshot of an evaluation: its view, at the window's size."""
+    view.resize(view.parentWidget().size() if view.parentWidget() else view.size())
+    ok = view.grab().save(str(out), "PNG")
+    print(f"screenshot written to {out}" if ok else "screenshot failed")
+    app.exit(0 if ok else 1)
 
 
 class FileOpenRequests(QObject):
@@ -155,7 +163,9 @@ def run_gui(
     case: str | None = None,
     screenshot: Path | None = None,
     size: tuple[int, int] | None = None,
+    evaluation: Path | None = None,
 ) -> int:
+    """The window on *project* (at *case*), or on an *evaluation* folder's results."""
     app = make_app()
     configure_logging()
     settings, warning = load_settings()
@@ -189,6 +199,13 @@ def run_gui(
 
         window.images_shown.connect(lambda cid: QTimer.singleShot(150, shoot))
         QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, shoot)
+    if evaluation is not None:
+        if screenshot is not None:  # the evaluation's own window is what is shown
+            window.evaluation_ui.shown.connect(
+                lambda view: QTimer.singleShot(300, lambda: _shoot_view(app, view, screenshot))
+            )
+        window.evaluation_ui.load(evaluation)
+        return app.exec()
     if project is not None and not window.open_project(project, case):
         if screenshot is not None:
             window.close()

@@ -32,6 +32,7 @@ from sabre_desk.gui.desk.controller import CaseController
 from sabre_desk.gui.desk.session import Session
 from sabre_desk.gui.escape import EscapeToImage
 from sabre_desk.gui.evaluation.evaluate_ui import EvaluateUi
+from sabre_desk.gui.evaluation.evaluation_view import EvaluationUi
 from sabre_desk.gui.evaluation.export_dialog import export_release
 from sabre_desk.gui.keyboard_home import KeyboardHome
 from sabre_desk.gui.machinery.collector import collect_on_gui_thread
@@ -217,6 +218,10 @@ class MainWindow(QMainWindow):
             self.actions_.add_to(self.actions_.review, "Review", action, needs_project=True)
         self.evaluate_ui = EvaluateUi(self.session, settings, self.job_board, self)
         self.actions_.add_to_file(self.evaluate_ui.action)
+        self.evaluation_ui = EvaluationUi(
+            self.session, self.case_list.select, self.open_project, settings, self
+        )
+        self.actions_.add_to_file(self.evaluation_ui.action)  # needs no project
         self.reviewer_switch = SwitchReviewer(lambda: self.reviewer, self)
         self.reviewer_switch.chosen.connect(self.switch_reviewer)
         self.actions_.add_to_file(self.reviewer_switch.action)
@@ -497,6 +502,7 @@ class MainWindow(QMainWindow):
         self.team_ui.shutdown()
         self.screening_ui.shutdown()
         self.evaluate_ui.shutdown()
+        self.evaluation_ui.shutdown()
         self.pipeline_ui.shutdown()
         self.previews.sweep.stop()
         self.jobs.shutdown()
@@ -518,6 +524,7 @@ class MainWindow(QMainWindow):
             self.sources.pool,
             self.pipeline_ui.pool,
             self.audit_ui.pool,
+            self.evaluation_ui.pool,
             self.loader.background,
             self.loader.previews,
             *self.team_ui.pools,
