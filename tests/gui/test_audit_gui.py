@@ -125,3 +125,25 @@ def test_a_project_without_an_audit_shows_nothing_flagged(
     show_audit(window)
     assert window.workbench.visible_ids() == []
     assert window.case_panel.probe_model.index(0, ANSWER).data() == "7"
+
+
+def test_the_models_answer_fits_the_probe_table_on_a_laptop(
+    qtbot, window: MainWindow, open_case: Callable[..., None], demo_project: Path
+) -> None:
+    """At 1366×768 both lines of a flagged answer are whole and the table needs no
+    sideways scrolling."""
+    flag_demo(demo_project)
+    window.resize(1366, 768)
+    open_case(window, demo_project, APPLES)
+    qtbot.waitUntil(lambda: window.workbench.audit == {APPLES, ABOVE}, timeout=10000)
+    table = window.case_panel.probes
+    cell = window.case_panel.probe_model.index(0, ANSWER)
+    qtbot.waitUntil(lambda: cell.data() == "7\nmodels: 8", timeout=2000)
+    window.case_panel.probe_columns.fit()
+    table.resizeRowsToContents()
+    qtbot.wait(50)
+    rect = table.visualRect(cell)
+    metrics = table.fontMetrics()
+    assert rect.height() >= 2 * metrics.height()
+    assert rect.width() >= metrics.horizontalAdvance("models: 8")
+    assert not table.horizontalScrollBar().isVisible()
