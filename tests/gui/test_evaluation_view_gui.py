@@ -4,10 +4,14 @@ the filters, and a double click that opens the case in the desk (or says why not
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from PIL import Image
 from PySide6.QtCore import QModelIndex
 
 from sabre_desk.cli import main
@@ -110,3 +114,26 @@ def test_a_folder_that_is_no_evaluation_is_said(
     window.evaluation_ui.load(tmp_path)
     qtbot.waitUntil(lambda: bool(warnings_shown), timeout=10000)
     assert "Cannot open the evaluation" in warnings_shown[0] and str(tmp_path) in warnings_shown[0]
+
+
+def test_open_with_an_evaluation_folder_shows_its_results(
+    demo_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`sabre-desk open EVAL_DIR` opens the evaluation view, not a project (rendered at a
+    laptop's size: the chart and the table are painted)."""
+    folder = evaluation_of(demo_project, tmp_path, capsys)
+    out = tmp_path / "evaluation.png"
+    argv = ["open", str(folder), "--screenshot", str(out), "--size", "1366x768"]
+    result = subprocess.run(
+        [sys.executable, "-m", "sabre_desk", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "screenshot written" in result.stdout
+    with Image.open(out) as shot:
+        assert shot.size == (1366, 768)
+        colors = shot.convert("RGB").getcolors(maxcolors=1_000_000)
+        assert colors is not None and len(colors) > 50  # a chart's bars, the table's marks
