@@ -80,7 +80,9 @@ def save_screenshot(window: MainWindow, out: Path) -> bool:
 
 def _shoot_view(app: QApplication, view: QWidget, out: Path) -> None:
     """--screenshot of an evaluation: its view, at the window's size."""
-    view.resize(view.parentWidget().size() if view.parentWidget() else view.size())
+    window = view.parentWidget()
+    if window is not None:
+        view.resize(window.size())
     ok = view.grab().save(str(out), "PNG")
     print(f"screenshot written to {out}" if ok else "screenshot failed")
     app.exit(0 if ok else 1)
