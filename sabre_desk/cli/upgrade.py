@@ -25,10 +25,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "cases made with an earlier version of a primer get the name their task has now "
         "(attribute_count → attribute_two_property, spatial → spatial_relations for cases "
         "without the new tasks' canonical_count / lattice), and sabre-project.json records "
-        "the primers its cases follow. Each rewritten file is replaced atomically after its "
-        "old bytes are kept in PROJECT/.sabre-desk/upgrade-backup-<time>/ at the same "
-        "relative path. Reviews and images are never touched. A second run changes nothing. "
-        "Close the project in any window first.",
+        "the primers its cases follow. The new files are prepared in "
+        "PROJECT/.sabre-desk/upgrade-backup-<time>/ beside the old ones (kept there at the "
+        "same relative path) and switched in under a journal: the project is old or new, "
+        "never mixed, and a run that was killed part-way is finished by the next one. "
+        "Reviews and images are never touched. A second run changes nothing. Close the "
+        "project in any window first.",
     )
     p.add_argument("project", type=Path, help="project folder")
     p.add_argument("--dry-run", action="store_true", help="only say what would change")
@@ -52,6 +54,17 @@ def report_lines(result: UpgradeResult) -> list[str]:
     """What the run changed (or, dry, would change), a file a line."""
     plan = result.plan
     title = f"{plan.name} ({plan.root})"
+    earlier = result.recovered
+    finished = (
+        [
+            f"{title}: finished the upgrade that stopped part-way ({earlier.run}): "
+            f"{len(earlier.completed)} file(s) put in place"
+        ]
+        if earlier.run
+        else []
+    )
+    if not plan.changes and finished:
+        return finished
     verb = "would write" if result.dry_run else "wrote"
     git = f"{verb} {', '.join(result.git_files)}: git keeps locks and caches out, merges history"
     if not plan.changes and result.git_files:
@@ -61,7 +74,7 @@ def report_lines(result: UpgradeResult) -> list[str]:
             f"nothing to upgrade: {title} is at format {PROJECT_VERSION} and its cases "
             "follow the current primers; nothing was written"
         ]
-    lines = [f"{title}: format {plan.version} → {PROJECT_VERSION}"]
+    lines = [*finished, f"{title}: format {plan.version} → {PROJECT_VERSION}"]
     lines += [f"  {m.line()}" for m in plan.moves]
     if plan.manifest is not None:
         lines.append(f"  {plan.manifest.line()}")

@@ -21,6 +21,7 @@ from PySide6.QtCore import QEventLoop, Qt, QThreadPool
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
 from sabre_desk.core.case.manifest import project_folder, read_manifest
+from sabre_desk.core.case.upgrade_journal import upgrade_under_way
 from sabre_desk.core.upgrade.upgrade import BACKUP_PARENT, BACKUP_PREFIX, upgrade_project
 from sabre_desk.core.upgrade.upgrade_plan import UpgradePlan, may_need_upgrade, plan_upgrade
 from sabre_desk.ground.errors import ProjectError
@@ -96,7 +97,7 @@ class UpgradeOffer:
         root = project_folder(Path(path)).expanduser().absolute()
         try:
             manifest = read_manifest(root)
-            if not may_need_upgrade(root, manifest):
+            if not upgrade_under_way(root) and not may_need_upgrade(root, manifest):
                 return OpenAs.WRITABLE
         except ProjectError:
             return OpenAs.WRITABLE  # opening it says what is wrong

@@ -129,17 +129,32 @@ def test_unattended_the_need_is_said_and_the_project_opened_read_only(
 def test_an_upgrade_that_stops_is_said_and_the_project_not_opened(
     window: MainWindow, earlier: Path, warnings_shown: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sabre_desk.core.upgrade import upgrade
+    from sabre_desk.core.upgrade import upgrade_switch
 
     def full_disk(*args: object) -> None:
         raise OSError(28, "No space left on device", str(earlier / "sabre-project.json"))
 
-    monkeypatch.setattr(upgrade, "atomic_write_json", full_disk)
+    monkeypatch.setattr(upgrade_switch, "atomic_write_bytes", full_disk)
     answer_offer(UPGRADE, [])
     assert window.open_project(earlier) is False
     assert window.project is None
     assert len(warnings_shown) == 1 and warnings_shown[0].startswith("Upgrade stopped:")
     assert "No space left on device" in warnings_shown[0]
+
+
+def test_a_project_an_upgrade_left_part_way_is_never_opened_as_it_is(
+    window: MainWindow, earlier: Path, warnings_shown: list[str]
+) -> None:
+    """The journal of a killed upgrade: the window offers to finish it, and read-only is
+    refused in words that say to run the upgrade (its files may be part old, part new)."""
+    (earlier / ".sabre-desk").mkdir(exist_ok=True)
+    (earlier / ".sabre-desk" / "upgrade-journal.json").write_text("{}")
+    offers: list[dict[str, object]] = []
+    answer_offer(READ_ONLY, offers)
+    assert window.open_project(earlier) is False
+    assert window.project is None
+    assert "stopped part-way" in str(offers[0]["informative"])
+    assert len(warnings_shown) == 1 and "sabre-desk upgrade" in warnings_shown[0]
 
 
 def test_the_offer_lists_what_changes(earlier: Path, qtbot) -> None:

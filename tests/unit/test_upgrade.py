@@ -303,26 +303,24 @@ def third_spec_fails(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     return failing
 
 
-def test_an_upgrade_stopped_half_way_leaves_each_file_old_or_new_and_a_rerun_finishes(
+def test_an_upgrade_that_fails_half_way_puts_every_file_back_and_a_rerun_upgrades(
     earlier: Path, capsys: pytest.CaptureFixture[str], third_spec_fails: dict[str, Any]
 ) -> None:
     original = files(earlier)
     code, out, err = run(capsys, "upgrade", str(earlier))
     assert code == 1 and len(err.strip().splitlines()) == 1
-    assert "No space left on device" in err and "2 of 5 files were upgraded" in err
-    assert "run it again to finish" in err
-    states = old_or_new(earlier, original)
-    assert sorted(states.values()) == ["new", "new", "old", "old", "old"]
-    assert states["sabre-project.json"] == "old"  # the manifest goes last
-    report = json.loads(next((earlier / ".sabre-desk").glob(f"*/{REPORT_NAME}")).read_text())
-    assert report["finished"] is False
-    # still said on every command, with what is left
+    assert "No space left on device" in err and "nothing was changed" in err
+    assert "spec.json" in err  # the file it could not put in place
+    assert set(old_or_new(earlier, original).values()) == {"old"}  # the two switched put back
+    assert not (earlier / ".sabre-desk" / "upgrade-journal.json").exists()
+    assert not list((earlier / ".sabre-desk").glob("upgrade-backup-*"))  # nothing left over
+    # still said on every command, with everything to do
     code, _, err = run(capsys, "validate", str(earlier), "--reviewer", "alice")
-    assert code == 1 and "renames the task of 2 cases" in err
+    assert code == 1 and "renames the task of 4 cases" in err
     third_spec_fails["on"] = False
     code, out, err = run(capsys, "upgrade", str(earlier))
     assert code == 0, err
-    assert "3 file(s) rewritten" in out
+    assert "5 file(s) rewritten" in out
     assert set(old_or_new(earlier, original).values()) == {"new"}
     code, out, _ = run(capsys, "validate", str(earlier), "--reviewer", "alice")
     assert code == 0 and "all valid" in out
@@ -334,18 +332,17 @@ def test_a_case_folder_that_cannot_be_written_stops_the_upgrade_and_a_rerun_fini
     original = files(earlier)
     with read_only(earlier / "cases" / "spatial01_desk"):
         code, _, err = run(capsys, "upgrade", str(earlier))
-        assert code == 1 and "spatial01_desk" in err and "run it again" in err
+        assert code == 1 and "spatial01_desk" in err and "nothing was changed" in err
         states = old_or_new(earlier, original)
-    assert states["cases/spatial01_desk/spec.json"] == "old"
-    assert states["sabre-project.json"] == "old"
-    assert states["cases/attr01_red_triangles/spec.json"] == "new"
+    assert set(states.values()) == {"old"}  # the project as it was, not a mix
     code, _, err = run(capsys, "upgrade", str(earlier))
     assert code == 0, err
     assert set(old_or_new(earlier, original).values()) == {"new"}
     backups = sorted((earlier / ".sabre-desk").iterdir())
-    assert len(backups) == 2  # each run keeps what it rewrote
+    assert [b.name.startswith("upgrade-backup-") for b in backups] == [True]  # the run's own
     first = backups[0] / "cases" / "attr01_red_triangles" / "spec.json"
     assert first.read_bytes() == original["cases/attr01_red_triangles/spec.json"]
+    assert not (backups[0] / ".staged").exists()
 
 
 def test_a_read_only_project_is_not_upgraded(earlier: Path) -> None:

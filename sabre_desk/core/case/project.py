@@ -52,6 +52,7 @@ from sabre_desk.core.case.screening import (
     case_screening,
     quick_status,
 )
+from sabre_desk.core.case.upgrade_journal import refuse_unfinished_upgrade
 from sabre_desk.ground.errors import (
     CaseLoadError,
     ProjectError,
@@ -126,6 +127,7 @@ class Project:
             raise ValueError(problem)
         root = Path(root).expanduser().absolute()
         manifest = read_manifest(root)
+        refuse_unfinished_upgrade(root)  # part old, part new: nothing may read it as either
         project = cls(root, manifest, reviewer, read_only or not probe_writable(root))
         project.load_assignments()
         if index:

@@ -5,17 +5,18 @@ with an earlier version of a primer, and the manifest (its version, the primers 
 Reviews, images, screening records and history are never touched: decisions are bound to
 image hashes, screening results to the images and the questions, and neither changes.
 
-Each file is rewritten atomically after its old bytes are kept under
-``.sabre-desk/upgrade-backup-<UTC stamp>/`` at the same relative path, so at every instant a
-file is either old or new and the old one can be put back by hand. The specs go first and
-the manifest last: a run that stops half-way leaves the manifest saying the project is
-still to be upgraded, and the next run finishes what is left. The manifest's lock is held
+The project is old or new, never mixed (core/upgrade/upgrade_switch.py): the new files are
+prepared aside in ``.sabre-desk/upgrade-backup-<UTC stamp>/`` beside the old bytes, then
+switched in under a journal that makes every command and the window refuse the project
+until the switch is complete; a run that fails puts the old files back, and one killed
+part-way is completed by the next run before it plans anything. The manifest's lock is held
 throughout, so two upgrades (or an upgrade and `sabre-desk team`) never interleave.
 """
 
 from __future__ import annotations
 
 import contextlib
+import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +26,7 @@ from sabre_desk import __version__
 from sabre_desk.core.case.git_files import missing_git_lines, write_git_files
 from sabre_desk.core.case.manifest import MANIFEST_NAME, PROJECT_VERSION, Manifest, read_manifest
 from sabre_desk.core.case.review import utc_now
+from sabre_desk.core.case.upgrade_journal import upgrade_under_way
 from sabre_desk.core.upgrade.upgrade_plan import (
     BACKUP_PARENT as BACKUP_PARENT,  # re-exported: their old home
 )
@@ -42,15 +44,25 @@ from sabre_desk.core.upgrade.upgrade_plan import (
     plan_upgrade,
     unfinished_reports,
 )
+from sabre_desk.core.upgrade.upgrade_switch import (
+    STOPPED,
+    Change,
+    Recovery,
+    finish,
+    prepare,
+    recover,
+    switch,
+    write_journal,
+)
 from sabre_desk.ground.errors import ProjectError, StorageError
 from sabre_desk.ground.reading import LIMITS, parse_json, read_limited
 from sabre_desk.ground.storage import (
-    atomic_write_bytes,
     atomic_write_json,
+    check_size,
+    dumps_json,
     file_lock,
     new_backup_folder,
     probe_writable,
-    remove_orphan_temps,
 )
 
 #: what a spec upgraded in place records about it (a list: one entry per upgrade)
@@ -71,6 +83,8 @@ class UpgradeResult:
     written: list[str] = field(default_factory=list)
     #: .gitignore / .gitattributes written or completed (keeping every line already there)
     git_files: list[str] = field(default_factory=list)
+    #: what this run did about an earlier one killed part-way
+    recovered: Recovery = field(default_factory=Recovery)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -80,6 +94,9 @@ class UpgradeResult:
             "written": self.written,
             "backup": str(self.backup) if self.backup else None,
             "git_files": self.git_files,
+            "finished_earlier_run": self.recovered.run,
+            "completed": self.recovered.completed,
+            "removed": self.recovered.removed,
         }
 
 
@@ -94,8 +111,12 @@ def upgrade_project(root: Path, *, dry_run: bool = False) -> UpgradeResult:
     if not probe_writable(root):
         raise UpgradeError("the project folder cannot be written; nothing was changed", root)
     with file_lock(manifest_path, busy="another sabre-desk is writing the manifest; try again"):
+        try:  # an earlier run killed part-way: its switch completed first
+            recovered = recover(root)
+        except (ProjectError, OSError) as exc:
+            raise _stopped(exc, root, None) from exc
         plan = plan_upgrade(root)
-        result = UpgradeResult(plan)
+        result = UpgradeResult(plan, recovered=recovered)
         try:  # new lines only: what a person wrote in them stays
             result.git_files = write_git_files(root)
         except OSError as exc:
@@ -103,20 +124,30 @@ def upgrade_project(root: Path, *, dry_run: bool = False) -> UpgradeResult:
         if not plan.changes:
             return result
         result.backup = _new_backup_folder(root)
-        total = len(plan.files)
         report = _report(plan, result)
         try:
-            atomic_write_json(result.backup / REPORT_NAME, report)
-            for move in plan.moves:
-                if _move_case(root, move, result.backup):
-                    result.written.append(move.file)
-            if _write_manifest(root, plan, result.backup):
-                result.written.append(MANIFEST_NAME)
-        except (ProjectError, OSError) as exc:
-            raise _stopped(exc, root, result, total) from exc
+            changes = [c for c in (_new_spec(root, m) for m in plan.moves) if c is not None]
+            if (manifest := _new_manifest(root, plan)) is not None:
+                changes.append(manifest)  # last
+            prepare(root, result.backup, changes)
+        except (ProjectError, OSError) as exc:  # nothing in the project was touched
+            shutil.rmtree(result.backup, ignore_errors=True)
+            raise _stopped(exc, root, None) from exc
+        if changes:
+            try:
+                write_journal(root, result.backup, changes)
+                switch(root, result.backup, changes)
+            except (ProjectError, OSError) as exc:
+                if not upgrade_under_way(root):  # put back: the old project, no leftovers
+                    shutil.rmtree(result.backup, ignore_errors=True)
+                raise _stopped(exc, root, result.backup) from exc
+        result.written = [c.file for c in changes]
         report.update(finished=True, written=result.written, finished_at=utc_now())
+        try:
+            finish(root, result.backup, report)
+        except (ProjectError, OSError) as exc:  # every file is new; the journal says so
+            raise _stopped(exc, root, result.backup) from exc
         with contextlib.suppress(ProjectError, OSError):  # done either way; a rerun says so
-            atomic_write_json(result.backup / REPORT_NAME, report)
             _close_unfinished(root, result.backup)
     return result
 
@@ -132,21 +163,24 @@ def _close_unfinished(root: Path, backup: Path) -> None:
         atomic_write_json(path, data)
 
 
-def _stopped(
-    exc: ProjectError | OSError, root: Path, result: UpgradeResult, total: int
-) -> UpgradeError:
+def _stopped(exc: ProjectError | OSError, root: Path, backup: Path | None) -> UpgradeError:
+    """The one line of a run that stopped. The switch says itself whether it put every
+    file back; otherwise the journal tells: gone, the project is as it was; still there,
+    the next run finishes it."""
     where: Path | None
     if isinstance(exc, ProjectError):
         where, reason = exc.path, exc.reason
     else:
         where = Path(exc.filename) if exc.filename else None
         reason = exc.strerror or str(exc)
-    done = len(result.written)
-    return UpgradeError(
-        f"the upgrade stopped ({reason}); {done} of {total} files were upgraded and every "
-        f"other file is as it was (old copies in {result.backup}); run it again to finish",
-        where or root,
-    )
+    if not reason.startswith(STOPPED):
+        kept = f" (the old files are in {backup})" if backup is not None else ""
+        reason = (
+            f"{STOPPED} ({reason}); run it again to finish it{kept}"
+            if upgrade_under_way(root)
+            else f"{STOPPED} ({reason}); nothing was changed, every file is as it was"
+        )
+    return UpgradeError(reason, where or root)
 
 
 def _new_backup_folder(root: Path) -> Path:
@@ -158,16 +192,9 @@ def _new_backup_folder(root: Path) -> Path:
         raise UpgradeError(exc.reason, exc.path) from exc
 
 
-def _keep_old(backup: Path, rel: str, raw: bytes) -> None:
-    """The old bytes of *rel*, at the same relative path under *backup*."""
-    target = backup.joinpath(*rel.split("/"))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(target, raw)
-
-
-def _move_case(root: Path, move: CaseMove, backup: Path) -> bool:
-    """Give one case's spec its new type; False when it no longer needs it (another run
-    or a person did it meanwhile)."""
+def _new_spec(root: Path, move: CaseMove) -> Change | None:
+    """One case's spec with its new type; None when it no longer needs it (a person did it
+    meanwhile)."""
     path = root.joinpath(*move.file.split("/"))
     problem = case_folder_problem(root, move.case_id)
     if problem:  # replaced by a link since the plan was made
@@ -175,7 +202,7 @@ def _move_case(root: Path, move: CaseMove, backup: Path) -> bool:
     raw = read_limited(path, LIMITS["spec"], StorageError, follow_links=False)
     spec = parse_json(raw, path, StorageError)
     if not isinstance(spec, dict) or spec.get(TYPE_FIELD) != move.old_type:
-        return False
+        return None
     spec[TYPE_FIELD] = move.new_type
     records = spec.get(SPEC_RECORD)
     spec[SPEC_RECORD] = [
@@ -189,17 +216,16 @@ def _move_case(root: Path, move: CaseMove, backup: Path) -> bool:
             "made_with": {"primer": move.change.primer, "version": move.change.earlier_version},
         },
     ]
-    _keep_old(backup, move.file, raw)
-    remove_orphan_temps(path.parent, path.name)  # only an upgrade rewrites a spec in place
-    atomic_write_json(path, spec, kind="spec")
-    return True
+    new = dumps_json(spec)
+    check_size(path, new, "spec")
+    return Change(move.file, raw, new)
 
 
-def _write_manifest(root: Path, plan: UpgradePlan, backup: Path) -> bool:
-    """The manifest, last: every other key kept, the version and the primers record new."""
+def _new_manifest(root: Path, plan: UpgradePlan) -> Change | None:
+    """The manifest: every other key kept, the version and the primers record new."""
     update = plan.manifest
     if update is None:
-        return False
+        return None
     path = root / MANIFEST_NAME
     raw = read_limited(path, LIMITS["manifest"], StorageError, follow_links=False)
     data = parse_json(raw, path, StorageError)
@@ -213,9 +239,7 @@ def _write_manifest(root: Path, plan: UpgradePlan, backup: Path) -> bool:
         Manifest.model_validate(data)
     except ValueError as exc:
         raise StorageError(f"not upgraded: {exc}", path) from exc
-    _keep_old(backup, MANIFEST_NAME, raw)
-    atomic_write_json(path, data)
-    return True
+    return Change(MANIFEST_NAME, raw, dumps_json(data))
 
 
 def _report(plan: UpgradePlan, result: UpgradeResult) -> dict[str, Any]:

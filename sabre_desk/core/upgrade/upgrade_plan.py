@@ -30,6 +30,7 @@ from sabre_desk.core.case.manifest import (
 from sabre_desk.core.case.primer_changes import PRIMER_CHANGES, PrimerChange, recorded_primers
 from sabre_desk.core.case.primers import PrimerLibrary
 from sabre_desk.core.case.project import CASES_DIR, SPEC_NAME
+from sabre_desk.core.case.upgrade_journal import JOURNAL_REL, upgrade_under_way
 from sabre_desk.ground.ids import is_valid_id
 from sabre_desk.ground.reading import LIMITS, quick_json, short_reason
 
@@ -173,9 +174,11 @@ class UpgradePlan:
 
 
 def unfinished_reports(root: Path) -> list[Path]:
-    """The ``upgrade.json`` of every run of `upgrade` on *root* that did not finish: each
-    run writes it (``"finished": false``) before it changes anything and marks it finished
-    last, so one still unfinished is a run killed or stopped part-way."""
+    """The ``upgrade.json`` of every run of an earlier sabre-desk's `upgrade` on *root* that
+    did not finish: those runs wrote it (``"finished": false``) before they changed anything
+    and marked it finished last, switching file by file without a journal, so one still
+    unfinished may have left the project part old. (Today's runs write it finished, at
+    the end; the journal marks theirs.)"""
     parent = Path(root) / BACKUP_PARENT
     try:
         reports = sorted(parent.glob(f"{BACKUP_PREFIX}*/{REPORT_NAME}"))
@@ -214,6 +217,8 @@ def plan_upgrade(
     plan = UpgradePlan(root, manifest.name, manifest.version)
     stopped = unfinished_reports(root)
     plan.interrupted = f"{BACKUP_PARENT}/{stopped[-1].parent.name}" if stopped else None
+    if upgrade_under_way(root):  # its switch stopped part-way: the next run completes it
+        plan.interrupted = JOURNAL_REL
     active = active_changes(manifest, library)
     default_change = next((c for c, _ in active if manifest.primer == c.primer), None)
     default_users = default_current = 0
