@@ -58,6 +58,33 @@ INSTRUCTION: Final = Limit("A repair instruction", TEXT.most)
 #: A box's label.
 BOX_LABEL: Final = Limit("A box label", NAME.most)
 
+#: The items of a review's lists: what a reviewer can add to a case, each counted.
+BOXES: Final = Limit("A case's boxes", 1_000, "items")
+QUESTION_EDITS: Final = Limit("A review's question edits", 1_000, "items")
+CHECKLIST: Final = Limit("A review's checklist", 1_000, "items")
+#: A checklist item's key, ``<image role>:<label>`` (a label is a NAME).
+CHECKLIST_ITEM: Final = Limit("A checklist item", 256)
+REPAIRS: Final = Limit("A review's repairs", 1_000, "items")
+#: What a repair says about its result (a seam, a fallback), each a line.
+REPAIR_WARNINGS: Final = Limit("A repair's warnings", 100, "items")
+REPAIR_WARNING: Final = Limit("A repair warning", QUESTION.most)
+
+#: The team in ``sabre-project.json``: reviewers and adjudicators, each an ID.
+TEAM: Final = Limit("A team", 1_000, "items")
+
+#: A preference study (``studies/<name>/study.json``) and a participant's session.
+STUDY_QUESTIONS: Final = Limit("A study's questions", 1_000, "items")
+
+#: A model's answer kept in a screening run (``screening.json``): a longer reply is a
+#: failed call (``reading.LIMITS["kept answer"]`` bytes, so never more characters).
+MODEL_ANSWER: Final = Limit("A model's answer", 16 * 1024)
+
+#: A flagged question in ``audit.json``: each model's answer as given is kept up to this
+#: (a longer one is kept as an excerpt that says so).
+AUDIT_ANSWER: Final = Limit("A model's answer in the audit", MODEL_ANSWER.most)
+AUDIT_MODELS: Final = Limit("The models of an audit flag", 1_000, "items")
+AUDIT_FLAGS: Final = Limit("The audit's flags", 1_000_000, "items")
+
 #: One line of ``history.jsonl``, UTF-8 (an event with its data: a notes change holds the
 #: text before and after, so two notes at their limit always fit).
 HISTORY_LINE: Final = Limit("A history entry", 256 * 1024, "bytes")
@@ -74,5 +101,21 @@ TABLE: Final[dict[str, Limit]] = {
     "review.question_edits.*.prompt": QUESTION,
     "review.question_edits.*.answer": ANSWER,
     "review.repairs[].instruction": INSTRUCTION,
+    "review.boxes": BOXES,
+    "review.question_edits": QUESTION_EDITS,
+    "review.checklist": CHECKLIST,
+    "review.checklist key": CHECKLIST_ITEM,
+    "review.repairs": REPAIRS,
+    "review.repairs[].warnings": REPAIR_WARNINGS,
+    "review.repairs[].warnings[]": REPAIR_WARNING,
+    "screening.json runs[].results.*.response": MODEL_ANSWER,
+    "sabre-project.json reviewers": TEAM,
+    "sabre-project.json adjudicators": TEAM,
+    "study.questions": STUDY_QUESTIONS,
+    "study.instruction": INSTRUCTION,
+    "session.picks": STUDY_QUESTIONS,
+    "audit.flags": AUDIT_FLAGS,
+    "audit.flags[].answers": AUDIT_MODELS,
+    "audit.flags[].answers.*": AUDIT_ANSWER,
     "history.jsonl line": HISTORY_LINE,
 }

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from sabre_desk.core.case.gate import ScreeningSettings
 from sabre_desk.core.case.image_settings import ImageSettings
+from sabre_desk.ground import limits
 from sabre_desk.ground.errors import NotAProjectError
 from sabre_desk.ground.ids import id_problem
 from sabre_desk.ground.reading import folder_problem
@@ -50,9 +51,9 @@ class Manifest(BaseModel):
     created_at: str | None = None
     primer: str | None = None
     #: the team, for assignments and progress (assignments.json may name them too)
-    reviewers: list[str] = Field(default_factory=list)
+    reviewers: list[str] = Field(default_factory=list, max_length=limits.TEAM.most)
     #: who settles disagreements; their decision on a disputed case is an adjudication
-    adjudicators: list[str] = Field(default_factory=list)
+    adjudicators: list[str] = Field(default_factory=list, max_length=limits.TEAM.most)
     #: others' decisions, notes and boxes stay hidden until one has decided the case;
     #: None (absent) is on: it matters as soon as a second reviewer writes a review
     blind: bool | None = None

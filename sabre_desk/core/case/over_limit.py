@@ -2,7 +2,8 @@
 
 Versions before the one table of limits (``ground.limits``) could save notes longer than
 the reader accepts; the case then no longer opened. Such a file is now read with each
-over-long text cut at its limit, after the whole file, as it was, is kept beside it
+over-long text cut at its limit and each list with too many items cut to its first ones,
+after the whole file, as it was, is kept beside it
 (``reviews/<reviewer>.json.over-limit-<fingerprint>``): the reviewer works on, is told
 what was cut and where the rest lies, and the next save writes a file within the limits.
 """
@@ -17,33 +18,78 @@ from pydantic import ValidationError
 
 from sabre_desk.ground.storage import atomic_write_bytes, fingerprint
 
-#: pydantic's type for a string past its ``max_length`` (the one kind of error cut here)
+#: pydantic's types for a string past its ``max_length`` and for a list or mapping past
+#: its number of items (the only kinds of error cut here)
 TOO_LONG = "string_too_long"
+TOO_MANY = "too_long"
+KEY = "[key]"
 SIDE_SUFFIX = ".over-limit-"
 
 
+def _holder(data: Any, loc: tuple[Any, ...]) -> Any:
+    """The container at *loc* in *data* (KeyError, IndexError or TypeError when gone)."""
+    holder = data
+    for key in loc:
+        holder = holder[key]
+    return holder
+
+
+def _cut_items(cut: Any, loc: tuple[Any, ...], most: int) -> str | None:
+    """Keep the first *most* items of the list or mapping at *loc*; what was cut, in words."""
+    parent, name = _holder(cut, loc[:-1]), loc[-1]
+    items = parent[name]
+    if isinstance(items, list):
+        parent[name] = items[:most]
+    elif isinstance(items, dict):
+        parent[name] = dict(list(items.items())[:most])
+    else:
+        return None
+    where = ".".join(str(k) for k in loc)
+    return f"{where} had {len(items):,} items; the first {most:,} are kept"
+
+
+def _cut_text(cut: Any, loc: tuple[Any, ...], most: int) -> str | None:
+    """Cut the text at *loc* (a value, or with ``[key]`` last a mapping's key) at *most*."""
+    if loc[-1] == KEY:  # a mapping's key: the entry moves to the key cut at the limit
+        mapping, key = _holder(cut, loc[:-2]), loc[-2]
+        if not isinstance(mapping, dict) or not isinstance(key, str) or key[:most] in mapping:
+            return None
+        mapping[key[:most]] = mapping.pop(key)
+        where = ".".join(str(k) for k in loc[:-2])
+        return f"a key of {where} had {len(key):,} characters; cut at the limit of {most:,}"
+    holder = _holder(cut, loc[:-1])
+    text = holder[loc[-1]]
+    if not isinstance(text, str):
+        return None
+    holder[loc[-1]] = text[:most]
+    where = ".".join(str(k) for k in loc)
+    return f"{where} had {len(text):,} characters; cut at the limit of {most:,}"
+
+
 def cut_to_limits(data: Any, exc: ValidationError) -> tuple[Any, list[str]] | None:
-    """*data* with every over-long text cut at its limit, and what was cut, in words; None
-    when the file has any other problem (it is then reported as before, untouched)."""
+    """*data* with every over-long text cut at its limit and every list or mapping with too
+    many items cut to its first ones, and what was cut, in words; None when the file has any
+    other problem (it is then reported as before, untouched)."""
     errors = exc.errors(include_url=False)
-    if not errors or any(e.get("type") != TOO_LONG for e in errors):
+    if not errors or any(e.get("type") not in (TOO_LONG, TOO_MANY) for e in errors):
         return None
     cut = copy.deepcopy(data)
     said: list[str] = []
-    for err in errors:
+    # lists first: a text in an item cut away needs no cutting of its own
+    for err in sorted(errors, key=lambda e: e.get("type") != TOO_MANY):
         loc, most = tuple(err.get("loc", ())), int((err.get("ctx") or {}).get("max_length", 0))
-        holder: Any = cut
+        if not loc:
+            return None
+        cutter = _cut_items if err.get("type") == TOO_MANY else _cut_text
         try:
-            for key in loc[:-1]:
-                holder = holder[key]
-            text = holder[loc[-1]]
+            words = cutter(cut, loc, most)
         except (KeyError, IndexError, TypeError):
+            if err.get("type") == TOO_LONG and said:
+                continue  # the text was in an item already cut away
             return None
-        if not isinstance(text, str) or not loc:
+        if words is None:
             return None
-        holder[loc[-1]] = text[:most]
-        where = ".".join(str(k) for k in loc)
-        said.append(f"{where} had {len(text):,} characters; cut at the limit of {most:,}")
+        said.append(words)
     return cut, said
 
 

@@ -133,8 +133,8 @@ class RepairRecord(BaseModel):
     id: str
     image_role: ImageRole
     op: RepairOp
-    engine: str
-    model: str | None = None
+    engine: Annotated[str, StringConstraints(max_length=limits.NAME.most)]
+    model: Annotated[str, StringConstraints(max_length=limits.NAME.most)] | None = None
     instruction: Annotated[str, StringConstraints(max_length=limits.INSTRUCTION.most)] = ""
     box: tuple[float, float, float, float]
     preview: str
@@ -144,7 +144,9 @@ class RepairRecord(BaseModel):
     backup: str | None = None
     created_at: str | None = None
     decided_at: str | None = None
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[Annotated[str, StringConstraints(max_length=limits.REPAIR_WARNING.most)]] = (
+        Field(default_factory=list, max_length=limits.REPAIR_WARNINGS.most)
+    )
     seam: float | None = None
 
     @field_validator("preview")
@@ -164,6 +166,12 @@ class RepairRecord(BaseModel):
         return v
 
 
+#: A probe id a question edit is keyed by (a spec's ``probe_id`` is a name).
+ProbeKey = Annotated[str, StringConstraints(max_length=limits.NAME.most)]
+#: A checklist item's key, ``<image role>:<label>``.
+ChecklistKey = Annotated[str, StringConstraints(max_length=limits.CHECKLIST_ITEM.most)]
+
+
 class Review(BaseModel):
     """reviews/<reviewer>.json."""
 
@@ -175,11 +183,15 @@ class Review(BaseModel):
     reviewer: str
     decision: Decision | None = None
     notes: Annotated[str, StringConstraints(max_length=limits.NOTES.most)] = ""
-    boxes: list[Box] = Field(default_factory=list)
-    question_edits: dict[str, QuestionEdit] = Field(default_factory=dict)
+    boxes: list[Box] = Field(default_factory=list, max_length=limits.BOXES.most)
+    question_edits: dict[ProbeKey, QuestionEdit] = Field(
+        default_factory=dict, max_length=limits.QUESTION_EDITS.most
+    )
     #: ticked review targets / checklist items, keyed "<image_role>:<label>"
-    checklist: dict[str, bool] = Field(default_factory=dict)
-    repairs: list[RepairRecord] = Field(default_factory=list)
+    checklist: dict[ChecklistKey, bool] = Field(
+        default_factory=dict, max_length=limits.CHECKLIST.most
+    )
+    repairs: list[RepairRecord] = Field(default_factory=list, max_length=limits.REPAIRS.most)
     updated_at: str | None = None
     #: the images the decision was made on: image role → SHA-256 of the file; a decision
     #: whose images have since been replaced (an accepted repair) is stale

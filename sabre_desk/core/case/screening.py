@@ -19,9 +19,9 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from sabre_desk.core.case.gate import (
     CurrentProbe,
@@ -33,6 +33,7 @@ from sabre_desk.core.case.gate import (
 )
 from sabre_desk.core.case.review import Review, repaired_since
 from sabre_desk.core.case.spec import SampleSpec
+from sabre_desk.ground import limits
 from sabre_desk.ground.errors import ScreeningError
 from sabre_desk.ground.hashing import file_sha256
 from sabre_desk.ground.reading import LIMITS
@@ -67,7 +68,7 @@ class ProbeResult(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     #: "" for a call that failed (older readers expect a string here)
-    response: str = ""
+    response: Annotated[str, StringConstraints(max_length=limits.MODEL_ANSWER.most)] = ""
     correct: bool | None = None
     parsed: str | None = None
     question: str | None = None
@@ -158,7 +159,15 @@ def bounded_payload(record: ScreeningRecord, path: Path) -> bytes:
     left at a time; the latest run is always kept whole. ``check_size`` refuses what is
     still over (a single run over the limit)."""
     limit = LIMITS["screening"]
-    payload = dumps_json(record.model_dump(mode="json", exclude_none=True))
+    data = record.model_dump(mode="json", exclude_none=True)
+    try:  # fields are assigned without validation on the way here: checked as read
+        ScreeningRecord.model_validate(data)
+    except ValidationError as exc:
+        reason = describe_validation_error(exc)
+        raise ScreeningError(
+            f"not written: {reason}; the previous version is unchanged", path
+        ) from exc
+    payload = dumps_json(data)
     if len(payload) > limit:
         for older in record.runs[:-1]:
             if any(r.response for r in older.results.values()):

@@ -16,7 +16,7 @@ views subscribe. Saving is asked for after each change (``autosave_due``) and do
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from enum import StrEnum
 from typing import Any
 
@@ -199,6 +199,14 @@ class CaseEditor:
             self.failed.emit(f"Not taken: {problem}.")
         return problem is not None
 
+    def _full(self, limit: Limit, items: Sized) -> bool:
+        """Whether *items* already hold as many as *limit* allows (one more is then refused,
+        the limit in words, on ``failed``)."""
+        full = len(items) >= limit.most
+        if full:
+            self.failed.emit(f"Not taken: {limit.what} can hold at most {limit.words()}.")
+        return full
+
     def write_notes(self, text: str) -> Edit | None:
         if self.review.notes == text or self._over(limits.NOTES, text) or not self._editable():
             return None
@@ -207,7 +215,7 @@ class CaseEditor:
     def add_box(
         self, role: ImageRole, box: tuple[float, float, float, float], label: str
     ) -> Edit | None:
-        if self._over(limits.BOX_LABEL, label):
+        if self._over(limits.BOX_LABEL, label) or self._full(limits.BOXES, self.review.boxes):
             return None
         new = Box(image_role=role, label=label, box=box)
         before = self.review.boxes
@@ -281,6 +289,8 @@ class CaseEditor:
         old = self.box(role, index)
         if old is None or len(self.case.spec.image_roles) < 2:
             return None
+        if self._full(limits.BOXES, self.review.boxes):
+            return None
         target = ImageRole.EDITED if role is ImageRole.BASE else ImageRole.BASE
         before = self.review.boxes
         copy = mirrored(old, target)
@@ -301,6 +311,9 @@ class CaseEditor:
             if problem is not None:
                 return f"{probe_id}: {problem}"
         current = self.review.question_edits.get(probe_id)
+        edits = limits.QUESTION_EDITS
+        if current is None and len(self.review.question_edits) >= edits.most:
+            return f"{probe_id}: {edits.what} can hold at most {edits.words()}"
         try:
             new = make_edit(question, current, prompt=prompt, answer=answer)
         except ValueError as exc:
@@ -313,6 +326,11 @@ class CaseEditor:
     def tick(self, key: str, ticked: bool) -> Edit | None:
         before = self.review.checklist.get(key, False)
         if before == ticked:
+            return None
+        if ticked and (
+            self._over(limits.CHECKLIST_ITEM, key)
+            or self._full(limits.CHECKLIST, self.review.checklist)
+        ):
             return None
         return ChecklistEdit(f"{'Tick' if ticked else 'Untick'} {key}", key, before, ticked)
 

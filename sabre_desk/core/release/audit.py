@@ -21,6 +21,12 @@ from typing import Any
 from sabre_desk.core.case.answer_rules import grade, normalize, parse
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.review import Review, utc_now
+from sabre_desk.core.release.audit_file import (
+    AUDIT_KIND,
+    check_audit,
+    excerpt,
+    write_audit,
+)
 from sabre_desk.core.release.release import BENCHMARK, MAX_ROW
 from sabre_desk.core.release.release_read import benchmark_row, path_problem, release_file
 from sabre_desk.core.release.score_files import (
@@ -32,11 +38,9 @@ from sabre_desk.core.release.score_files import (
 from sabre_desk.core.team.final import all_reviews
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.reading import read_json_file
-from sabre_desk.ground.storage import atomic_write_json
 
 #: The project's file of flagged questions.
 AUDIT_NAME = "audit.json"
-AUDIT_FORMAT = "sabre-desk-audit"
 #: Agreeing models needed by default (all of them when fewer were evaluated).
 DEFAULT_MIN_MODELS = 3
 #: Where ``evaluate`` writes which release it evaluated (see evaluate.write_results).
@@ -242,15 +246,14 @@ def write_flags(project_root: Path, evaluation: Evaluation, disputes: list[Dispu
     now = utc_now()
     for dispute in disputes:
         earlier = flags.get(dispute.question_id, {})
+        flag = dispute.to_json()
+        flag["answers"] = {m: excerpt(a) for m, a in dispute.answers.items()}
         flags[dispute.question_id] = {
-            **dispute.to_json(),
+            **flag,
             "flagged_at": earlier.get("flagged_at", now),
             "release_root_sha256": evaluation.root_sha256,
         }
-    atomic_write_json(
-        path,
-        {"format": AUDIT_FORMAT, "version": 1, "flags": sorted(flags.values(), key=_key)},
-    )
+    write_audit(path, sorted(flags.values(), key=_key))  # validated as read, or refused
     return path
 
 
@@ -263,15 +266,8 @@ def read_flags(project_root: Path) -> list[dict[str, Any]]:
     path = project_root / AUDIT_NAME
     if not path.exists():
         return []
-    data, _ = read_json_file(path, "release", ProjectError)
-    if not isinstance(data, dict) or data.get("format") != AUDIT_FORMAT:
-        raise ProjectError(f'is not a sabre-desk audit (no "format": "{AUDIT_FORMAT}")', path)
-    flags = data.get("flags")
-    if not isinstance(flags, list) or not all(
-        isinstance(f, dict) and isinstance(f.get("question_id"), str) for f in flags
-    ):
-        raise ProjectError("'flags' is not a list of flagged questions", path)
-    return flags
+    data, _ = read_json_file(path, AUDIT_KIND, ProjectError)
+    return check_audit(data, path)
 
 
 def is_settled(flag: Mapping[str, Any], reviews: Iterable[Review]) -> bool:

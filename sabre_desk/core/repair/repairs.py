@@ -33,6 +33,7 @@ from sabre_desk.core.jobs.ledger import LEDGER_NAME, Ledger
 from sabre_desk.core.repair import comparison
 from sabre_desk.engines.answers import Usage
 from sabre_desk.engines.base import RepairEngine
+from sabre_desk.ground import limits
 from sabre_desk.ground.errors import LockBusyError, ProjectError, RepairError
 from sabre_desk.ground.reading import MB, read_limited
 from sabre_desk.ground.storage import LOCK_TIMEOUT_S, atomic_write_bytes, create_new_file
@@ -133,6 +134,13 @@ def save_preview(
 ) -> tuple[RepairRecord, Path]:
     """Write a repaired image into ``repairs/`` and describe it (no id yet and not in the
     review: ``add_preview`` does both, on the thread that owns the review)."""
+    full = limits.REPAIRS
+    if len(case.review.repairs) >= full.most:  # refused before the preview file is made
+        raise RepairError(
+            f"not made: {full.what} can hold at most {full.words()}; discard or remove some first",
+            case.review_path,
+            case.case_id,
+        )
     folder = _own_folder(case, REPAIRS_DIR)
     # the reviewer in the name: two clones of a project never make one name twice
     stem = f"{case.case_id}__{_stamp()}__{engine}__{case.review.reviewer}__repaired"

@@ -22,10 +22,18 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Literal, TypeVar
+from typing import Annotated, Final, Literal, TypeVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.review import utc_now
@@ -33,6 +41,7 @@ from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.engines.base import RepairEngine, RepairOp
 from sabre_desk.engines.opencv import TeleaEngine
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
+from sabre_desk.ground import limits
 from sabre_desk.ground.aside import built_aside
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.ground.ids import id_problem
@@ -73,10 +82,18 @@ class Study(BaseModel):
     version: int = 1
     name: str
     created_at: str
-    engine: str
-    instruction: str
+    engine: Annotated[str, StringConstraints(max_length=limits.NAME.most)]
+    instruction: Annotated[str, StringConstraints(max_length=limits.INSTRUCTION.most)]
     methods: list[str] = Field(min_length=1)
-    questions: list[StudyQuestion] = Field(min_length=1)
+    questions: list[StudyQuestion] = Field(min_length=1, max_length=limits.STUDY_QUESTIONS.most)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        problem = id_problem(v, "study name")
+        if problem:
+            raise ValueError(problem)
+        return v
 
     @model_validator(mode="after")
     def _known_methods(self) -> Study:
@@ -108,7 +125,15 @@ class Session(BaseModel):
 
     participant: str
     started_at: str
-    picks: list[Pick] = Field(default_factory=list)
+    picks: list[Pick] = Field(default_factory=list, max_length=limits.STUDY_QUESTIONS.most)
+
+    @field_validator("participant")
+    @classmethod
+    def _participant(cls, v: str) -> str:
+        problem = id_problem(v, "participant name")
+        if problem:
+            raise ValueError(problem)
+        return v
 
     def complete(self, study: Study) -> bool:
         return {p.question for p in self.picks} >= set(range(len(study.questions)))
@@ -169,6 +194,13 @@ def make_study(
     folder = study_dir(project, name)
     if folder.exists():
         raise ProjectError("a study of this name exists; choose another name", folder)
+    for limit, size in (
+        (limits.INSTRUCTION, len(instruction)),
+        (limits.STUDY_QUESTIONS, len(defects)),
+    ):
+        problem = limit.problem(size)
+        if problem is not None:  # refused before anything is made
+            raise ProjectError(f"not made: {problem}", folder)
     chosen = [_question_source(project, case_id, box) for case_id, box in defects]
     questions: list[StudyQuestion] = []
     with built_aside(folder) as aside:

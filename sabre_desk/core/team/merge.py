@@ -31,9 +31,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from sabre_desk.core.case.manifest import MANIFEST_NAME, read_manifest
-from sabre_desk.core.case.review import Review, utc_now
-from sabre_desk.ground.errors import ProjectError, StorageError
+from sabre_desk.core.case.over_limit import cut_to_limits, side_path
+from sabre_desk.core.case.review import Review, utc_now, validate_review
+from sabre_desk.ground.errors import ProjectError, ReviewError, StorageError
 from sabre_desk.ground.storage import (
     atomic_write_bytes,
     dumps_json,
@@ -41,6 +44,7 @@ from sabre_desk.ground.storage import (
     new_backup_folder,
     probe_writable,
     read_history,
+    read_json,
 )
 
 BACKUP_PARENT = ".sabre-desk"
@@ -171,6 +175,9 @@ class _Plan:
         self.images: dict[str, tuple[str, bytes]] = {}
         #: events the merge itself adds to the case being planned (a repair left waiting)
         self.events: list[dict[str, Any]] = []
+        #: a new case's files the merge writes in place of the copy's (a review cut at its
+        #: limits, the whole one beside it): relative path → bytes
+        self.new_case_files: dict[str, bytes] = {}
 
     def add(self, kind: str, rel: str, why: str, data: bytes | None = None) -> None:
         self.steps.append(MergeStep(kind, rel, why))
@@ -190,6 +197,7 @@ def plan_merge(root: Path, copy: Path, stamp: str) -> _Plan:
         if not mine.exists():
             plan.new_cases.append(folder.name)
             plan.steps.append(MergeStep("case", f"cases/{folder.name}", "a case only the copy has"))
+            _plan_new_case_reviews(plan, folder)
             continue
         if mine.is_dir() and not mine.is_symlink():
             _plan_case(plan, folder.name, mine, folder)
@@ -243,6 +251,7 @@ def _plan_reviews(
         raw = path.read_bytes()
         target = mine / "reviews" / path.name
         target_rel = f"{rel}/reviews/{path.name}"
+        raw = _within_limits(plan, path, raw, target_rel)
         if CONFLICT_INFIX in path.name:  # a conflict still to settle: carried over as it is
             if not target.exists():
                 plan.add("file", target_rel, "a conflict still to settle in the copy", raw)
@@ -260,6 +269,63 @@ def _plan_reviews(
             plan.add("review", target_rel, f"{name} changed it only in the copy", raw)
         elif copy_only or not project_only:
             _plan_review_conflict(plan, rel, mine, name, raw)
+
+
+def _plan_new_case_reviews(plan: _Plan, folder: Path) -> None:
+    """A case only the copy has is copied whole, but its reviews are held to the same
+    limits as any the merge writes: one past a limit goes in cut, the whole one beside it."""
+    reviews = folder / "reviews"
+    if not reviews.is_dir() or reviews.is_symlink():
+        return
+    for path in sorted(reviews.iterdir()):
+        if path.suffix != ".json" or path.name.startswith(".") or not path.is_file():
+            continue
+        raw = path.read_bytes()
+        rel = f"reviews/{path.name}"
+        checked = _within_limits(plan, path, raw, f"cases/{folder.name}/{rel}", folder.name)
+        if checked is not raw:
+            plan.new_case_files[f"{folder.name}/{rel}"] = checked
+
+
+def _within_limits(
+    plan: _Plan, source: Path, raw: bytes, target_rel: str, new_case: str | None = None
+) -> bytes:
+    """The bytes to write for the copy's review *source*: its own when the reader takes
+    them; cut at the limits (``over_limit``) when an earlier version wrote a text or a list
+    past one, its whole file planned beside it; a MergeError naming the file (nothing
+    written) for any other problem. Nothing is ever written that the reader refuses."""
+    case_id = target_rel.split("/")[1]
+    try:
+        data, _ = read_json(source, "review", ReviewError, follow_links=False)
+    except ReviewError as exc:
+        raise MergeError(
+            f"cannot be taken back: {exc.reason}; nothing was changed", source
+        ) from exc
+    try:
+        validate_review(data, source, case_id)
+        return raw
+    except ReviewError as exc:
+        cause = exc.__cause__
+        cut = cut_to_limits(data, cause) if isinstance(cause, ValidationError) else None
+        if cut is None:
+            raise MergeError(
+                f"cannot be taken back: {exc.reason}; nothing was changed", source
+            ) from exc
+    try:
+        review = validate_review(cut[0], source, case_id)
+    except ReviewError as err:
+        raise MergeError(
+            f"cannot be taken back: {err.reason}; nothing was changed", source
+        ) from err
+    side = side_path(Path(target_rel), raw).name
+    side_rel = f"{target_rel.rsplit('/', 1)[0]}/{side}"
+    why = f"the copy's review as it was, whole ({'; '.join(cut[1])}; taken cut at the limit)"
+    if new_case is not None:
+        plan.new_case_files[f"{new_case}/reviews/{side}"] = raw
+        plan.steps.append(MergeStep("file", side_rel, why))
+    elif not plan.root.joinpath(*side_rel.split("/")).exists():  # an earlier merge kept it
+        plan.add("file", side_rel, why, raw)
+    return dumps_json(review.model_dump(mode="json"))
 
 
 def _plan_review_conflict(plan: _Plan, rel: str, mine: Path, name: str, raw: bytes) -> None:
@@ -435,6 +501,10 @@ def _apply(plan: _Plan, backup: Path) -> None:
         staging = root / "cases" / f".{case_id}.merging"
         shutil.rmtree(staging, ignore_errors=True)
         shutil.copytree(plan.copy / "cases" / case_id, staging, symlinks=True)
+        for rel, data in plan.new_case_files.items():
+            head, _, rest = rel.partition("/")
+            if head == case_id:
+                atomic_write_bytes(staging.joinpath(*rest.split("/")), data)
         staging.rename(root / "cases" / case_id)
     # files first, reviews and history after, images last: a stop half-way leaves every
     # image where a review or preview names it

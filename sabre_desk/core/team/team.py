@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from sabre_desk.core.case.binding import Hashes, image_hashes, is_stale
 from sabre_desk.core.case.case_files import anyone_else_reviewed
 from sabre_desk.core.case.manifest import TEAM_VERSION
@@ -27,6 +29,7 @@ from sabre_desk.core.team.live import PAUSE_EVERY
 from sabre_desk.core.team.ratings import adjudicators_of, case_disputed, is_adjudication
 from sabre_desk.ground.errors import CaseLoadError, NotAProjectError, StorageError
 from sabre_desk.ground.storage import atomic_write_json, file_lock, read_json
+from sabre_desk.ground.validation_messages import describe_validation_error
 
 
 @dataclass(frozen=True)
@@ -207,7 +210,10 @@ def write_team_settings(root: Path, changes: dict[str, Any]) -> Manifest:
                 data.pop(key)
         try:
             manifest = Manifest.model_validate(data)
-        except ValueError as exc:
-            raise StorageError(f"not saved: {exc}", path) from exc
-        atomic_write_json(path, data)
+        except ValidationError as exc:
+            reason = describe_validation_error(exc)
+            raise StorageError(
+                f"not saved: {reason}; the previous version is unchanged", path
+            ) from exc
+        atomic_write_json(path, data, kind="manifest")  # never past what its reader takes
     return manifest
