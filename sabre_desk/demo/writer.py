@@ -15,6 +15,7 @@ from sabre_desk.core.making.new_project import init_project
 from sabre_desk.demo.builders import DemoCase
 from sabre_desk.demo.cases import CASE_BUILDERS
 from sabre_desk.demo.waiting import write_waiting_specs
+from sabre_desk.ground.aside import built_aside
 from sabre_desk.ground.storage import atomic_write_bytes, atomic_write_json
 
 DEMO_SCREENING_MODEL = "demo-filter (synthetic)"
@@ -83,8 +84,22 @@ def build_demo_cases() -> list[DemoCase]:
 
 
 def write_demo_project(dest: Path, name: str = "sabre-desk demo") -> Path:
-    """Create the demo project in *dest* (which must not exist or be empty)."""
-    dest = init_project(dest, name, created_at=DEMO_STAMP, extra={"demo": True})
+    """Create the demo project in *dest* (which must not exist or be empty), whole or not
+    at all: it is built in a folder aside and renamed into place only when every case is
+    written, so a run that fails or is killed half-way never leaves a project that a later
+    ``demo`` would open as the demo (it opens whatever project is there)."""
+    dest = Path(dest)
+    if dest.is_dir() and not any(dest.iterdir()):
+        dest.rmdir()  # an empty folder the user chose: the whole demo takes its place
+    elif dest.exists() or dest.is_symlink():
+        return init_project(dest, name)  # says why it cannot go there, writing nothing
+    with built_aside(dest) as aside:
+        _write_demo_into(aside, name)
+    return dest
+
+
+def _write_demo_into(folder: Path, name: str) -> None:
+    dest = init_project(folder, name, created_at=DEMO_STAMP, extra={"demo": True})
     for case in build_demo_cases():
         folder = dest / CASES_DIR / case.case_id
         folder.mkdir()
@@ -97,4 +112,3 @@ def write_demo_project(dest: Path, name: str = "sabre-desk demo") -> Path:
                 atomic_write_bytes(folder / f"{role}.png", _png(pixels))
         atomic_write_json(folder / "screening.json", _screening(case))
     write_waiting_specs(dest, DEMO_STAMP)
-    return dest
