@@ -362,3 +362,10 @@ def test_merge_refuses_a_copys_review_the_reader_refuses_naming_it_and_writes_no
         merge_copy(root, copy)
     assert caught.value.path == bad and "nothing was changed" in caught.value.reason
     assert _every_file(root) == before
+    write_review(copy / "cases" / "c2", "ana", "keep")  # the same merge, the copy put right
+    assert {s.file for s in merge_copy(root, copy).steps} >= {
+        "cases/c1/reviews/ana.json",
+        "cases/c2/reviews/ana.json",
+        "cases/c3",
+    }
+    assert Project.open(root, "ana").load_case("c2").review.decision is not None
