@@ -81,3 +81,76 @@ def test_the_next_accept_removes_what_a_killed_accept_left(
     repairs.accept(project, case, case.review.repairs[-1].id)
 
     assert temps(folder) == [review_temp]
+
+
+TARGETS = [("edited.", "replace"), (".repairs.lock.json", "replace"), ("edited__", "link")]
+
+
+def kill_accept(root: Path, target: str, call: str) -> None:
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLER, str(root), CASE, target, call],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+
+
+def kills_in_a_row(root: Path, kills: int) -> int:
+    """*kills* accepts killed one after another (each on a fresh preview, the interrupted
+    one recovered first, as the window does); returns the most temps seen at once."""
+    folder = root / "cases" / CASE
+    most = 0
+    for n in range(kills):
+        project = Project.open(root, "alice")
+        case = project.load_case(CASE)
+        if repairs.needs_recovery(case):
+            repairs.recover(project, case)
+        preview(project)
+        kill_accept(root, *TARGETS[n % len(TARGETS)])
+        most = max(most, len(temps(folder)))
+    return most
+
+
+def accept_once_more(root: Path) -> None:
+    project = Project.open(root, "alice")
+    case = project.load_case(CASE)
+    if repairs.needs_recovery(case):
+        repairs.recover(project, case)
+    preview(project)
+    case = project.load_case(CASE)
+    repairs.accept(project, case, case.review.repairs[-1].id)
+
+
+@pytest.mark.parametrize(
+    "kills", [3, pytest.param(30, marks=pytest.mark.stress)], ids=["3-kills", "30-kills"]
+)
+def test_repair_kills_in_a_row_leave_no_orphan_after_the_next_accept(
+    demo_project: Path, kills: int
+) -> None:
+    folder = demo_project / "cases" / CASE
+    assert kills_in_a_row(demo_project, kills) > 0  # each kill did leave something
+    accept_once_more(demo_project)
+    assert temps(folder) == []
+    images = {p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")}
+    assert not any(TEMP_SUFFIX in name for name in images)
+
+
+def test_validate_fix_removes_and_lists_what_killed_accepts_left(
+    demo_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sabre_desk.cli import main
+
+    folder = demo_project / "cases" / CASE
+    kills_in_a_row(demo_project, 2)
+    left = sorted(str(p.relative_to(demo_project)) for p in temps(folder))
+    assert left
+    review_temp = folder / f".review.json.keep{TEMP_SUFFIX}"  # another writer's, under way
+    review_temp.write_bytes(b"{}")
+    main(["validate", str(demo_project), "--fix", "--reviewer", "alice"])
+    out = capsys.readouterr().out
+    listed = sorted(line.split()[1].rstrip(":") for line in out.splitlines() if "REMOVED" in line)
+    assert listed == left
+    assert temps(folder) == [review_temp]
+    main(["validate", str(demo_project), "--fix", "--reviewer", "alice"])
+    assert "nothing left by killed writes" in capsys.readouterr().out

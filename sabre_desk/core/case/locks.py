@@ -132,12 +132,33 @@ def _orphan_of(name: str, image_names: bool) -> bool:
     return written == OWNER_NAME or (stem in IMAGE_ROLES and f".{ext.lower()}" in IMAGE_EXTENSIONS)
 
 
+def clear_orphans(folder: Path, timeout_s: float = 1.0) -> list[Path]:
+    """`validate --fix`: take the case's image lock (CaseLockedError when a window holds it:
+    its temps may be a write under way) and remove what killed writers left; returns them."""
+    try:
+        with file_lock(folder / GUARDED, timeout_s):
+            return remove_orphans_listed(folder)
+    except LockBusyError as exc:
+        owner = read_owner(folder)
+        who = f": {owner.describe()}" if owner else ""
+        raise CaseLockedError(
+            f"another window holds the lock on this case's images{who}; not cleaned",
+            folder / LOCK_NAME,
+            owner,
+        ) from exc
+
+
 def remove_orphans(folder: Path) -> int:
     """Remove what killed accepts, reverts and recoveries of this case left half-written:
     temp copies of its images and backups, and of the lock's owner record; returns how many.
     Called only with the case lock held, so none of them can belong to a write under way
     (reviews and other files, written under their own locks, are never touched)."""
-    removed = 0
+    return len(remove_orphans_listed(folder))
+
+
+def remove_orphans_listed(folder: Path) -> list[Path]:
+    """remove_orphans, returning the files removed."""
+    removed: list[Path] = []
     for where, image_names in ((folder, True), (folder / GUARDED / "backups", False)):
         try:
             entries = list(os.scandir(where))
@@ -147,7 +168,7 @@ def remove_orphans(folder: Path) -> int:
             if _orphan_of(entry.name, image_names) and entry.is_file(follow_symlinks=False):
                 with contextlib.suppress(OSError):
                     Path(entry.path).unlink()
-                    removed += 1
+                    removed.append(Path(entry.path))
     return removed
 
 
