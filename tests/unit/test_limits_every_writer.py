@@ -297,15 +297,18 @@ def test_a_review_written_with_too_many_boxes_opens_with_the_first_ones_and_keep
     root = make_project()
     folder = add_case(root, "c1")
     boxes = [
-        {"image_role": "edited", "label": f"b{i}", "box": [0.1, 0.1, 0.2, 0.2]}
+        {"image_role": "edited", "label": f"b{i:04d}" + "l" * 300, "box": [0.1, 0.1, 0.2, 0.2]}
         for i in range(limits.BOXES.most + 5)
     ]
     path = write_review(folder, "alice", None, boxes=boxes)
     raw = path.read_bytes()
     case = Project.open(root, "alice").load_case("c1")
-    assert [b.label for b in case.review.boxes] == [f"b{i}" for i in range(limits.BOXES.most)]
+    assert [b.label for b in case.review.boxes] == [
+        (f"b{i:04d}" + "l" * 300)[: limits.BOX_LABEL.most] for i in range(limits.BOXES.most)
+    ]
     [note] = case.warnings
     assert "boxes had 1,005 items; the first 1,000 are kept" in note.reason
+    assert "boxes.0.label had 305 characters; cut at the limit of 200 (and 999 more" in note.reason
     [side] = (folder / "reviews").glob("alice.json.over-limit-*")
     assert side.read_bytes() == raw
 

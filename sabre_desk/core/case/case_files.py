@@ -138,7 +138,7 @@ def _read_cut(
     at their limits once the whole file is kept beside it; the note says what was cut and
     where the rest is. Any other problem stops the case, the file left untouched."""
     cause = exc.__cause__
-    cut = cut_to_limits(data, cause) if isinstance(cause, ValidationError) else None
+    cut = cut_to_limits(data, cause, Review) if isinstance(cause, ValidationError) else None
     if cut is None:
         raise ReviewError(exc.reason + "; it is left untouched", path, case_id) from exc
     try:

@@ -11,10 +11,11 @@ what was cut and where the rest lies, and the next save writes a file within the
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from sabre_desk.ground.storage import atomic_write_bytes, fingerprint
 
@@ -66,10 +67,51 @@ def _cut_text(cut: Any, loc: tuple[Any, ...], most: int) -> str | None:
     return f"{where} had {len(text):,} characters; cut at the limit of {most:,}"
 
 
-def cut_to_limits(data: Any, exc: ValidationError) -> tuple[Any, list[str]] | None:
+def cut_to_limits(
+    data: Any, exc: ValidationError, model: type[BaseModel] | None = None
+) -> tuple[Any, list[str]] | None:
     """*data* with every over-long text cut at its limit and every list or mapping with too
     many items cut to its first ones, and what was cut, in words; None when the file has any
-    other problem (it is then reported as before, untouched)."""
+    other problem (it is then reported as before, untouched). With *model*, cut again until
+    it validates: pydantic checks the items of a list only once the list is short enough,
+    so a text in one of the items kept shows only after the first cut."""
+    said: list[str] = []
+    for _ in range(CUT_ROUNDS):
+        once = _cut_once(data, exc)
+        if once is None:
+            return None
+        data, words = once
+        said += words
+        if model is None:
+            break
+        try:
+            model.model_validate(data)
+        except ValidationError as again:
+            exc = again
+            continue
+        break
+    return data, _collapsed(said)
+
+
+def _collapsed(said: list[str]) -> list[str]:
+    """One line for the cuts alike (the labels of a thousand boxes): the first, and how
+    many more like it."""
+    first: dict[str, str] = {}
+    count: dict[str, int] = {}
+    for line in said:
+        key = re.sub(r"\.\d+\.", ".*.", line.split(" had ", 1)[0])
+        first.setdefault(key, line)
+        count[key] = count.get(key, 0) + 1
+    return [
+        first[k] + (f" (and {count[k] - 1:,} more like it)" if count[k] > 1 else "") for k in first
+    ]
+
+
+#: how many rounds of cutting a review may need: lists, then the texts in their items
+CUT_ROUNDS = 4
+
+
+def _cut_once(data: Any, exc: ValidationError) -> tuple[Any, list[str]] | None:
     errors = exc.errors(include_url=False)
     if not errors or any(e.get("type") not in (TOO_LONG, TOO_MANY) for e in errors):
         return None

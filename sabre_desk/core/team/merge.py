@@ -306,7 +306,7 @@ def _within_limits(
         return raw
     except ReviewError as exc:
         cause = exc.__cause__
-        cut = cut_to_limits(data, cause) if isinstance(cause, ValidationError) else None
+        cut = cut_to_limits(data, cause, Review) if isinstance(cause, ValidationError) else None
         if cut is None:
             raise MergeError(
                 f"cannot be taken back: {exc.reason}; nothing was changed", source
