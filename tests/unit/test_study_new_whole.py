@@ -78,3 +78,26 @@ def test_a_killed_study_new_takes_no_name(demo_project: Path, tmp_path: Path) ->
     made = run_cli("study", "new", str(demo_project), "pilot", *GOOD, home=tmp_path)
     assert made.returncode == 0, made.stderr
     assert sorted(p.name for p in studies.iterdir()) == ["pilot"]  # and is cleared by the next
+
+
+def test_an_instruction_past_its_limit_is_refused_before_anything_is_written(
+    demo_project: Path, tmp_path: Path
+) -> None:
+    before = tree(demo_project)
+    too_long = "i" * 20_001
+    failed = run_cli(
+        "study",
+        "new",
+        str(demo_project),
+        "pilot",
+        *GOOD,
+        f"--instruction={too_long}",
+        home=tmp_path,
+    )
+    assert failed.returncode != 0 and "Traceback" not in failed.stderr
+    assert "A repair instruction can hold at most 20,000 characters; this has 20,001" in (
+        failed.stderr
+    )
+    assert "[1/2]" not in failed.stderr and tree(demo_project) == before
+    made = run_cli("study", "new", str(demo_project), "pilot", *GOOD, home=tmp_path)
+    assert made.returncode == 0, made.stderr
