@@ -280,3 +280,64 @@ def test_any_body_is_an_answer_or_one_line_of_reason(
                 engine.close()
             assert (answer.text is None) != (answer.failure is None)
             assert answer.failure is None or "\n" not in answer.failure
+
+
+#: numbers no reply should carry: more digits than Python turns into an int, beyond a float
+HUGE = st.integers(4400, 6000).map(
+    lambda n: (
+        b'{"choices": [{"message": {"content": "x"}}], "content": [{"type": "text", '
+        b'"text": "x"}], "usage": {"prompt_tokens": ' + b"9" * n + b"}}"
+    )
+) | st.sampled_from([b'{"usage": 1e999}', b"[1e400]", b'{"candidates": 1e999}', b"-" + b"9" * 5000])
+EVERY_BODY = BODIES | HUGE
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(body=EVERY_BODY)
+def test_any_body_is_one_line_of_reason_for_gemini_too(body: bytes | Page) -> None:
+    from fakes.gemini_server import Reply
+
+    raw = body.body if isinstance(body, Page) else body
+    with pytest.MonkeyPatch.context() as patch, serving(patch, GEMINI_KEY) as server:
+        server.default = Reply(raw=raw)
+        answer = GeminiAnswerer().answer(REQUEST, threading.Event())
+    assert (answer.text is None) != (answer.failure is None)
+    assert answer.failure is None or "\n" not in answer.failure
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(body=HUGE)
+def test_huge_numbers_are_one_line_of_reason_for_every_sdk_provider(
+    shared_servers: tuple[FakeOpenAI, FakeAnthropic], body: bytes
+) -> None:
+    test_any_body_is_an_answer_or_one_line_of_reason.hypothesis.inner_test(  # type: ignore[attr-defined]
+        shared_servers, body
+    )
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(body=EVERY_BODY)
+def test_any_body_to_a_specification_writer_is_a_spec_or_one_clear_failure(
+    shared_servers: tuple[FakeOpenAI, FakeAnthropic], body: bytes | Page
+) -> None:
+    openai_fake, anthropic_fake = shared_servers
+    openai_fake.rule = anthropic_fake.rule = lambda sent: (200, body)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+        patch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+        patch.setenv("OPENAI_BASE_URL", openai_fake.url)
+        patch.setenv("ANTHROPIC_BASE_URL", anthropic_fake.url)
+        for name in (GPT, CLAUDE):
+            with writer_for(name) as writer:
+                try:
+                    written = writer.write([("user", "one")], {"type": "object"}, threading.Event())
+                except MakeFailedError as exc:
+                    assert "\n" not in str(exc)
+                else:
+                    assert isinstance(written.text, str)
