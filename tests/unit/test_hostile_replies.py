@@ -183,6 +183,61 @@ def test_predict_with_echoing_servers_leaves_no_key_in_predictions_or_ledger(
     no_key_in_files(outs, release)
 
 
+@pytest.mark.parametrize("model", [CLAUDE, "local:vlm"])
+def test_screen_and_predict_through_anthropic_or_a_local_server_echoing_the_key_store_none(
+    fakes: tuple[FakeOpenAI, FakeAnthropic],
+    demo_project: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    model: str,
+) -> None:
+    openai_fake, anthropic_fake = fakes
+    openai_fake.rule = lambda body: completion(ECHOED)
+    anthropic_fake.rule = lambda body: message(ECHOED)
+    local = ["--local", openai_fake.url] if model.startswith("local:") else []
+    case = "ctx01_tape_bagel"
+    code, _, err = run(
+        capsys, "screen", str(demo_project), "--model", model, "--cases", case, *local
+    )
+    assert code == 0, err
+    screening = (demo_project / "cases" / case / "screening.json").read_text()
+    assert "you sent ***" in screening  # the answer is kept, its key masked
+    project = Project.open(demo_project, "alice")
+    opened = project.load_case("count01_apples")
+    opened.review.decision = Decision.KEEP
+    project.save_review(opened)
+    release = tmp_path / "release"
+    assert run(capsys, "export", str(demo_project), str(release))[0] == 0
+    out = tmp_path / "predictions.jsonl"
+    code, _, err = run(capsys, "predict", str(release), "--model", model, "--out", str(out), *local)
+    assert code == 0, err
+    assert "you sent ***" in out.read_text()
+    no_key_in_files(demo_project, release, tmp_path)
+
+
+def test_generate_specs_with_anthropic_echoing_the_key_stages_none(
+    fakes: tuple[FakeOpenAI, FakeAnthropic],
+    context_project: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, anthropic_fake = fakes
+    numbers = iter(range(1, 100))
+
+    def design(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        number = next(numbers)
+        spec = context_spec(number, SCENES[number % len(SCENES)])
+        spec["rationale"] = f"made with {ECHO_KEY}"
+        return tool_call("write_specification", spec)
+
+    anthropic_fake.rule = design
+    argv = ["generate", "specs", str(context_project), "--primer", "context", "--n", "2"]
+    code, _, err = run(capsys, *argv, "--model", CLAUDE)
+    assert code == 0, err
+    staged = list(context_project.rglob("spec.json"))
+    assert any("made with ***" in p.read_text() for p in staged)
+    no_key_in_files(context_project)
+
+
 # -- replies of any shape ------------------------------------------------------------------
 
 HTML = Page(b"<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>")
