@@ -265,9 +265,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="ask several models every question of a release and write Table 7",
         description="Predict with every model named (PROVIDER:MODEL, e.g. gemini:gemini-3.5-"
         "flash,openai:gpt-5.4,anthropic:claude-opus-4-6), models of different providers at "
-        "the same time, then score them: table7.md, table7.csv, table7.tex and figures.json "
-        "(every figure with its 95% bootstrap interval) in --out, with one predictions file "
-        "per model and the costs in ledger.jsonl there. A rerun asks only what is missing.",
+        "the same time, then score them: table7.md, table7.csv, table7.tex, figures.json "
+        "(every figure with its 95% bootstrap interval) and report.html (the chart and every "
+        "question, to open in a browser) in --out, with one predictions file per model and "
+        "the costs in ledger.jsonl there. A rerun asks only what is missing.",
     )
     p.add_argument("release", type=Path, help="the release folder")
     p.add_argument("--models", required=True, metavar="A,B,C", help="the models, comma-separated")
@@ -287,6 +288,39 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--poll", type=float, default=30.0, metavar="S", help="--batch: seconds between polls"
     )
     p.set_defaults(run=run_evaluate)
+
+    p = sub.add_parser(
+        "report",
+        help="(re)write an evaluation's report.html",
+        description="Write report.html for an evaluation: one self-contained page that opens "
+        "offline in a browser, with Table 7 as a chart (95% intervals as error bars), the "
+        "figures, and every question with each model's answer, right or wrong, beside a "
+        "thumbnail of its image. `evaluate` writes it itself; this rewrites it for a folder "
+        "evaluated before, or makes one for predictions files from elsewhere (`score`'s "
+        "format; then name the release with --release).",
+    )
+    p.add_argument(
+        "eval_dir",
+        type=Path,
+        metavar="EVAL_DIR",
+        help="the evaluation's folder (or a folder of predictions files)",
+    )
+    p.add_argument("--release", type=Path, help="the release the predictions answer")
+    p.add_argument("--out", type=Path, help="where to write it (default: EVAL_DIR/report.html)")
+    p.set_defaults(run=run_report)
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from sabre_desk.core.release.evaluation_report import write_report
+    from sabre_desk.core.release.evaluation_results import load_evaluation
+
+    results = load_evaluation(args.eval_dir, args.release)
+    path = write_report(results, args.out)
+    print(
+        f"{path}: {len(results.models)} model(s), {len(results.questions)} question(s), "
+        f"{len(results.disputed)} disputed"
+    )
+    return 0
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
@@ -336,7 +370,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     release_name, _ = release_identity(release)
     print(
         f"release {release_name or '(unnamed)'}; Table 7 in {out}/{TABLE_STEM}.md, .csv, "
-        f".tex; every figure in {out}/{FIGURES_NAME}; costs in {out}/ledger.jsonl",
+        f".tex; every figure in {out}/{FIGURES_NAME}; every question in {out}/report.html; "
+        f"costs in {out}/ledger.jsonl",
         file=sys.stderr,
     )
     for model, why in report.errors.items():

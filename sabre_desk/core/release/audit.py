@@ -191,10 +191,13 @@ def _figures(eval_dir: Path) -> dict[str, Any]:
     return data
 
 
-def load_evaluation(eval_dir: Path, release: Path | None = None) -> Evaluation:
+def load_evaluation(
+    eval_dir: Path, release: Path | None = None, only: Iterable[Path] | None = None
+) -> Evaluation:
     """The evaluation in *eval_dir*: every predictions file there (``predictions-*.jsonl``
-    written by ``evaluate``, or any ``*.jsonl`` / ``*.tsv`` in ``score``'s format), read
-    against *release*, else the release ``evaluate`` recorded in ``figures.json``."""
+    written by ``evaluate``, or any ``*.jsonl`` / ``*.tsv`` in ``score``'s format), or
+    *only* those given, read against *release*, else the release ``evaluate`` recorded in
+    ``figures.json``."""
     if not eval_dir.is_dir():
         what = "is not a folder" if eval_dir.exists() else "no such folder"
         raise ProjectError(what, eval_dir)
@@ -214,7 +217,7 @@ def load_evaluation(eval_dir: Path, release: Path | None = None) -> Evaluation:
     by_index = {int(row["index"]): str(row["question_id"]) for row in rows}
     files = sorted(
         p
-        for p in eval_dir.iterdir()
+        for p in (eval_dir.iterdir() if only is None else only)
         if p.is_file() and p.suffix.lower() in (".jsonl", ".tsv") and p.name != "ledger.jsonl"
     )
     if not files:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sabre_desk.core.jobs.ledger import LEDGER_NAME, Ledger
+from sabre_desk.core.release.evaluation_report import write_report
+from sabre_desk.core.release.evaluation_results import load_evaluation
 from sabre_desk.core.release.predict import PredictReport, predict, predict_batch
 from sabre_desk.core.release.score_files import predictions_name, release_identity, report_of
 from sabre_desk.core.release.score_table import FORMATS, render
@@ -145,8 +147,9 @@ def evaluate(
 
 
 def write_results(release: Path, out_dir: Path, report: EvaluateReport) -> str:
-    """Score every model's predictions and write Table 7 (md, csv, tex) and figures.json
-    into *out_dir*; returns the table in Markdown."""
+    """Score every model's predictions and write Table 7 (md, csv, tex), figures.json and
+    report.html (the chart, every question, thumbnails) into *out_dir*; returns the table
+    in Markdown."""
     reports = {
         model: report_of(release, path)
         for model, path in report.predictions.items()
@@ -164,4 +167,7 @@ def write_results(release: Path, out_dir: Path, report: EvaluateReport) -> str:
         "errors": report.errors,
     }
     atomic_write_json(out_dir / FIGURES_NAME, figures)
+    files = [path for path in report.predictions.values() if path.is_file()]
+    if files:
+        write_report(load_evaluation(out_dir, release, files))
     return render(reports, "md")

@@ -19,6 +19,7 @@ every bad input one ProjectError naming the file and the reason.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -175,8 +176,11 @@ def results_of(folder: Path, evaluation: Evaluation) -> EvaluationResults:
     )
 
 
-def load_evaluation(folder: Path, release: Path | None = None) -> EvaluationResults:
+def load_evaluation(
+    folder: Path, release: Path | None = None, only: Iterable[Path] | None = None
+) -> EvaluationResults:
     """The results of the evaluation in *folder*: an ``evaluate`` folder (its release from
     figures.json unless *release* is given), or a folder of predictions files in ``score``'s
-    format with *release*. Bad input is a ProjectError naming the file and the reason."""
-    return results_of(folder, load_answers(folder, release))
+    format with *release*; every predictions file there, or *only* those given. Bad input
+    is a ProjectError naming the file and the reason."""
+    return results_of(folder, load_answers(folder, release, only))
