@@ -19,7 +19,7 @@ from sabre_desk.cli import main
 from sabre_desk.core.case.scoring import Sample, judge
 from sabre_desk.core.release.audit import find_disputes
 from sabre_desk.core.release.audit import load_evaluation as load_answers
-from sabre_desk.core.release.evaluation_results import load_evaluation
+from sabre_desk.core.release.evaluation_results import QuestionResult, load_evaluation
 from sabre_desk.ground.errors import ProjectError
 
 
@@ -171,3 +171,15 @@ def test_bad_input_is_one_error_naming_the_file(release: Path, tmp_path: Path) -
     with pytest.raises(ProjectError) as figures:
         load_evaluation(broken)
     assert "figures.json" in str(figures.value)
+
+
+def test_a_result_made_by_hand_is_disputed_by_the_audits_default() -> None:
+    def made(**answers: str | None) -> QuestionResult:
+        return QuestionResult("c:q1", "c", "counting", "How many?", "3", "c/base.png",
+                              dict(answers), {m: False for m in answers})  # fmt: skip
+
+    assert made(a="four", b="four").disputed  # two models: both must agree
+    assert not made(a="four", b="five").disputed
+    assert not made(a="four", b="3").disputed  # one gives the reference
+    assert made(a="x", b="x", c="x", d=None).disputed  # three of four (the default 3)
+    assert made(a="x", b="x", c="y", d="y").agreed is None

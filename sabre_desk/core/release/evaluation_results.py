@@ -48,22 +48,23 @@ class QuestionResult:
     answers: dict[str, str | None]  # model name → its response (None: none)
     right: dict[str, bool | None]  # model name → judged right (None: no answer)
     probe_id: str = ""
-    eval_type: str = ""
-    #: models that must agree for a dispute (``audit``'s default for this many models)
-    min_models: int = 1
+    #: the rule the answers are read by (the release's row gives it; text compared as
+    #: ``exact_match`` for a result made by hand)
+    eval_type: str = "exact_match"
+    #: models that must agree for a dispute; 0: ``audit``'s default for this many models
+    min_models: int = 0
+
+    @property
+    def agreed(self) -> str | None:
+        """The answer the models agree on against the reference, as the rules read it
+        (``audit``'s rule, ``audit.agreed_against``); None when they do not."""
+        need = self.min_models or min_models_for(len(self.answers), None)
+        return agreed_against(self.eval_type, self.reference, self.answers, need)
 
     @property
     def disputed(self) -> bool:
         """The models agree with each other against the reference (``audit``'s rule)."""
-        return (
-            agreed_against(self.eval_type, self.reference, self.answers, self.min_models)
-            is not None
-        )
-
-    @property
-    def agreed(self) -> str | None:
-        """The answer the disputing models agree on, as the rules read it (None: no dispute)."""
-        return agreed_against(self.eval_type, self.reference, self.answers, self.min_models)
+        return self.agreed is not None
 
     @property
     def failed_by_all(self) -> bool:
