@@ -95,7 +95,8 @@ def child(size: int, warm_first: bool) -> dict[str, float]:
     return figures
 
 
-def _load() -> str:
+def load_line() -> str:
+    """The load average, printed beside each figure: the machine may be shared."""
     one, five, _ = os.getloadavg()
     return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
 
@@ -111,7 +112,7 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(args.child, args.warm_first)))
         return
-    print(_load())
+    print(load_line())
     for size in (int(v) for v in args.sizes.split(",")):
         for warm_first in (False, True):
             runs = []
@@ -132,7 +133,7 @@ def main() -> None:
                 f"{med['warm']:.2f} s, Telea {med['telea'] * 1000:.0f} ms; first/warm "
                 f"{med['first'] / med['warm']:.2f}× (median of {args.runs} fresh processes)"
             )
-    print(_load())
+    print(load_line())
 
 
 if __name__ == "__main__":

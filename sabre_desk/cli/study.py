@@ -109,7 +109,7 @@ def run_take(args: argparse.Namespace) -> int:
     project = open_project(args.project, "study", index=False)
     study = load_study(project, args.name)
     load_session(project, study, args.participant)  # a bad one is refused before the window
-    from sabre_desk.gui.study_session import run_study
+    from sabre_desk.gui.app import run_study
 
     return run_study(project, study, args.participant)
 

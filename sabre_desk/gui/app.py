@@ -25,7 +25,9 @@ from PySide6.QtWidgets import QApplication, QWidget
 from sabre_desk import __version__
 from sabre_desk.app_log import configure_logging
 from sabre_desk.core.case.manifest import project_folder
+from sabre_desk.core.case.project import Project
 from sabre_desk.core.jobs.memory import return_freed_images_to_the_os
+from sabre_desk.core.repair.study import Study
 from sabre_desk.ground.paths import resource_path
 from sabre_desk.gui.crash_report import install_excepthook
 from sabre_desk.gui.main_window import MainWindow
@@ -215,3 +217,14 @@ def run_gui(
     elif project is None and screenshot is not None:
         QTimer.singleShot(150, shoot)
     return app.exec()
+
+
+def run_study(project: Project, study: Study, participant: str) -> int:
+    """The study as a window of its own (`sabre-desk study take`)."""
+    from sabre_desk.gui.repair.study_session import StudyDialog
+
+    app = make_app()
+    dialog = StudyDialog(project, study, participant)
+    dialog.show()
+    app.exec()
+    return 0 if dialog.session.complete(study) else 1

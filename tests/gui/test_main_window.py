@@ -435,6 +435,38 @@ def test_the_window_is_usable_at_1280_by_720(
     assert window.height() == 720
 
 
+def test_the_repair_panel_keeps_its_actions_in_view_at_1280_by_720(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    """The panel's settings scroll on a laptop screen; the run button, the case's repairs
+    and Accept stay in view, and the window does not grow past the screen."""
+    open_case(window, demo_project, "tex01_mug_brick")
+    window.resize(1280, 720)
+    window.repair_ui.dock.raise_()
+    qtbot.wait(200)
+    assert window.height() == 720 and window.minimumSizeHint().height() <= 720
+    panel = window.repair_ui.panel
+    assert panel is not None
+    frame = window.rect()
+    for widget in (panel.run, panel.previews, panel.accept, panel.discard):
+        corner = widget.mapTo(window, widget.rect().bottomRight())
+        assert widget.isVisible() and frame.contains(corner), widget
+    assert panel.previews.height() >= 3 * panel.previews.fontMetrics().height()
+    scroll = panel.settings_pane
+    assert scroll.verticalScrollBar().maximum() > 0  # the settings scroll: all of them reachable
+    scroll.ensureWidgetVisible(panel.feather)
+    qtbot.wait(50)
+    corner = panel.feather.mapTo(scroll.viewport(), panel.feather.rect().bottomRight())
+    assert 0 < corner.y() <= scroll.viewport().height()
+    assert scroll.widget().width() <= scroll.viewport().width()  # nothing cut at the right
+    assert panel.engine.mapTo(scroll.viewport(), panel.engine.rect().topRight()).x() < (
+        scroll.viewport().width()
+    )
+    window.resize(1560, 1000)  # a tall screen: no scrolling, nothing cut
+    qtbot.wait(200)
+    assert scroll.verticalScrollBar().maximum() == 0
+
+
 def test_a_first_start_shows_where_to_begin_and_the_demo_opens_from_it(
     qtbot, window: MainWindow, tmp_path: Path, warnings_shown: list[str]
 ) -> None:

@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.validate import validate_project
 from sabre_desk.core.repair.study import load_study, shown_order
-from sabre_desk.gui.study_session import StudyDialog
+from sabre_desk.gui.repair.study_session import StudyDialog
 
 DEFECTS = [
     "ctx03_wrench_banana=0.345,0.595,0.41,0.69",

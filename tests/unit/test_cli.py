@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from sabre_desk import __version__
+from sabre_desk.core.case.preview_cache import CACHE_ENV
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -223,6 +224,7 @@ def test_sigterm_closes_the_window_like_its_close_button(tmp_path: Path) -> None
 
     run("demo", str(tmp_path / "d"), "--no-open")
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "SABRE_DESK_CONFIG_DIR": str(tmp_path)}
+    env[CACHE_ENV] = str(tmp_path / "cache")
     window = subprocess.Popen(
         [sys.executable, "-m", "sabre_desk", "open", str(tmp_path / "d"), "--reviewer", "eve"],
         stdout=subprocess.PIPE,
@@ -230,7 +232,12 @@ def test_sigterm_closes_the_window_like_its_close_button(tmp_path: Path) -> None
         text=True,
         env=env,
     )
-    time.sleep(4)  # open, index, show the first case
+    # the window is up once it has claimed the project for eve (however loaded the machine)
+    deadline = time.monotonic() + 120
+    while not list((tmp_path / "cache").rglob("eve.json")) and time.monotonic() < deadline:
+        assert window.poll() is None, window.communicate()[1]
+        time.sleep(0.1)
+    time.sleep(2)  # index, show the first case
     window.send_signal(signal.SIGTERM)
     try:
         _, err = window.communicate(timeout=20)

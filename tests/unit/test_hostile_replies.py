@@ -20,7 +20,9 @@ from fakes.pipeline import SCENES, context_spec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sabre_desk.app_log import log_dir
 from sabre_desk.cli import main
+from sabre_desk.core.case.preview_cache import user_cache_root
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.review import Decision
 from sabre_desk.demo.fake_servers.http_fake import ECHO_KEY, Page
@@ -64,7 +66,8 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def no_key_in_files(*folders: Path) -> None:
-    for folder in folders:
+    """Nor in what the run left outside the project: its log, the settings, the caches."""
+    for folder in (*folders, log_dir(), user_cache_root()):
         for path in folder.rglob("*"):
             if path.is_file():
                 data = path.read_bytes()

@@ -196,10 +196,10 @@ def run_plain(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str,
     def no_window(*_: object) -> int:
         raise AssertionError("the study window opened on a study or session it cannot use")
 
-    stand_in = types.ModuleType("study_dialog")
+    stand_in = types.ModuleType("app")
     stand_in.run_study = no_window  # type: ignore[attr-defined]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(sys.modules, "sabre_desk.gui.study_session", stand_in)
+        patch.setitem(sys.modules, "sabre_desk.gui.app", stand_in)
         code = main(list(args))
     out = capsys.readouterr()
     return code, out.out, out.err
@@ -391,14 +391,20 @@ def test_study_report_counts_one_pick_per_question_and_only_questions_that_exist
 ) -> None:
     folder = _study(three_cases, ["soft", "hard"])
     _session(folder, "P01", [(0, "soft"), (1, "soft")])
-    stuffed = [(0, "hard"), *[(0, "hard")] * 1000, (1, "soft"), (57, "hard"), (1, "evil")]
+    # as many picks as a session may hold (the table of limits), nearly all repeats
+    stuffed = [(0, "hard"), *[(0, "hard")] * 996, (1, "soft"), (57, "hard"), (1, "evil")]
     _session(folder, "P02", stuffed)
+    # one pick past that: the whole file is refused in words, never half counted
+    _session(folder, "P03", [(0, "soft"), (1, "hard"), *[(0, "soft")] * 999])
     code, out, err = run_plain(capsys, "study", "report", str(three_cases), "pilot", "--json")
     report = json.loads(out)
     assert report["completed_sessions"] == 2 and report["selections"] == 4
     by = {m["key"]: m for m in report["methods"]}
     assert by["soft"]["votes"] == 3 and by["hard"]["votes"] == 1
     assert by["hard"]["preference"] == 0.25 and by["hard"]["participant_max"] == 0.5
-    assert code == 1 and len(report["problems"]) == err.count("\n") == 3
-    assert all("P02.json" in line for line in err.splitlines())
-    assert "1000 more picks of question 1" in err and "question 58" in err and "evil" in err
+    assert code == 1 and len(report["problems"]) == err.count("\n") == 4
+    p02 = [line for line in err.splitlines() if "P02.json" in line]
+    assert len(p02) == 3
+    assert "996 more picks of question 1" in err and "question 58" in err and "evil" in err
+    (p03,) = [line for line in err.splitlines() if "P03.json" in line]
+    assert "1000" in p03 and "not counted" in p03

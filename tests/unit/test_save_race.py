@@ -8,17 +8,15 @@ SIGKILLs and checks every acknowledged save against the final file.
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from kills import kill_at_random
 
 from sabre_desk.core.case import case_files
 from sabre_desk.core.case.project import Project
@@ -117,21 +115,7 @@ def test_two_processes_of_one_reviewer_killed_at_random_lose_no_acknowledged_sav
     def start(i: int) -> subprocess.Popen:
         return subprocess.Popen([sys.executable, str(script), str(root), "ab"[i], str(logs[i])])
 
-    writers = [start(0), start(1)]
-    kills = 0
-    deadline = time.monotonic() + float(os.environ.get("SABRE_STRESS_SECONDS", "12"))
-    try:
-        while time.monotonic() < deadline:
-            time.sleep(rng.uniform(0.05, 0.4))
-            i = rng.randrange(2)
-            writers[i].send_signal(signal.SIGKILL)
-            writers[i].wait()
-            kills += 1
-            writers[i] = start(i)
-    finally:
-        for w in writers:
-            w.kill()
-            w.wait()
+    kills = kill_at_random(start, [0, 1], rng, seconds=12, pause=(0.05, 0.4))
     acknowledged = [t for log in logs if log.exists() for t in log.read_text().split()]
     final = json.loads((root / "cases/c1/reviews/alice.json").read_text())
     on_disk = set(final.get("tokens", []))

@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from kills import kill_at_random
 
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.repair import repairs
@@ -125,21 +123,7 @@ def test_four_reviewers_and_a_repairer_killed_at_random_lose_nothing(
             args = [scripts["reviewer"], root, name, logs[name], starts]
         return subprocess.Popen([sys.executable, *map(str, args)])
 
-    running = {name: start(name) for name in logs}
-    kills = 0
-    deadline = time.monotonic() + float(os.environ.get("SABRE_STRESS_SECONDS", "10"))
-    try:
-        while time.monotonic() < deadline:
-            time.sleep(rng.uniform(0.1, 0.5))
-            name = rng.choice(list(running))
-            running[name].send_signal(signal.SIGKILL)
-            running[name].wait()
-            kills += 1
-            running[name] = start(name)
-    finally:
-        for process in running.values():
-            process.kill()
-            process.wait()
+    kills = kill_at_random(start, list(logs), rng, seconds=10)
 
     # every JSON file parses (temp files of killed writers are not JSON files of the project)
     for path in root.rglob("*.json"):

@@ -46,6 +46,7 @@ from sabre_desk.engines.registry import (
 )
 from sabre_desk.ground.errors import EngineUnavailableError
 from sabre_desk.gui.desk.controller import Aspect, CaseController
+from sabre_desk.gui.machinery.fitted_scroll import FittedScroll
 from sabre_desk.gui.repair.engine_fields import EngineFields
 from sabre_desk.gui.repair.lock_banner import LockBanner
 from sabre_desk.gui.repair.repair_jobs import RepairJobs
@@ -143,10 +144,17 @@ class RepairPanel(QWidget):
         actions = QHBoxLayout()
         for button in (self.discard, self.revert, self.again, self.back):
             actions.addWidget(button)
+        # The settings scroll in a pane of their own below the laptop's 720 pixels, so the
+        # run button, the repairs of the case and Accept stay in view
+        settings_pane = QWidget()
+        settings_layout = QVBoxLayout(settings_pane)
+        settings_layout.setContentsMargins(0, 0, 0, 0)
+        settings_layout.addLayout(form)
+        settings_layout.addWidget(advanced)
+        self.settings_pane = FittedScroll(settings_pane, least=160)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(form)
-        layout.addWidget(advanced)
+        layout.addWidget(self.settings_pane)
         layout.addLayout(run_row)
         layout.addWidget(self.status)
         self.lock_banner = LockBanner(controller)  # who holds the case's images, if anyone

@@ -123,14 +123,3 @@ class StudyDialog(QDialog):
             self.choose(int(digit))
             return
         super().keyPressEvent(event)
-
-
-def run_study(project: Project, study: Study, participant: str) -> int:
-    """The study as a window of its own (`sabre-desk study take`)."""
-    from sabre_desk.gui.app import make_app
-
-    app = make_app()
-    dialog = StudyDialog(project, study, participant)
-    dialog.show()
-    app.exec()
-    return 0 if dialog.session.complete(study) else 1
