@@ -78,6 +78,9 @@ EMPTY_PROJECT = (
     "then reopen the project"
 )
 
+#: what the status bar says while no project is open
+OPEN_HINT = "Open a project folder (File > Open, or drop it here)."
+
 
 class MainWindow(QMainWindow):
     images_shown = Signal(str)  # case id, once its images (or placeholders) are painted
@@ -247,7 +250,7 @@ class MainWindow(QMainWindow):
         for dock in docks:  # a panel closed: the keyboard goes back to the image
             self.keyboard.watch_dock(dock)
         self._restore_layout()
-        self.statusBar().showMessage("Open a project folder (File > Open, or drop it here).")
+        self.status.rest(OPEN_HINT)
 
     def _dock(self, title: str, name: str, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -322,7 +325,7 @@ class MainWindow(QMainWindow):
             return False
         previous, self.reviewer = self.reviewer, name
         if project is None:
-            self.statusBar().showMessage(f"reviewer {name}")
+            self.status.rest(f"reviewer {name} · {OPEN_HINT}")
             return True
         case = controller.case.case_id if controller is not None and controller.case else None
         if not self.open_project(project.root, case):
@@ -338,13 +341,13 @@ class MainWindow(QMainWindow):
             self.open_project(project.root, case.case_id if case is not None else None)
 
     def _on_index_progress(self, done: int, total: int) -> None:
-        self.statusBar().showMessage(
+        self.status.rest(
             f"{self._project_status} · reading the index: {done:,} of about {total:,} cases"
         )
 
     def _on_index_finished(self, project: Project) -> None:
         count = f"{len(project.entries):,} cases" if project.entries else EMPTY_PROJECT
-        self.statusBar().showMessage(f"{self._project_status} · {count}")
+        self.status.rest(f"{self._project_status} · {count}")
         if not project.entries:
             self.compare.show_roles((ImageRole.IMAGE,))
             self.compare.canvases[ImageRole.IMAGE].show_message(EMPTY_PROJECT)

@@ -62,6 +62,18 @@ class WindowStatus(QObject):
             canvas.view_changed.connect(lambda r=role: self.show_position(r, None))
         #: the message shown that belongs to a case, and that case
         self._case_message: tuple[str, str] | None = None
+        #: what the bar says when no message is shown: the project, the reviewer, the count
+        self._resting = ""
+        bar.messageChanged.connect(self._back_to_rest)
+
+    def rest(self, text: str) -> None:
+        """Show *text* now and again whenever a passing message ends."""
+        self._resting = text
+        self.bar.showMessage(text)
+
+    def _back_to_rest(self, text: str) -> None:
+        if not text and self._resting:
+            self.bar.showMessage(self._resting)
 
     def say(self, text: str, ms: int = 8000, case_id: str = "") -> None:
         """Show *text* for *ms*; with *case_id*, only while that case is open."""

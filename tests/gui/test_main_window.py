@@ -435,6 +435,26 @@ def test_the_window_is_usable_at_1280_by_720(
     assert window.height() == 720
 
 
+def test_the_status_bar_names_the_project_again_once_a_message_has_passed(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    """A repair's "is ready" or any other passing message never takes away for good which
+    project and reviewer the window is on."""
+    assert window.statusBar().currentMessage().startswith("Open a project folder")
+    open_case(window, demo_project, "tex01_mug_brick")
+    bar = window.statusBar()
+    qtbot.waitUntil(lambda: "13 cases" in bar.currentMessage(), timeout=20_000)
+    resting = bar.currentMessage()
+    assert str(demo_project) in resting and "reviewer alice" in resting
+    window.status.say("Repair r1 of tex01_mug_brick is ready", 100)
+    assert bar.currentMessage() == "Repair r1 of tex01_mug_brick is ready"
+    qtbot.waitUntil(lambda: bar.currentMessage() == resting, timeout=5000)
+    window.status.say("about this case", 60_000, case_id="tex01_mug_brick")
+    with qtbot.waitSignal(window.images_shown, timeout=10000):
+        assert window.case_list.select("ctx01_tape_bagel")
+    assert bar.currentMessage() == resting  # the case's message went with it
+
+
 def test_the_repair_panel_keeps_its_actions_in_view_at_1280_by_720(
     qtbot, window: MainWindow, open_case: Callable, demo_project: Path
 ) -> None:
