@@ -68,6 +68,10 @@ class StandoutParams:
     seed: int = 3
 
 
+#: the colour comparisons' step, in levels of a channel (0–255 in 32 steps)
+COLOUR_STEP = 8.0
+
+
 def _disk(radius: int) -> np.ndarray:
     side = 2 * radius + 1
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
@@ -195,18 +199,30 @@ def _core(box: np.ndarray, unmatched: np.ndarray, r: int) -> np.ndarray:
     return core
 
 
+def _colour_bins(values: np.ndarray) -> np.ndarray:
+    """Colours (N, 3) taken to steps of 8 levels a channel, each as one integer: sorting
+    integers, not rows of floats, is what makes the distinct colours quick to find."""
+    q = np.clip(np.floor(values / COLOUR_STEP), 0, 31).astype(np.int32)
+    keys: np.ndarray = (q[:, 0] << 10) | (q[:, 1] << 5) | q[:, 2]
+    return keys
+
+
+def _bin_colours(keys: np.ndarray) -> np.ndarray:
+    return np.stack([keys >> 10, (keys >> 5) & 31, keys & 31], 1).astype(np.float32)
+
+
 def _colour_gaps(pixels: np.ndarray, palette: np.ndarray) -> np.ndarray:
     """For each of ``pixels`` (N, 3), the distance to the nearest colour of ``palette``
     (M, 3), both taken to steps of 8 levels a channel first (at most 32³ distinct colours,
     a few thousand in a photo's box, so the nearest is found by brute force in blocks)."""
-    step = 8.0
-    p_bins, p_index = np.unique(np.floor(pixels / step), axis=0, return_inverse=True)
-    q_bins = np.unique(np.floor(palette / step), axis=0)
+    p_keys, p_index = np.unique(_colour_bins(pixels), return_inverse=True)
+    p_bins, q_bins = _bin_colours(p_keys), _bin_colours(np.unique(_colour_bins(palette)))
     gaps = np.empty(len(p_bins), np.float32)
     for at in range(0, len(p_bins), 256):
         part = p_bins[at : at + 256, None, :] - q_bins[None, :, :]
         gaps[at : at + 256] = np.sqrt((part * part).sum(-1).min(1))
-    return gaps[p_index.ravel()] * step
+    result: np.ndarray = gaps[p_index.ravel()] * COLOUR_STEP
+    return result
 
 
 def _convex_pieces(mask: np.ndarray, join: int) -> np.ndarray:

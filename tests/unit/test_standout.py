@@ -14,7 +14,7 @@ from PIL import Image
 from sabre_desk.engines.base import EngineRequest, RepairOp
 from sabre_desk.engines.registry import make_engine
 from sabre_desk.imaging.patch import PixelRect
-from sabre_desk.imaging.standout import StandoutParams, standout_mask
+from sabre_desk.imaging.standout import StandoutParams, _colour_gaps, standout_mask
 
 PHOTOS = Path(__file__).parents[1] / "fixtures" / "photos"
 
@@ -88,3 +88,16 @@ def test_a_large_box_is_looked_at_scaled_down_and_the_stroke_still_found_whole()
     assert not (mask & ~box).any() and mask[stroke].all()
     far = box & (cv2.distanceTransform((~stroke).astype(np.uint8), cv2.DIST_L2, 3) > 14)
     assert far.any() and not mask[far].any()
+
+
+def test_colour_gaps_are_the_distance_to_the_nearest_binned_colour_of_the_palette() -> None:
+    """Each pixel's gap is the distance, in levels, from its colour taken to steps of 8 to
+    the nearest palette colour taken the same way (the full range, 0 and 255 included)."""
+    rng = np.random.default_rng(5)
+    pixels = rng.uniform(0, 255, (500, 3)).astype(np.float32)
+    pixels[:3] = [[0, 0, 0], [255, 255, 255], [255, 0, 7.99]]
+    palette = rng.uniform(0, 255, (300, 3)).astype(np.float32)
+    binned_p, binned_q = np.floor(pixels / 8), np.floor(palette / 8)
+    brute = np.sqrt(((binned_p[:, None, :] - binned_q[None, :, :]) ** 2).sum(-1)).min(1) * 8
+    assert np.allclose(_colour_gaps(pixels, palette), brute)
+    assert _colour_gaps(palette[:50], palette).max() == 0.0  # its own colours: no gap
