@@ -20,6 +20,11 @@ views report being painted with the result. Each figure is the median over ``--r
 processes; the load average is printed at the start and the end (compare the ratios to
 Telea, measured side by side, rather than seconds across machines).
 
+The window warms the engine in its worker processes as the application does
+(``warm_up_later``, 3 s after the window is up). With ``BENCH_DEBUG=1`` each key press prints
+what the window's process pool was doing (jobs running and queued), and when each repair job
+started and landed.
+
 Usage: python benchmarks/repair_on_screen.py [--runs 3] [--sizes 200,512] [--draw 2.0]
 """
 
@@ -67,6 +72,7 @@ def child(root: Path, size: int, scale: int, draw: float) -> dict[str, float]:
     from PySide6.QtWidgets import QApplication
 
     from sabre_desk.core.case.spec import ImageRole
+    from sabre_desk.gui.app import warm_up_later
     from sabre_desk.gui.main_window import MainWindow
     from sabre_desk.imaging.geometry import normalize
     from sabre_desk.settings import load_settings
@@ -82,6 +88,7 @@ def child(root: Path, size: int, scale: int, draw: float) -> dict[str, float]:
     window = MainWindow("bench", settings)
     window.resize(1366, 768)
     window.show()
+    warm_up_later(window)  # as the application does once its window is up
     shown: list[str] = []
     window.images_shown.connect(shown.append)
     window.open_project(root, CASE)
@@ -115,6 +122,16 @@ def child(root: Path, size: int, scale: int, draw: float) -> dict[str, float]:
     painted: list[float] = []
     window.compare.all_painted.connect(lambda: painted.append(time.perf_counter()))
 
+    trace = bool(os.environ.get("BENCH_DEBUG"))
+    clock = [0.0]  # when the last key was pressed
+    if trace:
+        for signal_name in ("started", "landed"):
+            getattr(repair_ui.jobs, signal_name).connect(
+                lambda *a, n=signal_name: print(
+                    f"  {time.perf_counter() - clock[0]:.2f} s {n} {a[0].engine}", file=sys.stderr
+                )
+            )
+
     def one(engine: str) -> dict[str, float]:
         """Ctrl+R, then the seconds until each engine's result is painted."""
         panel.engine.setCurrentIndex(panel.engine.findData(engine))
@@ -123,7 +140,12 @@ def child(root: Path, size: int, scale: int, draw: float) -> dict[str, float]:
         names: dict[str, str] = {}
         before = {r.id for r in case.review.repairs}
         painted.clear()
+        if trace:
+            pool = window.jobs.pool
+            running, queued = pool.running, pool.pending
+            print(f"  before the key: {running} jobs running, {queued} queued", file=sys.stderr)
         started = time.perf_counter()
+        clock[0] = started
         QTest.keyClick(
             app.focusWidget() or window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier
         )

@@ -141,7 +141,7 @@ def _close_on_signals(window: MainWindow) -> QSocketNotifier:
 WARM_UP_DELAY_MS = 3000
 
 
-def _warm_up_later(window: MainWindow) -> None:
+def warm_up_later(window: MainWindow) -> None:
     """The patch-based engine's compiled loops made ready while nobody waits for them
     (``imaging/warm.py``), so the first repair of a session is as quick as the next: first
     in this process on a worker thread (the very first run after an install compiles them
@@ -181,7 +181,7 @@ def run_gui(
     if warning:
         window.statusBar().showMessage(warning)
     window.show()
-    _warm_up_later(window)
+    warm_up_later(window)
     # The process ends with its main window, whatever other top-level widget is left.
     window.closed.connect(app.quit)
     _close_on_signals(window)
