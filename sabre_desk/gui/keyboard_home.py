@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import shiboken6
 from PySide6.QtCore import QChildEvent, QEvent, QObject, QTimer
 from PySide6.QtWidgets import (
     QApplication,
@@ -43,6 +44,8 @@ class KeyboardHome(QObject):
 
     def sweep(self) -> None:
         """No tab bar of the window's docks takes the keyboard."""
+        if not shiboken6.isValid(self._window):  # a sweep asked for as the window went
+            return
         for bar in self._window.findChildren(QTabBar):
             tabs_take_no_focus(bar)
 
