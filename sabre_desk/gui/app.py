@@ -9,6 +9,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QEvent,
@@ -25,14 +26,16 @@ from PySide6.QtWidgets import QApplication, QWidget
 from sabre_desk import __version__
 from sabre_desk.app_log import configure_logging
 from sabre_desk.core.case.manifest import project_folder
-from sabre_desk.core.case.project import Project
 from sabre_desk.core.jobs.memory import return_freed_images_to_the_os
-from sabre_desk.core.repair.study import Study
 from sabre_desk.ground.paths import resource_path
 from sabre_desk.gui.crash_report import install_excepthook
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.imaging.warm import warm_up
 from sabre_desk.settings import load_settings
+
+if TYPE_CHECKING:  # the study window's types: nothing of it is imported at start-up
+    from sabre_desk.core.case.project import Project
+    from sabre_desk.core.repair.study import Study
 
 SCREENSHOT_TIMEOUT_MS = 15000
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import shiboken6
 from PySide6.QtCore import QChildEvent, QEvent, QObject, QTimer
 from PySide6.QtWidgets import (
     QApplication,
@@ -44,8 +43,6 @@ class KeyboardHome(QObject):
 
     def sweep(self) -> None:
         """No tab bar of the window's docks takes the keyboard."""
-        if not shiboken6.isValid(self._window):  # a sweep asked for as the window went
-            return
         for bar in self._window.findChildren(QTabBar):
             tabs_take_no_focus(bar)
 
@@ -56,8 +53,9 @@ class KeyboardHome(QObject):
         kind = event.type()
         if kind == QEvent.Type.ChildAdded and isinstance(event, QChildEvent):
             # The docks' tab bars are made as docks are tabbed (a bar is not yet one when
-            # it is added): look once it is built.
-            QTimer.singleShot(0, self.sweep)
+            # it is added): look once it is built. The timer has this object (the window's
+            # child) as its context, so it never fires once the window is deleted.
+            QTimer.singleShot(0, self, self.sweep)
         elif kind == QEvent.Type.WindowDeactivate:
             # Left for a dialog (not for another program: coming back from one, a click may
             # be putting the keyboard somewhere on purpose).
@@ -67,7 +65,7 @@ class KeyboardHome(QObject):
         elif kind == QEvent.Type.WindowActivate and self._in_dialog:
             self._in_dialog = False
             # After the dialog's own focus handling: the widget it gives back is known then.
-            QTimer.singleShot(0, self._back_home)
+            QTimer.singleShot(0, self, self._back_home)
         return False
 
     def _back_home(self) -> None:
