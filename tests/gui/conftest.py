@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from sabre_desk.gui.machinery.collector import GuiCollector
@@ -71,3 +73,30 @@ def open_case(qtbot) -> Callable[..., None]:
             assert window.open_project(root, case_id)
 
     return open_
+
+
+@pytest.fixture
+def hold_pool() -> Iterator[Callable[[QThreadPool], Callable[[], None]]]:
+    """Keep every thread of a pool busy until the returned call lets it go: what is started
+    on it meanwhile waits its turn. (``setMaxThreadCount(0)`` holds nothing: Qt still runs
+    a pool's first task.) Whatever is still held is let go after the test."""
+    gates: list[threading.Event] = []
+
+    def hold(pool: QThreadPool) -> Callable[[], None]:
+        gate = threading.Event()
+        gates.append(gate)
+        started = threading.Semaphore(0)
+
+        def busy() -> None:
+            started.release()
+            gate.wait()
+
+        for _ in range(pool.maxThreadCount()):
+            pool.start(busy)
+        for _ in range(pool.maxThreadCount()):
+            assert started.acquire(timeout=10), "the pool never started the holding task"
+        return gate.set
+
+    yield hold
+    for gate in gates:
+        gate.set()

@@ -57,7 +57,7 @@ def make_project(root: Path, n: int) -> None:
 
 
 def test_rows_and_a_case_before_the_index_is_read(
-    qtbot, window: MainWindow, tmp_path: Path
+    qtbot, window: MainWindow, hold_pool, tmp_path: Path
 ) -> None:
     root = tmp_path / "large"
     make_project(root, CASES)
@@ -66,7 +66,7 @@ def test_rows_and_a_case_before_the_index_is_read(
     appended: list[int] = []
     model.modelReset.connect(lambda: resets.append(True))
     model.rowsInserted.connect(lambda _parent, first, last: appended.append(last - first + 1))
-    window.index_reader.pool.setMaxThreadCount(0)  # hold the rest back: the first piece alone
+    let_go = hold_pool(window.index_reader.pool)  # hold the rest back: the first piece alone
     window.resize(1366, 768)
     window.show()
     with qtbot.waitSignal(window.images_shown, timeout=10000):
@@ -83,7 +83,7 @@ def test_rows_and_a_case_before_the_index_is_read(
     assert "reading the index" in window.case_list.progress.text()
     resets.clear()
 
-    window.index_reader.pool.setMaxThreadCount(1)
+    let_go()
     qtbot.waitUntil(
         lambda: not project.indexing and window.workbench.counts.cases == CASES, timeout=60000
     )
@@ -101,14 +101,14 @@ def test_rows_and_a_case_before_the_index_is_read(
 
 
 def test_the_index_is_read_whole_under_a_reviewer_who_never_stops(
-    qtbot, window: MainWindow, tmp_path: Path
+    qtbot, window: MainWindow, hold_pool, tmp_path: Path
 ) -> None:
     """The index waits while the reviewer moves from case to case, a run at a time: someone
     flipping through cases without a pause still gets the whole list."""
     root = tmp_path / "large"
     cases = index_reader.FIRST_INDEX_CHUNK + 2 * index_reader.INDEX_RUN + 10
     make_project(root, cases)
-    window.index_reader.pool.setMaxThreadCount(0)
+    let_go = hold_pool(window.index_reader.pool)
     window.show()
     with qtbot.waitSignal(window.images_shown, timeout=10000):
         assert window.open_project(root)
@@ -120,7 +120,7 @@ def test_the_index_is_read_whole_under_a_reviewer_who_never_stops(
     flipping.timeout.connect(pace.moved)
     pace.moved()
     flipping.start()
-    window.index_reader.pool.setMaxThreadCount(1)
+    let_go()
     qtbot.waitUntil(lambda: not project.indexing, timeout=30000)
     assert pace.moving  # read whole while the reviewer was still on the move
     flipping.stop()

@@ -378,7 +378,7 @@ def test_a_project_primer_for_a_new_stress_test_shows_its_checklist(
 
 
 def test_a_large_index_is_read_behind_the_first_case(
-    qtbot, window: MainWindow, demo_project: Path, monkeypatch
+    qtbot, window: MainWindow, hold_pool, demo_project: Path, monkeypatch
 ) -> None:
     """The first cases are shown at once; the rest of the index arrives in pieces, the
     list and the counts growing, and the export waits until it is whole."""
@@ -386,13 +386,13 @@ def test_a_large_index_is_read_behind_the_first_case(
 
     monkeypatch.setattr(index_reader, "FIRST_INDEX_CHUNK", 3)
     monkeypatch.setattr(index_reader, "INDEX_CHUNK", 4)
-    window.index_reader.pool.setMaxThreadCount(0)  # hold the rest back, to look at the first piece
+    let_go = hold_pool(window.index_reader.pool)  # hold the rest back: the first piece alone
     assert window.open_project(demo_project)
     assert window.workbench.counts.cases == 3 and window.case_list.model.rowCount() == 3
     assert window.project is not None and window.project.indexing
     assert export_release(window.session, window.pool, window) is None
     assert "still being read" in window.statusBar().currentMessage()
-    window.index_reader.pool.setMaxThreadCount(1)
+    let_go()
     qtbot.waitUntil(lambda: window.workbench.counts.cases == 13, timeout=10000)
     assert window.case_list.model.rowCount() == 13
     footer = window.case_list.progress

@@ -319,7 +319,8 @@ def test_undo_of_accept_puts_back_the_zoom_the_reviewer_had(
     with qtbot.waitSignal(window.images_shown, timeout=10000):
         press(qtbot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: review(demo_project)["repairs"][0]["status"] == "reverted")
-    qtbot.wait(100)
+    # both images painted again (under load, Base's may still be loading a moment)
+    qtbot.waitUntil(lambda: None not in (base.zoom_state(), edited.zoom_state()), timeout=5000)
     assert shown(edited) == pytest.approx(before, abs=1e-3)
     assert shown(base) == pytest.approx(before, abs=1e-3)
 
