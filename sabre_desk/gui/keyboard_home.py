@@ -38,8 +38,19 @@ class KeyboardHome(QObject):
         self._to_image = to_image
         self._to_case = to_case
         self._in_dialog = False  # the window was left for one of its dialogs
+        # Timers of this object (the window's child): they never fire once the window is
+        # deleted, and hold no callable Qt would keep alive with the window in it.
+        self._sweep_soon = self._soon(self.sweep)
+        self._home_soon = self._soon(self._back_home)
         window.installEventFilter(self)
         self.sweep()
+
+    def _soon(self, slot: Callable[[], None]) -> QTimer:
+        timer = QTimer(self)
+        timer.setSingleShot(True)
+        timer.setInterval(0)
+        timer.timeout.connect(slot)
+        return timer
 
     def sweep(self) -> None:
         """No tab bar of the window's docks takes the keyboard."""
@@ -53,9 +64,8 @@ class KeyboardHome(QObject):
         kind = event.type()
         if kind == QEvent.Type.ChildAdded and isinstance(event, QChildEvent):
             # The docks' tab bars are made as docks are tabbed (a bar is not yet one when
-            # it is added): look once it is built. The timer has this object (the window's
-            # child) as its context, so it never fires once the window is deleted.
-            QTimer.singleShot(0, self, self.sweep)
+            # it is added): look once it is built.
+            self._sweep_soon.start()
         elif kind == QEvent.Type.WindowDeactivate:
             # Left for a dialog (not for another program: coming back from one, a click may
             # be putting the keyboard somewhere on purpose).
@@ -65,7 +75,7 @@ class KeyboardHome(QObject):
         elif kind == QEvent.Type.WindowActivate and self._in_dialog:
             self._in_dialog = False
             # After the dialog's own focus handling: the widget it gives back is known then.
-            QTimer.singleShot(0, self, self._back_home)
+            self._home_soon.start()
         return False
 
     def _back_home(self) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QThread, QThreadPool, QTimer, Signal
+from PySide6.QtCore import Qt, QThread, QThreadPool, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -40,6 +40,7 @@ from sabre_desk.gui.machinery.image_loader import ImageLoader
 from sabre_desk.gui.machinery.index_reader import IndexReader
 from sabre_desk.gui.machinery.preview_sweep import PreviewSweep
 from sabre_desk.gui.machinery.process_jobs import ProcessJobs
+from sabre_desk.gui.machinery.soon import call_soon
 from sabre_desk.gui.machinery.verdict_sweep import VerdictSweep
 from sabre_desk.gui.making.new_case_dialog import author_new_case
 from sabre_desk.gui.making.pipeline_ui import PipelineUi
@@ -422,7 +423,7 @@ class MainWindow(QMainWindow):
 
     def _on_decision_made(self, decision: object) -> None:
         if self.settings.auto_advance and decision is not None:
-            QTimer.singleShot(0, lambda: self.case_list.go(Go.UNREVIEWED))
+            call_soon(self, lambda: self.case_list.go(Go.UNREVIEWED))
 
     def _focus_image(self) -> None:
         """Esc in the notes or the filter: the keys decide and navigate again."""

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from sabre_desk.core.case.decode_cache import DecodeCache
 from sabre_desk.core.case.project import CaseEntry, IndexRun, Project
 from sabre_desk.core.case.validity import known_undecodable
 from sabre_desk.core.desk.pace import ReviewerPace
 from sabre_desk.core.desk.workbench import Workbench
+from sabre_desk.gui.machinery.soon import call_soon
 from sabre_desk.gui.machinery.workers import Worker
 
 FIRST_INDEX_CHUNK = 64  # cases read before the window shows the project: a screenful
@@ -63,7 +64,7 @@ class IndexReader(QObject):
         if run.done:
             self._more(project, run)
             return
-        QTimer.singleShot(0, self, lambda: self._more(project, run) if run is self._run else None)
+        call_soon(self, lambda: self._more(project, run) if run is self._run else None)
 
     def _more(self, project: Project, run: IndexRun) -> None:
         if run.done:

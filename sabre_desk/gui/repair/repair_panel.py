@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -47,6 +47,7 @@ from sabre_desk.engines.registry import (
 from sabre_desk.ground.errors import EngineUnavailableError
 from sabre_desk.gui.desk.controller import Aspect, CaseController
 from sabre_desk.gui.machinery.fitted_scroll import FittedScroll
+from sabre_desk.gui.machinery.soon import call_soon
 from sabre_desk.gui.repair.engine_fields import EngineFields
 from sabre_desk.gui.repair.lock_banner import LockBanner
 from sabre_desk.gui.repair.repair_jobs import RepairJobs
@@ -183,7 +184,7 @@ class RepairPanel(QWidget):
         controller.messages_changed.connect(self._update_running)
         # Checking the engines loads OpenCV (80 ms): after the window's first paint, while
         # the first images decode, not before
-        QTimer.singleShot(0, self, self._mark_engines)
+        call_soon(self, self._mark_engines)
         self.setEnabled(False)
 
     # --- state ------------------------------------------------------------------------------

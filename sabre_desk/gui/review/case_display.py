@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from sabre_desk.core.case.project import Case, Project
 from sabre_desk.core.case.review import Box
@@ -24,6 +24,7 @@ from sabre_desk.gui.machinery.image_loader import ImageLoader, Key, image_key
 from sabre_desk.gui.machinery.preview_sweep import PreviewSweep
 from sabre_desk.gui.machinery.process_jobs import ProcessJobs
 from sabre_desk.gui.machinery.qimage import DisplayImage
+from sabre_desk.gui.machinery.soon import call_soon
 from sabre_desk.gui.review.boxes_ui import BoxesUi
 from sabre_desk.gui.review.full_resolution import FullResolution
 
@@ -158,7 +159,7 @@ class CaseDisplay(QObject):
     def _on_all_painted(self) -> None:
         # Inside the paint of the frame: what follows is done once the frame is on the
         # screen (reading ahead, done here, kept it from there by 4 ms).
-        QTimer.singleShot(0, self, partial(self._after_painted, self._shown_case))
+        call_soon(self, partial(self._after_painted, self._shown_case))
 
     def _after_painted(self, case_id: str | None) -> None:
         if case_id != self._shown_case:

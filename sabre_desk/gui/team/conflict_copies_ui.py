@@ -144,12 +144,18 @@ class ConflictCopiesUi(QObject):
         self.action.setObjectName("settle_conflict_copies")
         self.action.setStatusTip("Pick one version where a synced drive kept two")
         self.action.triggered.connect(self.show_dialog)
-        self.note = QLabel()
+        # Made with the window as its parent: a label of its own would stay alive in Qt with
+        # its link's slot, and with it this object and the window (until the case panel
+        # takes it, which a window closed on its welcome page never does).
+        self.note = QLabel(parent)
         self.note.setObjectName("conflictCopiesNote")
         self.note.setWordWrap(True)
         self.note.setVisible(False)
-        self.note.linkActivated.connect(lambda _link: self.show_dialog())
+        self.note.linkActivated.connect(self._on_link)
         self.dialog: ConflictCopiesDialog | None = None
+
+    def _on_link(self, _link: str) -> None:
+        self.show_dialog()
 
     def case_loaded(self, case_folder: Path) -> None:
         """The note for the case now open: shown when it holds a copy of your review."""
