@@ -132,7 +132,7 @@ def main() -> None:
                     jobs.landed.connect(lambda *a: landed.append(time.perf_counter()))
                     jobs.failed.connect(lambda j, m: print("repair failed:", m))
                 if name == "change-map sweep":
-                    window.changes_ui._sweep._idle_ms = 0
+                    window.changes_ui.idle_sweep._idle_ms = 0
                     window.changes_ui.sweep(project)
                 meter = StallMeter()
                 meter.start()

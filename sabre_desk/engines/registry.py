@@ -21,7 +21,7 @@ from sabre_desk.engines.base import (
 )
 from sabre_desk.engines.file import FileEngine
 from sabre_desk.engines.gemini import GeminiEngine
-from sabre_desk.engines.opencv import FsrEngine, NavierStokesEngine, TeleaEngine
+from sabre_desk.engines.opencv import FsrEngine, NavierStokesEngine, OpenCVEngine, TeleaEngine
 from sabre_desk.engines.patchmatch import PatchMatchEngine
 from sabre_desk.ground.errors import EngineUnavailableError
 
@@ -106,6 +106,22 @@ def preview_chain(name: str) -> tuple[str, ...]:
     if ENGINES[quick].unavailable_reason() is not None:
         return (name,)
     return (quick, name)
+
+
+#: The radius of a diffusion fill standing in for a slower engine: a quarter of the time of
+#: the radius Telea picks for an ordinary box (0.10 s against 0.41 s on a 200×200 box), for a
+#: preview the better result replaces a second later. Its time is a core taken from that
+#: result on a laptop of two.
+STAND_IN_RADIUS = 4
+
+
+def make_stand_in(name: str, *, settings: EngineSettings | None = None) -> RepairEngine:
+    """The quick preview engine ``name`` made as a stand-in (a diffusion fill's radius kept
+    small); raises as ``make_engine`` does."""
+    engine = make_engine(name, settings=settings)
+    if isinstance(engine, OpenCVEngine) and engine.uses_radius and engine.radius is None:
+        engine.radius = STAND_IN_RADIUS
+    return engine
 
 
 def engines_for(op: RepairOp) -> list[type[RepairEngine]]:

@@ -6,7 +6,6 @@ import contextlib
 import signal
 import socket
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +28,7 @@ from sabre_desk.core.case.manifest import project_folder
 from sabre_desk.core.jobs.memory import return_freed_images_to_the_os
 from sabre_desk.ground.paths import resource_path
 from sabre_desk.gui.crash_report import install_excepthook
+from sabre_desk.gui.machinery.soon import call_soon
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.imaging.warm import warm_up
 from sabre_desk.settings import load_settings
@@ -139,29 +139,36 @@ def _close_on_signals(window: MainWindow) -> QSocketNotifier:
     return notifier
 
 
-#: how long after the window is shown the repair engine's loops are warmed: after its first
-#: paint and the project's first images, which the warm-up would otherwise slow
+#: how long after the window is shown the repair engine's loops are warmed when no case is
+#: painted before then (a window opened on its welcome page)
 WARM_UP_DELAY_MS = 3000
 
 
 def warm_up_later(window: MainWindow) -> None:
-    """The patch-based engine's compiled loops made ready while nobody waits for them
-    (``imaging/warm.py``), so the first repair of a session is as quick as the next: first
-    in this process on a worker thread (the very first run after an install compiles them
-    once and caches them on disk), then in each of the window's worker processes, where
-    repairs run (each only loads them from that cache), behind any job of the window's."""
+    """The patch-based engine's compiled loops made ready in the window's worker processes,
+    where repairs run, while nobody waits for them (``imaging/warm.py``), so the first
+    repair of a session is as quick as the next. It starts once the first case is painted
+    (or ``WARM_UP_DELAY_MS`` after the window is up, for a window with none): the reviewer
+    is looking, and drawing a box takes seconds. Every worker at once, behind any job of the
+    window's: a worker takes about 1.6 s to start and load the loops, so one after the other
+    they were still warming when the first box was drawn (the very first run after an
+    install compiles the loops in each, once, and caches them on disk). Nothing is warmed
+    in the window's own process, which never runs a patch-based repair: there it only took
+    the interpreter from the window and a core from the workers."""
     pool = window.jobs
+    begun = False
 
-    def in_workers() -> None:
-        warm_up()
+    def start(*_shown: object) -> None:
+        nonlocal begun
+        if begun:
+            return
+        begun = True
         with contextlib.suppress(RuntimeError):  # the window closed meanwhile
             for _ in range(pool.pool.size + pool.pool.spare):
                 pool.submit(warm_up, (), lambda _result, _error: None, priority=-1)
 
-    def start() -> None:
-        threading.Thread(target=in_workers, name="patchmatch-warm-up", daemon=True).start()
-
-    QTimer.singleShot(WARM_UP_DELAY_MS, start)
+    window.images_shown.connect(start)
+    call_soon(window, start, WARM_UP_DELAY_MS)
 
 
 def run_gui(

@@ -180,6 +180,9 @@ class MainWindow(QMainWindow):
         self.repair_ui.redisplay_requested.connect(self.display.redisplay_case)
         self.changes_ui = ChangesUi(self.session, self.compare, self.workbench, self.jobs, self)
         self.display.opening.connect(self.changes_ui.note_activity)
+        # a repair the reviewer waits on has the workers to itself: the sweeps wait for it
+        for sweep in (self.previews.sweep, self.changes_ui.idle_sweep):
+            sweep.wait_while(self.repair_ui.jobs.running)
         self.images_shown.connect(lambda _case_id: self.changes_ui.refresh())
         self.actions_ = WindowActions(
             self.menuBar(),
@@ -373,6 +376,9 @@ class MainWindow(QMainWindow):
         controller.job_failed.connect(self._on_job_failed)
         controller.decision_made.connect(self._on_decision_made)
         controller.undo_elsewhere.connect(self._undo_in)
+        # boxes drawn, a question edited: the reviewer is at work (a repair may be next)
+        controller.review_changed.connect(self.previews.sweep.note_activity)
+        controller.review_changed.connect(self.changes_ui.note_activity)
         self.case_panel = CasePanel(controller)
         self.case_panel_dock.setWidget(self.case_panel)
         self.escape.watch(self.case_panel.notes)

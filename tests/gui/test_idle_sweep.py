@@ -47,3 +47,17 @@ def test_a_sweep_of_a_few_jobs_gets_through_them(qtbot) -> None:
     sweep.start((i,) for i in range(5))
     qtbot.waitUntil(lambda: sweep.through and len(results) == 5, timeout=10000)
     assert results == [0, -1, -2, -3, -4]
+
+
+def test_a_sweep_hands_out_nothing_while_the_reviewer_waits_on_other_work(qtbot) -> None:
+    """While a repair is on its way the sweep waits (its job would take a core from the
+    repair), then carries on where it was."""
+    results: list[Any] = []
+    waiting = [True]
+    sweep = IdleSweep(_submit, lambda i: i, lambda args, r: results.append(r), 10)
+    sweep.wait_while(lambda: waiting[0])
+    sweep.start((i,) for i in range(3))
+    qtbot.wait(100)  # ten idle waits
+    assert results == [] and not sweep.running
+    waiting[0] = False
+    qtbot.waitUntil(lambda: results == [0, 1, 2], timeout=5000)

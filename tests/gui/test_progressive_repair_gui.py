@@ -15,6 +15,7 @@ from sabre_desk.engines.opencv import FsrEngine
 from sabre_desk.engines.patchmatch import PatchMatchEngine
 from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.engines.registry import ENGINES
+from sabre_desk.gui.app import warm_up_later
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.repair.repair_jobs import RepairJob
 
@@ -117,3 +118,53 @@ def test_a_preview_of_an_image_changed_since_offers_to_repair_again(
     qtbot.waitUntil(lambda: len(review_repairs(folder)) == 3, timeout=30000)
     assert review_repairs(folder)[0]["status"] == "preview"  # never accepted
     assert (folder / "edited.png").read_bytes() == before
+
+
+def loops_loaded() -> bool:
+    """(In a worker process) whether the patch-based engine's loops are loaded there; the
+    job lasts a moment so that jobs sent together land on different workers."""
+    import sys
+    import time
+
+    time.sleep(0.5)
+    kernels = sys.modules.get("sabre_desk.imaging.patchmatch_kernels")
+    return kernels is not None and bool(kernels.patchmatch_pass.signatures)
+
+
+def test_every_worker_is_warmed_once_the_first_case_is_painted(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    """The first repair of a session finds its engine ready in whichever worker runs it:
+    the window warms every worker once the first case is on screen, while the reviewer
+    draws a box (``warm_up_later``)."""
+    warm_up_later(window)
+    open_case(window, demo_project, CASE)
+    pool = window.jobs.pool
+    workers = pool.size + pool.spare
+    qtbot.waitUntil(lambda: pool.workers == workers and pool.pending == 0, timeout=60000)
+    loaded: list[bool] = []
+    for _ in range(workers):
+        window.jobs.submit(loops_loaded, (), lambda result, _error: loaded.append(result))
+    qtbot.waitUntil(lambda: len(loaded) == workers, timeout=30000)
+    assert loaded == [True] * workers
+    assert pool.workers == workers  # asked of the warmed workers, none started for it
+
+
+def test_the_sweeps_wait_while_a_repair_is_on_its_way(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    """A repair the reviewer waits on has the worker processes to itself: neither the change
+    map's nor the previews' sweep hands out a job until it has landed."""
+    open_case(window, demo_project, CASE)
+    sweeps = (window.previews.sweep, window.changes_ui.idle_sweep)
+    qtbot.waitUntil(lambda: not any(s.running for s in sweeps), timeout=30000)
+    box_the_fragment(qtbot, window)
+    panel = window.repair_ui.panel
+    panel.engine.setCurrentIndex(panel.engine.findData("patchmatch"))
+    assert panel.run_repair()
+    window.changes_ui.sweep(window.session.project)  # a sweep due while the repair runs
+    seen: list[bool] = []
+    while window.repair_ui.jobs.running():
+        seen.append(any(s.running for s in sweeps))
+        qtbot.wait(10)
+    assert seen and not any(seen)

@@ -14,7 +14,13 @@ from PIL import Image
 
 from sabre_desk.cli import main
 from sabre_desk.engines.base import EngineRequest, RepairCancelledError, RepairOp
-from sabre_desk.engines.registry import ENGINES, make_engine, preview_chain
+from sabre_desk.engines.registry import (
+    ENGINES,
+    STAND_IN_RADIUS,
+    make_engine,
+    make_stand_in,
+    preview_chain,
+)
 from sabre_desk.imaging.patch import PixelRect
 
 PHOTOS = Path(__file__).parents[1] / "fixtures" / "photos"
@@ -53,6 +59,21 @@ def test_the_patch_engine_is_registered_with_the_quick_engine_before_it() -> Non
     assert cls.unavailable_reason() is None and not cls.uses_network and cls.cpu_bound
     assert preview_chain("patchmatch") == (cls.quick_preview, "patchmatch")
     assert preview_chain("opencv-telea") == ("opencv-telea",)
+
+
+def test_the_stand_in_is_a_quick_fill_and_telea_asked_for_keeps_its_own_radius() -> None:
+    """The stand-in's smooth fill uses a small radius (it is replaced a second later; a
+    larger one took a core from the better result for four times as long); Telea chosen by
+    the reviewer keeps the radius it picks for the box."""
+    patch = brick()[:240, :240].copy()
+    box = PixelRect(60, 60, 180, 180)
+    stand_in = make_stand_in(ENGINES["patchmatch"].quick_preview or "")
+    asked = make_engine("opencv-telea")
+    quick = stand_in.repair(request(patch, box, threading.Event()))
+    own = asked.repair(request(patch, box, threading.Event()))
+    assert quick.notes == [f"opencv-telea, radius {STAND_IN_RADIUS}px"]
+    assert own.notes == ["opencv-telea, radius 12px"]
+    assert not np.array_equal(quick.patch, own.patch)
 
 
 def test_repair_help_lists_the_patch_engine(capsys: pytest.CaptureFixture[str]) -> None:

@@ -257,6 +257,12 @@ class ProcessPool:
             return sum(1 for w in self._state.workers if w.job is not None)
 
     @property
+    def workers(self) -> int:
+        """Worker processes alive (busy or idle)."""
+        with self._lock:
+            return sum(1 for w in self._state.workers if w.process.is_alive())
+
+    @property
     def pending(self) -> int:
         with self._lock:
             return len(self._state.queue) + sum(1 for w in self._state.workers if w.job)

@@ -55,6 +55,7 @@ class IdleSweep(QObject):
         self._taken: set[tuple[Any, ...]] = set()
         self._cancel: Callable[[], None] | None = None
         self._idle_ms = idle_ms
+        self._busy: Callable[[], bool] = lambda: False
         self.batch = 1  # cases in the next job
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -106,6 +107,12 @@ class IdleSweep(QObject):
         (a scan of 100,000 queued cases at each case switch was itself a stall)."""
         self._first = deque(args for args in items if args not in self._taken)
 
+    def wait_while(self, busy: Callable[[], bool]) -> None:
+        """Hand out no job while ``busy()`` (work the reviewer asked for and waits on, a
+        repair: on a laptop of two cores a sweep's job in the other worker is a core taken
+        from it), looking again after the idle wait."""
+        self._busy = busy
+
     def note_activity(self) -> None:
         """The reviewer did something: hold the sweep back for a moment."""
         if not self.through:
@@ -123,6 +130,9 @@ class IdleSweep(QObject):
 
     def _next(self) -> None:
         if self._cancel is not None:
+            return
+        if self._busy():
+            self._timer.start(self._idle_ms)
             return
         calls = self._take(self.batch)
         if not calls:

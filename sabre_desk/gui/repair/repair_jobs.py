@@ -25,6 +25,10 @@ from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.machinery.process_jobs import ProcessJobs
 from sabre_desk.gui.machinery.workers import Worker
 
+#: A repair's place in the worker processes' queue: the reviewer waits for it, so it goes
+#: before every sweep's job (change maps at 0, previews at -10, the engine's warm-up at -1).
+ASKED_FOR = 10
+
 
 @dataclass
 class RepairJob:
@@ -83,7 +87,7 @@ class RepairJobs(QObject):
                     self._on_errored(job, exc)
 
             args = (snapshot, role, order, engine, None, stands_in_for)
-            job.stop = self.processes.submit(repairs.make_preview, args, done)
+            job.stop = self.processes.submit(repairs.make_preview, args, done, ASKED_FOR)
         else:
             worker = Worker(
                 repairs.make_preview, snapshot, role, order, engine, job.cancel, stands_in_for
@@ -106,6 +110,10 @@ class RepairJobs(QObject):
         elif job.worker is not None and job.worker.withdraw():
             self._finish(job)  # had not started: it never will
             self.cancelled.emit(job)
+
+    def running(self) -> bool:
+        """Any repair still on its way (queued or running)."""
+        return bool(self.jobs)
 
     def for_case(self, case_id: str) -> list[RepairJob]:
         return [j for j in self.jobs.values() if j.case_id == case_id]

@@ -41,6 +41,7 @@ from sabre_desk.engines.registry import (
     engine_class,
     engines_for,
     make_engine,
+    make_stand_in,
     missing_values,
     preview_chain,
 )
@@ -315,7 +316,10 @@ class RepairPanel(QWidget):
             return False
         name = self.engine.currentData()
         # a slow engine's quick preview first, each its own job and its own record
-        engines = [self._make_engine(n, self.engine_fields.values(n)) for n in preview_chain(name)]
+        engines = [
+            self._make_engine(n, self.engine_fields.values(n), stand_in=n != name)
+            for n in preview_chain(name)
+        ]
         if engines[-1] is None:
             return False
         if self.fill_box.isChecked():
@@ -339,9 +343,14 @@ class RepairPanel(QWidget):
             for job in self.jobs.for_case(self.case.case_id):
                 self.jobs.cancel(job.id)
 
-    def _make_engine(self, name: str, values: dict[str, ParamValue | None]) -> RepairEngine | None:
-        """The engine, or None with the reason it cannot run in the status line."""
+    def _make_engine(
+        self, name: str, values: dict[str, ParamValue | None], stand_in: bool = False
+    ) -> RepairEngine | None:
+        """The engine (a stand-in as quick as it can be), or None with the reason it cannot
+        run in the status line."""
         try:
+            if stand_in:
+                return make_stand_in(name, settings=self.settings)
             return make_engine(name, settings=self.settings, **values)
         except EngineUnavailableError as exc:
             self.problem = f"{name}: {exc.reason}"

@@ -74,7 +74,7 @@ class ChangesUi(QObject):
         self._cache: OrderedDict[tuple, tuple[ChangeMap, QImage]] = OrderedDict()
         self._pending: set[tuple] = set()
         self.flags: dict[str, bool] = {}
-        self._sweep = IdleSweep(
+        self.idle_sweep = IdleSweep(
             lambda fn, args, done: jobs.submit(fn, args, done, BACKGROUND),
             sweep_case,
             self._on_swept,
@@ -89,7 +89,7 @@ class ChangesUi(QObject):
         self.action.setShortcut(QKeySequence("D"))
         self.action.setCheckable(True)
         self.action.toggled.connect(self.set_visible)
-        session.opened.connect(lambda _controller: self._sweep.stop())
+        session.opened.connect(lambda _controller: self.idle_sweep.stop())
 
     # --- showing ----------------------------------------------------------------------------
 
@@ -228,7 +228,7 @@ class ChangesUi(QObject):
         """
         self.flags.clear()
         root, reviewer = str(project.root), project.reviewer
-        self._sweep.start(
+        self.idle_sweep.start(
             (root, reviewer, e.case_id)
             for e in project.entries
             if not e.problem and e.generation_mode == "paired_edit"
@@ -236,7 +236,7 @@ class ChangesUi(QObject):
 
     def note_activity(self) -> None:
         """The reviewer did something: hold the sweep back for a moment."""
-        self._sweep.note_activity()
+        self.idle_sweep.note_activity()
 
     def shutdown(self) -> None:
-        self._sweep.stop()
+        self.idle_sweep.stop()
