@@ -164,7 +164,9 @@ def test_the_sweeps_wait_while_a_repair_is_on_its_way(
     assert panel.run_repair()
     window.changes_ui.sweep(window.session.project)  # a sweep due while the repair runs
     seen: list[bool] = []
-    while window.repair_ui.jobs.running():
+    for _ in range(6000):  # a minute at most
+        if not window.repair_ui.jobs.running():
+            break
         seen.append(any(s.running for s in sweeps))
         qtbot.wait(10)
-    assert seen and not any(seen)
+    assert seen and not window.repair_ui.jobs.running() and not any(seen)
