@@ -92,6 +92,11 @@ Progress = Callable[[int], None]
 
 #: pixels into the hole past which a patch's confidence stops falling (see _Level.make)
 CONF_DEPTH = 40.0
+#: a patch's vote weighs exp(-distance / 2σ²), σ² this percentile of the level's patch
+#: distances: at 50 rather than 75 the better matches count for more and the texture is
+#: kept sharper (textured objects: texture distance 0.51× → 0.49× Telea's on the reported
+#: scenes, 0.46× → 0.45× on others; flat objects and the time unchanged)
+VOTE_PERCENTILE = 50
 
 
 def _check(cancel: threading.Event | None) -> None:
@@ -186,7 +191,9 @@ class _Level:
         from sabre_desk.imaging import patchmatch_kernels as k
 
         area = (2 * self.r + 1) ** 2
-        sigma2 = max(float(np.percentile(field.dist[self.tys, self.txs] / area, 75)), 1.0)
+        sigma2 = max(
+            float(np.percentile(field.dist[self.tys, self.txs] / area, VOTE_PERCENTILE)), 1.0
+        )
         mask = self.hole if write is None else write
         voted: np.ndarray = k.vote(
             self.img, mask, self.patch_conf, self.targets, field.arrays, self.r, sigma2
