@@ -7,7 +7,8 @@ cleared, waited for the compiler (about ten seconds on a laptop), and any proces
 pays for importing numba and loading the cache on its first repair. ``warm_up`` runs one
 tiny completion and one tiny search for what stands out, with the same argument types a
 real repair uses, so every loop is compiled (or loaded) and written to the disk cache while
-nobody is waiting: the window calls it on a worker thread as it opens.
+nobody is waiting: the window runs it in each of its worker processes once its first case
+is painted.
 
 Qt-free and safe to call more than once, from any thread; it never raises (a repair that
 later needs the loops reports any real problem itself).
