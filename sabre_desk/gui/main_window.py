@@ -182,7 +182,7 @@ class MainWindow(QMainWindow):
         self.display.opening.connect(self.changes_ui.note_activity)
         # a repair the reviewer waits on has the workers to itself: the sweeps wait for it
         for sweep in (self.previews.sweep, self.changes_ui.idle_sweep):
-            sweep.wait_while(self.repair_ui.jobs.running)
+            sweep.wait_while(self.repair_ui.jobs.computing)
         self.images_shown.connect(lambda _case_id: self.changes_ui.refresh())
         self.actions_ = WindowActions(
             self.menuBar(),

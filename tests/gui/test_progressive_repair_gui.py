@@ -166,8 +166,8 @@ def test_the_sweeps_wait_while_a_repair_is_on_its_way(
     window.changes_ui.sweep(window.session.project)  # a sweep due while the repair runs
     seen: list[bool] = []
     for _ in range(6000):  # a minute at most
-        if not window.repair_ui.jobs.running():
+        if not window.repair_ui.jobs.computing():
             break
         seen.append(any(s.running for s in sweeps))
         qtbot.wait(10)
-    assert seen and not window.repair_ui.jobs.running() and not any(seen)
+    assert seen and not window.repair_ui.jobs.computing() and not any(seen)

@@ -111,9 +111,10 @@ class RepairJobs(QObject):
             self._finish(job)  # had not started: it never will
             self.cancelled.emit(job)
 
-    def running(self) -> bool:
-        """Any repair still on its way (queued or running)."""
-        return bool(self.jobs)
+    def computing(self) -> bool:
+        """Any repair on its way in the worker processes (queued or running); one waiting on
+        a model's reply takes no core."""
+        return any(job.stop is not None for job in self.jobs.values())
 
     def for_case(self, case_id: str) -> list[RepairJob]:
         return [j for j in self.jobs.values() if j.case_id == case_id]
