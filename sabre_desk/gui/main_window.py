@@ -29,7 +29,8 @@ from sabre_desk.core.jobs.memory import image_cache_budget
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.desk.canvas.compare_view import CompareView
 from sabre_desk.gui.desk.controller import CaseController
-from sabre_desk.gui.desk.session import Session
+from sabre_desk.gui.desk.session import OpenAs, Session
+from sabre_desk.gui.desk.window_claims import WindowClaims
 from sabre_desk.gui.escape import EscapeToImage
 from sabre_desk.gui.evaluation.evaluate_ui import EvaluateUi
 from sabre_desk.gui.evaluation.evaluation_view import EvaluationUi
@@ -44,9 +45,10 @@ from sabre_desk.gui.machinery.soon import call_soon
 from sabre_desk.gui.machinery.verdict_sweep import VerdictSweep
 from sabre_desk.gui.making.new_case_dialog import author_new_case
 from sabre_desk.gui.making.pipeline_ui import PipelineUi
+from sabre_desk.gui.making.project_sources import ProjectSources
 from sabre_desk.gui.making.screening_ui import ScreeningUi
+from sabre_desk.gui.making.upgrade_ui import UpgradeOffer
 from sabre_desk.gui.menus import WindowActions, WindowParts
-from sabre_desk.gui.project_sources import ProjectSources
 from sabre_desk.gui.repair.repair_ui import RepairUi
 from sabre_desk.gui.review.audit_ui import AuditUi
 from sabre_desk.gui.review.boxes_ui import BoxesUi
@@ -69,9 +71,7 @@ from sabre_desk.gui.team.switch_reviewer import SwitchReviewer
 from sabre_desk.gui.team.take_back_ui import TakeBackUi
 from sabre_desk.gui.team.team_ui import TeamUi
 from sabre_desk.gui.toolbar import build_toolbar
-from sabre_desk.gui.upgrade_ui import OpenAs, UpgradeOffer
 from sabre_desk.gui.welcome import WelcomePage
-from sabre_desk.gui.window_claims import WindowClaims
 from sabre_desk.settings import Settings, save_settings
 
 EMPTY_PROJECT = (

@@ -12,8 +12,8 @@ from pathlib import Path
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from sabre_desk.gui.desk.window_claims import READ_ONLY
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.window_claims import READ_ONLY
 
 
 def answer_dialog(button_text: str, seen: list[str]) -> None:

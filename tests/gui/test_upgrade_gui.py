@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from sabre_desk.core.case.primers import PrimerLibrary
 from sabre_desk.gui.main_window import MainWindow
-from sabre_desk.gui.upgrade_ui import READ_ONLY, UPGRADE
+from sabre_desk.gui.making.upgrade_ui import READ_ONLY, UPGRADE
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "projects"
 MOVED = ("attr01_red_triangles", "attr02_blue_circles", "spatial01_desk", "spatial02_above_red")
@@ -107,7 +107,7 @@ def test_a_project_of_the_current_format_opens_without_an_offer(
     qtbot, window: MainWindow, demo_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     asked: list[object] = []
-    monkeypatch.setattr("sabre_desk.gui.upgrade_ui.ask_upgrade", lambda *a: asked.append(a))
+    monkeypatch.setattr("sabre_desk.gui.making.upgrade_ui.ask_upgrade", lambda *a: asked.append(a))
     with qtbot.waitSignal(window.images_shown, timeout=15000):
         assert window.open_project(demo_project)
     assert asked == [] and not window.project.read_only
@@ -159,7 +159,7 @@ def test_a_project_an_upgrade_left_part_way_is_never_opened_as_it_is(
 
 def test_the_offer_lists_what_changes(earlier: Path, qtbot) -> None:
     from sabre_desk.core.upgrade.upgrade_plan import plan_upgrade
-    from sabre_desk.gui.upgrade_ui import upgrade_box
+    from sabre_desk.gui.making.upgrade_ui import upgrade_box
 
     box = upgrade_box(plan_upgrade(earlier), None)
     qtbot.addWidget(box)

@@ -132,3 +132,20 @@ def test_a_type_only_circle_breaks_the_contract(tmp_path: Path) -> None:
 def _edges(cycle: str) -> list[tuple[str, str]]:
     names = cycle.split()
     return list(zip(names, [*names[1:], names[0]], strict=True))
+
+
+def test_every_module_of_the_shell_is_out_of_the_rooms_reach() -> None:
+    """The contract names the shell's modules one by one: a module added at gui/'s top level
+    and left off the list could be imported by a room unseen."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    contract = next(
+        c
+        for c in config["tool"]["importlinter"]["contracts"]
+        if c["name"] == "The rooms never reach up into the shell"
+    )
+    shell = {
+        f"sabre_desk.gui.{path.stem}"
+        for path in (ROOT / "sabre_desk" / "gui").glob("*.py")
+        if path.stem != "__init__"
+    }
+    assert shell == set(contract["forbidden_modules"])

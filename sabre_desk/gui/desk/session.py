@@ -7,6 +7,7 @@ of holding the window and reaching into it.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
@@ -18,6 +19,15 @@ from sabre_desk.gui.desk.controller import CaseController
 #: has no such case. Rooms that lead to a case (the team's queue, a new case, the pipeline)
 #: are handed this, not the list.
 SelectCase = Callable[[str], bool]
+
+
+class OpenAs(enum.Enum):
+    """How the window opens a project, as the checks before it (the upgrade offer, another
+    window's claim) decide."""
+
+    WRITABLE = "writable"
+    READ_ONLY = "read-only"
+    NOT_AT_ALL = "cancel"
 
 
 class Session(QObject):

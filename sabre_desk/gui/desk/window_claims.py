@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from sabre_desk.core.case.manifest import project_folder
 from sabre_desk.core.desk.window_claim import ClaimedElsewhere, WindowClaim, claim_project
-from sabre_desk.gui.upgrade_ui import OpenAs
+from sabre_desk.gui.desk.session import OpenAs
 
 READ_ONLY = "Open read-only"
 

@@ -11,7 +11,6 @@ read-only.
 
 from __future__ import annotations
 
-import enum
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -25,18 +24,13 @@ from sabre_desk.core.case.upgrade_journal import upgrade_under_way
 from sabre_desk.core.upgrade.upgrade import BACKUP_PARENT, BACKUP_PREFIX, upgrade_project
 from sabre_desk.core.upgrade.upgrade_plan import UpgradePlan, may_need_upgrade, plan_upgrade
 from sabre_desk.ground.errors import ProjectError
+from sabre_desk.gui.desk.session import OpenAs
 from sabre_desk.gui.machinery.workers import Worker
 
 UPGRADE = "Upgrade"
 READ_ONLY = "Open read-only"
 #: a check or an upgrade quicker than this shows no progress dialog at all
 PROGRESS_AFTER_MS = 400
-
-
-class OpenAs(enum.Enum):
-    WRITABLE = "writable"
-    READ_ONLY = "read-only"
-    NOT_AT_ALL = "cancel"
 
 
 def upgrade_box(plan: UpgradePlan, parent: QWidget | None) -> QMessageBox:
