@@ -37,7 +37,7 @@ class PatchMatchEngine(OpenCVEngine):
     label: ClassVar[str] = "Patch-based completion, offline (carries texture into the box)"
     uses_radius: ClassVar[bool] = False
     # Telea, not FSR: on a 200×200 box FSR took 5.2 s against this engine's 1.9 s (it
-    # never landed first), Telea 0.43 s (benchmarks/repair_on_screen.py)
+    # never landed first); Telea, made as a stand-in (registry.make_stand_in), 0.10 s
     quick_preview: ClassVar[str | None] = TeleaEngine.name
 
     @classmethod

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QChildEvent, QEvent, QObject, QTimer
+from PySide6.QtCore import QChildEvent, QEvent, QObject
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from sabre_desk.gui.desk.focus import tabs_take_no_focus, typing_in
+from sabre_desk.gui.machinery.soon import soon_timer
 
 
 class KeyboardHome(QObject):
@@ -39,18 +40,11 @@ class KeyboardHome(QObject):
         self._to_case = to_case
         self._in_dialog = False  # the window was left for one of its dialogs
         # Timers of this object (the window's child): they never fire once the window is
-        # deleted, and hold no callable Qt would keep alive with the window in it.
-        self._sweep_soon = self._soon(self.sweep)
-        self._home_soon = self._soon(self._back_home)
+        # deleted, and a burst of children added makes one sweep.
+        self._sweep_soon = soon_timer(self, self.sweep)
+        self._home_soon = soon_timer(self, self._back_home)
         window.installEventFilter(self)
         self.sweep()
-
-    def _soon(self, slot: Callable[[], None]) -> QTimer:
-        timer = QTimer(self)
-        timer.setSingleShot(True)
-        timer.setInterval(0)
-        timer.timeout.connect(slot)
-        return timer
 
     def sweep(self) -> None:
         """No tab bar of the window's docks takes the keyboard."""

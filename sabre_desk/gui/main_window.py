@@ -169,7 +169,6 @@ class MainWindow(QMainWindow):
         )
         self.display.images_shown.connect(self.images_shown)
         self.display.painted.connect(self.status.show_zoom)
-        self.display.opening.connect(self.previews.sweep.note_activity)
         self.repair_ui = RepairUi(
             self.session, self.compare, self.workbench, settings, self.jobs, self
         )
@@ -179,9 +178,12 @@ class MainWindow(QMainWindow):
         self.repair_ui.show_files_requested.connect(self.display.show_files)
         self.repair_ui.redisplay_requested.connect(self.display.redisplay_case)
         self.changes_ui = ChangesUi(self.session, self.compare, self.workbench, self.jobs, self)
-        self.display.opening.connect(self.changes_ui.note_activity)
-        # a repair the reviewer waits on has the workers to itself: the sweeps wait for it
-        for sweep in (self.previews.sweep, self.changes_ui.idle_sweep):
+        # The background sweeps (previews, change maps) yield to the reviewer: a while after
+        # a case is opened or edited (a box drawn: a repair may be next), and for as long as
+        # a repair computes in the workers
+        self.sweeps = (self.previews.sweep, self.changes_ui.idle_sweep)
+        for sweep in self.sweeps:
+            self.display.opening.connect(sweep.note_activity)
             sweep.wait_while(self.repair_ui.jobs.computing)
         self.images_shown.connect(lambda _case_id: self.changes_ui.refresh())
         self.actions_ = WindowActions(
@@ -376,9 +378,8 @@ class MainWindow(QMainWindow):
         controller.job_failed.connect(self._on_job_failed)
         controller.decision_made.connect(self._on_decision_made)
         controller.undo_elsewhere.connect(self._undo_in)
-        # boxes drawn, a question edited: the reviewer is at work (a repair may be next)
-        controller.review_changed.connect(self.previews.sweep.note_activity)
-        controller.review_changed.connect(self.changes_ui.note_activity)
+        for sweep in self.sweeps:
+            controller.review_changed.connect(sweep.note_activity)
         self.case_panel = CasePanel(controller)
         self.case_panel_dock.setWidget(self.case_panel)
         self.escape.watch(self.case_panel.notes)

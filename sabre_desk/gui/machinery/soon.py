@@ -13,11 +13,19 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer
 
 
-def call_soon(context: QObject, slot: Callable[[], object], delay_ms: int = 0) -> None:
-    """Call *slot* on this thread's event loop after *delay_ms*, unless *context* is
-    deleted first."""
+def soon_timer(context: QObject, slot: Callable[[], object], delay_ms: int = 0) -> QTimer:
+    """A single-shot timer of *context* that calls *slot*: ``start()`` it as often as
+    needed, one call follows however many starts came before it."""
     timer = QTimer(context)
     timer.setSingleShot(True)
+    timer.setInterval(delay_ms)
     timer.timeout.connect(slot)
+    return timer
+
+
+def call_soon(context: QObject, slot: Callable[[], object], delay_ms: int = 0) -> None:
+    """Call *slot* once on this thread's event loop after *delay_ms*, unless *context* is
+    deleted first."""
+    timer = soon_timer(context, slot, delay_ms)
     timer.timeout.connect(timer.deleteLater)
-    timer.start(delay_ms)
+    timer.start()

@@ -8,18 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
     QCheckBox,
     QDialog,
-    QFrame,
     QGridLayout,
     QGroupBox,
     QLabel,
     QPushButton,
-    QScrollArea,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -31,6 +29,7 @@ from sabre_desk.core.case.review import Decision
 from sabre_desk.core.case.validity import CaseReport
 from sabre_desk.gui.desk.controller import Aspect, CaseController
 from sabre_desk.gui.desk.fit_rows import fit_to_rows
+from sabre_desk.gui.machinery.fitted_scroll import FittedScroll
 from sabre_desk.gui.review.case_list_model import STATE_COLORS
 from sabre_desk.gui.review.case_summary import (
     SummaryLabel,
@@ -127,18 +126,7 @@ class CasePanel(QWidget):
         # so on a 720-pixel laptop screen the probe table and the decisions keep their room
         # and no section makes the window taller. Nothing in it scrolls on its own; the
         # probe table is as tall as its rows, and the pane gets the rest.
-        self.top_scroll = QScrollArea()
-        self.top_scroll.setWidgetResizable(True)
-        self.top_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.top_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.top_scroll.setWidget(top)
-        self.top_scroll.setMinimumHeight(120)
-        self._cap_top = QTimer(self)  # after the pane's content is laid out again
-        self._cap_top.setSingleShot(True)
-        self._cap_top.setInterval(0)
-        self._cap_top.timeout.connect(self._fit_top_pane)
-        top.installEventFilter(self)
-        self.top_scroll.viewport().installEventFilter(self)
+        self.top_scroll = FittedScroll(top, least=120)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.top_scroll, 1)
@@ -180,24 +168,6 @@ class CasePanel(QWidget):
     def _fit_probe_rows(self) -> None:
         self.probes.resizeRowsToContents()
         fit_to_rows(self.probes, PROBES_MOST_PX)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() in (QEvent.Type.LayoutRequest, QEvent.Type.Resize):
-            self._cap_top.start()
-        return False
-
-    def _fit_top_pane(self) -> None:
-        """The scrolling pane no taller than its content at its width: the room it does not
-        need goes to the notes field below, not to an empty band under the checklist."""
-        top = self.top_scroll.widget()
-        if top is None:
-            return
-        needed = top.heightForWidth(self.top_scroll.viewport().width())
-        if needed < 0:
-            needed = top.minimumSizeHint().height()
-        most = max(self.top_scroll.minimumHeight(), needed + 2 * self.top_scroll.frameWidth())
-        if most != self.top_scroll.maximumHeight():
-            self.top_scroll.setMaximumHeight(most)
 
     def _on_validity_changed(self, report: CaseReport) -> None:
         keep = self.decision_buttons[Decision.KEEP]

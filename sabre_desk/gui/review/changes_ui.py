@@ -234,9 +234,5 @@ class ChangesUi(QObject):
             if not e.problem and e.generation_mode == "paired_edit"
         )
 
-    def note_activity(self) -> None:
-        """The reviewer did something: hold the sweep back for a moment."""
-        self.idle_sweep.note_activity()
-
     def shutdown(self) -> None:
         self.idle_sweep.stop()
