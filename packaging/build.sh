@@ -11,7 +11,18 @@ python=$(command -v python3 || command -v python)
 "$python" -m venv .venv-bundle
 bin=.venv-bundle/bin
 [ -d .venv-bundle/Scripts ] && bin=.venv-bundle/Scripts  # a Windows venv (Git Bash)
+# OpenCV of the five modules the app uses (packaging/opencv_wheel.sh: built once, cached),
+# installed first so that the app's requirement is met by it; SABRE_DESK_BUNDLE_OPENCV=pypi
+# keeps PyPI's wheel instead (no compiler needed, 180 MiB more)
+if [ "${SABRE_DESK_BUNDLE_OPENCV:-}" != pypi ]; then
+  "$bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps \
+    "$(bash packaging/opencv_wheel.sh "$bin/python")"
+fi
 "$bin/python" -m pip install -q --disable-pip-version-check . "pyinstaller>=6.22,<7"
+# the patch-based engine's loops compiled ahead of time: the bundle carries no numba
+export SABRE_DESK_COMPILED_LOOPS=build/compiled-loops
+rm -rf "$SABRE_DESK_COMPILED_LOOPS"
+"$bin/python" packaging/compile_loops.py "$SABRE_DESK_COMPILED_LOOPS"
 spec=${1:-packaging/sabre-desk.spec}
 dist=${2:-dist}
 "$bin/pyinstaller" --noconfirm --clean --log-level WARN --distpath "$dist" "$spec"

@@ -11,12 +11,12 @@ for a second or two on an ordinary box, so the window shows Telea's smooth fill 
 fraction of that (``quick_preview``), and this one in its place when it lands.
 
 Its inner loops are compiled by numba (imported only when a repair runs, so listing the
-engines stays fast); the compiled code is cached on disk after the first repair.
+engines stays fast; the compiled code is cached on disk after the first repair), or ahead
+of time in the standalone bundle (``sabre_desk/imaging/loops.py``).
 """
 
 from __future__ import annotations
 
-import importlib.util
 from typing import ClassVar
 
 import numpy as np
@@ -31,7 +31,7 @@ from sabre_desk.engines.opencv import OpenCVEngine, TeleaEngine
 
 
 class PatchMatchEngine(OpenCVEngine):
-    """Multi-scale PatchMatch completion (numba)."""
+    """Multi-scale PatchMatch completion (compiled loops)."""
 
     name: ClassVar[str] = "patchmatch"
     label: ClassVar[str] = "Patch-based completion, offline (carries texture into the box)"
@@ -42,9 +42,9 @@ class PatchMatchEngine(OpenCVEngine):
 
     @classmethod
     def unavailable_reason(cls) -> str | None:
-        if importlib.util.find_spec("numba") is None:
-            return "needs numba (pip install numba), which is not installed here"
-        return None
+        from sabre_desk.imaging.loops import unavailable_reason
+
+        return unavailable_reason()
 
     def __init__(self, radius: int | None = None, whole_box: bool = False) -> None:
         super().__init__(radius)

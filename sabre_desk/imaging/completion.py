@@ -46,6 +46,7 @@ import numpy as np
 
 from sabre_desk.ground.errors import RepairError
 from sabre_desk.imaging.fsr import fsr_inpaint
+from sabre_desk.imaging.loops import compiled_loops
 from sabre_desk.imaging.patch_field import NeighbourField, grow_square
 
 
@@ -162,17 +163,17 @@ class _Level:
 
     def carry(self, coarse: NeighbourField | None) -> NeighbourField:
         """This level's field from the coarser one at twice the scale (random where none)."""
-        from sabre_desk.imaging import patchmatch_kernels as k
+        k = compiled_loops()
 
         field = NeighbourField.empty(self.hole.shape)
         parent = coarse or NeighbourField.empty((1, 1))
         k.carry_field(
-            self.img, self.src, self.targets, parent.arrays, self.sources, field.arrays, self.r
+            self.img, self.src, self.targets, parent.arrays, self.sources, field.arrays, self.r, 0
         )
         return field
 
     def search(self, field: NeighbourField, passes: int) -> None:
-        from sabre_desk.imaging import patchmatch_kernels as k
+        k = compiled_loops()
 
         for p in range(passes):
             reverse = p % 2 == 1
@@ -184,11 +185,12 @@ class _Level:
                 self.r,
                 reverse,
                 max(self.hole.shape),
+                0,
             )
 
     def vote(self, field: NeighbourField, write: np.ndarray | None = None) -> np.ndarray:
         """The pixels voted by the field, written where ``write`` (else the hole) is true."""
-        from sabre_desk.imaging import patchmatch_kernels as k
+        k = compiled_loops()
 
         area = (2 * self.r + 1) ** 2
         sigma2 = max(
@@ -202,7 +204,7 @@ class _Level:
 
     def update(self, field: NeighbourField) -> None:
         """Vote the hole's pixels, and measure the field's distances on them again."""
-        from sabre_desk.imaging import patchmatch_kernels as k
+        k = compiled_loops()
 
         self.img = self.vote(field)
         k.refresh_distances(self.img, self.targets, field.arrays, self.r)
@@ -329,7 +331,7 @@ def _complete(
     progress: Progress | None,
 ) -> np.ndarray:
     """The completion on ``pyramid``, coarse to fine: float32 pixels, the hole filled."""
-    from sabre_desk.imaging import patchmatch_kernels as k
+    k = compiled_loops()
 
     k.seed_random(params.seed)
     field: NeighbourField | None = None
@@ -393,7 +395,7 @@ def _membrane(values: np.ndarray, unknown: np.ndarray) -> np.ndarray:
     coarse to fine, each level started from the coarser solution and smoothed by a few
     over-relaxed Gauss-Seidel sweeps (the coarse levels carry the slow, broad part that
     sweeps alone would take thousands of passes to spread). A few milliseconds at 300²."""
-    from sabre_desk.imaging import patchmatch_kernels as k
+    k = compiled_loops()
 
     u = np.ascontiguousarray(np.where(unknown[..., None], 0, values), np.float32)
     h, w = unknown.shape

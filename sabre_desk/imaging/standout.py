@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from sabre_desk.imaging.loops import compiled_loops
 from sabre_desk.imaging.patch_field import NeighbourField, grow_square
 
 
@@ -97,8 +98,8 @@ def _best_distances(
 ) -> np.ndarray:
     """Each target's distance (mean squared difference per value) to its best source patch,
     found by PatchMatch; a source is never closer than ``apart`` pixels to its target.
-    Seeded here: numba's random numbers are drawn per thread."""
-    from sabre_desk.imaging import patchmatch_kernels as k
+    Seeded here: the loops' random numbers are drawn per thread."""
+    k = compiled_loops()
 
     k.seed_random(seed)
     h, w = targets.shape

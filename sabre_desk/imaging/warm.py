@@ -8,7 +8,8 @@ pays for importing numba and loading the cache on its first repair. ``warm_up`` 
 tiny completion and one tiny search for what stands out, with the same argument types a
 real repair uses, so every loop is compiled (or loaded) and written to the disk cache while
 nobody is waiting: the window runs it in each of its worker processes once its first case
-is painted.
+is painted. (The standalone bundle's loops were compiled when it was built: the warm-up
+only loads them there.)
 
 Qt-free and safe to call more than once, from any thread; it never raises (a repair that
 later needs the loops reports any real problem itself).
@@ -16,7 +17,6 @@ later needs the loops reports any real problem itself).
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import time
 
@@ -46,9 +46,11 @@ def _scene() -> tuple[np.ndarray, np.ndarray]:
 
 def warm_up() -> float | None:
     """Compile (or load from the disk cache) every loop a patch-based repair runs; the
-    seconds it took, or None when numba is not installed (the engine is then unavailable)
+    seconds it took, or None when the loops cannot run here (the engine is then unavailable)
     or the loops could not be made ready."""
-    if importlib.util.find_spec("numba") is None:
+    from sabre_desk.imaging.loops import unavailable_reason
+
+    if unavailable_reason() is not None:
         return None
     started = time.perf_counter()
     try:
