@@ -30,9 +30,12 @@ MIB = 1024 * 1024
 #: (what, test on the path inside the bundle's folder), first match wins.
 GROUPS: list[tuple[str, tuple[str, ...]]] = [
     (
-        "OpenCV: cv2 and the libraries it links (OpenBLAS, FFmpeg, AV1, VPX)",
+        "OpenCV: cv2 and the libraries it links (PyPI's wheel: OpenBLAS, FFmpeg, AV1, VPX)",
         ("cv2/", "opencv_contrib_python_headless.libs/"),
     ),
+    ("numba and its LLVM (llvmlite)", ("numba/", "llvmlite/")),
+    ("the patch-based engine's loops, compiled ahead", ("sabre_desk_compiled_loops",)),
+    ("matplotlib (its fonts, kiwisolver)", ("matplotlib/", "kiwisolver/", "mpl_toolkits/")),
     ("numpy and its OpenBLAS", ("numpy/", "numpy.libs/")),
     ("ICU, Qt's Unicode tables (libQt6Core links it)", ("PySide6/Qt/lib/libicu",)),
     ("Qt libraries", ("PySide6/Qt/lib/",)),

@@ -22,7 +22,12 @@ side by side, rather than the seconds across machines.
 ``--cold-cache`` points numba at an empty cache directory for each process (what the very
 first repair after an install meets: the loops compiled, not loaded).
 
-Usage: python benchmarks/first_repair.py [--runs 3] [--cold-cache] [--sizes 200,512]
+``--ahead-of-time`` runs the loops the standalone bundle carries instead of numba's: they are
+compiled first, as ``packaging/build.sh`` compiles them (``packaging/compile_loops.py``), and
+each process runs with numba made unimportable, as in the bundle.
+
+Usage: python benchmarks/first_repair.py [--runs 3] [--cold-cache] [--ahead-of-time]
+       [--sizes 200,512]
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 SIZES = (200, 512)
 
@@ -60,8 +66,10 @@ def _scene(size: int) -> tuple[object, tuple[float, float, float, float]]:
     return image, normalize((x0, y0, x0 + size, y0 + size), w, h)
 
 
-def child(size: int, warm_first: bool) -> dict[str, float]:
+def child(size: int, warm_first: bool, ahead_of_time: bool) -> dict[str, float]:
     """One fresh process's figures (seconds)."""
+    if ahead_of_time:
+        sys.modules["numba"] = None  # type: ignore[assignment]  # as in the bundle
     started = time.perf_counter()
     from sabre_desk.engines.base import RepairOp
     from sabre_desk.engines.pipeline import RepairOrder, run_repair
@@ -105,24 +113,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cold-cache", action="store_true")
+    parser.add_argument("--ahead-of-time", action="store_true")
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="box sides")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--warm-first", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(args.child, args.warm_first)))
+        print(json.dumps(child(args.child, args.warm_first, args.ahead_of_time)))
         return
     print(load_line())
+    compiled = tempfile.TemporaryDirectory(prefix="compiled-loops-")
+    if args.ahead_of_time:
+        script = Path(__file__).resolve().parents[1] / "packaging" / "compile_loops.py"
+        subprocess.run([sys.executable, str(script), compiled.name], check=True)
     for size in (int(v) for v in args.sizes.split(",")):
         for warm_first in (False, True):
             runs = []
             for _ in range(args.runs):
                 env = dict(os.environ)
+                if args.ahead_of_time:
+                    env["PYTHONPATH"] = compiled.name
                 with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
                     if args.cold_cache:
                         env["NUMBA_CACHE_DIR"] = cache
                     cmd = [sys.executable, __file__, "--child", str(size)]
                     cmd += ["--warm-first"] if warm_first else []
+                    cmd += ["--ahead-of-time"] if args.ahead_of_time else []
                     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
                 runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
             med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}

@@ -17,8 +17,9 @@ version=${SABRE_DESK_OPENCV_VERSION:-5.1.0.95}
 # distances, morphology), imgcodecs (PNG and JPEG in memory: previews and the PNG fast path),
 # photo (Telea, Navier-Stokes) and xphoto (FSR). Image formats: PNG and JPEG only (Pillow
 # reads WebP). No video, no GPU, no parallel runtime but OpenCV's own threads, no IPP (its
-# binaries are downloaded at configure time).
-modules=core,imgproc,imgcodecs,photo,xphoto,python3
+# binaries are downloaded at configure time). features is unused but the Python binding's
+# typing stubs name its Feature2D: without it the wheel's install step fails.
+modules=core,imgproc,imgcodecs,photo,xphoto,features,python3
 off=(IPP FFMPEG GSTREAMER V4L OPENCL LAPACK EIGEN TBB WEBP TIFF OPENJPEG JASPER OPENEXR AVIF
   PROTOBUF ADE ITT FASTCV KLEIDICV VA VA_INTEL 1394 OBSENSOR CAROTENE HAL_RVV)
 cmake_args="-DBUILD_LIST=$modules -DBUILD_OPENEXR=OFF"

@@ -13,8 +13,9 @@ as a release and verified; on Linux
 to a PNG by the windowed program, offscreen and on an X server (Xvfb, where installed); the
 window started as from a desktop and left open until its worker processes (started from the
 frozen program itself) have made previews, then closed by SIGTERM; on Linux, every bundled
-library's dependencies found (a left-out library shows here); the log free of errors. The run
-needs Pillow and psutil.
+library's dependencies found (a left-out library shows here); a bundle's folder no heavier
+than MAX_BUNDLE_MB and without numba or LLVM; the log free of errors. The run needs Pillow
+and psutil.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ EXE = ".exe" if sys.platform == "win32" else ""
 #: What a Gemini repair is asked to mend in the demo (tex01_mug_brick's smear).
 GEMINI_CASE, GEMINI_BOX = "tex01_mug_brick", "0.3,0.3,0.6,0.6"
 WORKERS_TIMEOUT_S = 120
+#: what a bundle's folder may weigh, in MB (10^6 bytes of its files: docs/bundle.md)
+MAX_BUNDLE_MB = 250
 IMAGE_ROLES = ("base", "edited", "image")
 
 
@@ -112,7 +115,7 @@ def step_opencv(b: Bundle) -> str:
     folder = b.work / "demo" / "cases" / "ctx03_wrench_banana" / "repairs"
     out = b.run("repair", "demo", "ctx03_wrench_banana", *box, "--engine", "opencv-fsr")
     expect(any("opencv-fsr" in p.name for p in folder.glob("*.png")), f"no OpenCV repair: {out}")
-    # the default offline engine: its compiled loops (numba) must load in the bundle too
+    # the default offline engine: its loops, compiled when the bundle was built, must load
     out = b.run("repair", "demo", "ctx03_wrench_banana", *box, "--role", "base")
     expect(any("patchmatch" in p.name for p in folder.glob("*.png")), f"no patch repair: {out}")
     return "change map, an opencv-fsr repair and a patchmatch repair"
@@ -300,6 +303,26 @@ def step_libraries(b: Bundle) -> str:
     return f"{len(libraries)} libraries, none missing a dependency"
 
 
+def step_size(b: Bundle) -> str:
+    """A bundle's folder weighs at most MAX_BUNDLE_MB and carries no compiler (its loops
+    were compiled when it was built); the biggest parts are named when it weighs more."""
+    internal = b.cli.parent / "_internal"
+    if not internal.is_dir():
+        return "skipped (not a bundle's folder)"
+    files = [p for p in b.cli.parent.rglob("*") if p.is_file() and not p.is_symlink()]
+    megabytes = sum(p.stat().st_size for p in files) / 1e6
+    compilers = [name for name in ("numba", "llvmlite") if (internal / name).exists()]
+    expect(not compilers, f"the bundle carries a compiler: {', '.join(compilers)}")
+    parts: dict[str, int] = {}
+    for path in files:
+        top = path.relative_to(internal).parts[0] if internal in path.parents else path.name
+        parts[top] = parts.get(top, 0) + path.stat().st_size
+    biggest = sorted(parts.items(), key=lambda item: -item[1])[:6]
+    named = ", ".join(f"{name} {size / 1e6:.0f}" for name, size in biggest)
+    expect(megabytes <= MAX_BUNDLE_MB, f"{megabytes:.0f} MB, over {MAX_BUNDLE_MB} MB: {named}")
+    return f"{megabytes:.0f} MB of at most {MAX_BUNDLE_MB} (MB: {named})"
+
+
 def step_log(b: Bundle) -> str:
     log = b.work / "logs" / "sabre-desk.log"
     expect(log.is_file(), f"no log at {log}")
@@ -336,6 +359,7 @@ STEPS: list[tuple[str, Callable[[Bundle], str]]] = [
     ("x11", step_x11),
     ("workers", step_workers),
     ("libraries", step_libraries),
+    ("size", step_size),
     ("log", step_log),
 ]
 
