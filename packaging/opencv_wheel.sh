@@ -26,7 +26,7 @@ cmake_args="-DBUILD_LIST=$modules -DBUILD_OPENEXR=OFF"
 for option in "${off[@]}"; do cmake_args+=" -DWITH_$option=OFF"; done
 
 cache=${SABRE_DESK_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sabre-desk/wheels}
-key=$(printf '%s\n' "$version" "$cmake_args" "$("$python" -c 'import sys; print(sys.platform)')" |
+key=$(printf '%s\n' "$version" "$cmake_args" "$("$python" -c 'import sys, sysconfig; print(sysconfig.get_platform(), sys.version_info[:2])')" |
   sha256sum | cut -c1-12)
 folder="$cache/opencv-$version-$key"
 if ! compgen -G "$folder/*.whl" >/dev/null; then
@@ -34,7 +34,7 @@ if ! compgen -G "$folder/*.whl" >/dev/null; then
   rm -rf "$folder.partial"
   ENABLE_CONTRIB=1 ENABLE_HEADLESS=1 CMAKE_ARGS="$cmake_args" \
     CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)} \
-    "$python" -m pip wheel -q --no-deps --no-binary opencv-contrib-python-headless \
+    "$python" -m pip wheel -q --no-cache-dir --no-deps --no-binary opencv-contrib-python-headless \
     "opencv-contrib-python-headless==$version" -w "$folder.partial" >&2
   mv "$folder.partial" "$folder"
 fi

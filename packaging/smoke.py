@@ -8,7 +8,8 @@ caches in there too, Qt offscreen unless a step says otherwise): the version; a 
 written, validated, its change map and an OpenCV (xphoto) repair; a Gemini repair through the
 real google-genai client in the bundle against the local fake server of the source tree
 (sabre_desk.demo.fake_servers); every case kept (reviews as the app writes them), exported
-as a release and verified; on Linux
+as a release and verified, an evaluation's report.html rendered (its chart naming a model
+written with $…$ as written); on Linux
 `--install-desktop` (icons drawn, a launcher naming the bundle's program); the window rendered
 to a PNG by the windowed program, offscreen and on an X server (Xvfb, where installed); the
 window started as from a desktop and left open until its worker processes (started from the
@@ -154,6 +155,36 @@ def step_release(b: Bundle) -> str:
     utils = (b.work / "release" / "lmms-eval" / "utils.py").read_text(encoding="utf-8")
     expect("def doc_to_text" in utils, "the release's lmms-eval utils.py lacks its hooks")
     return f"{len(cases)} cases; " + b.run("verify", "release").strip().splitlines()[-1]
+
+
+def step_report(b: Bundle) -> str:
+    """An evaluation's report.html rendered by the bundle (matplotlib's chart, with the
+    fonts the bundle keeps) for two models' answers to the release, one named with $…$."""
+    import json
+
+    rows = [
+        json.loads(line)
+        for line in (b.work / "release" / "benchmark.jsonl").read_text("utf-8").splitlines()
+    ]
+    folder = b.work / "evaluation"
+    folder.mkdir()
+    for model, right in (("gpt-$4$", True), ("plain", False)):
+        lines = [
+            json.dumps(
+                {
+                    "question_id": row["question_id"],
+                    "response": row["answer"] if right else "no idea",
+                }
+            )
+            for row in rows
+        ]
+        (folder / f"{model}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = b.run("report", "evaluation", "--release", "release", "--out", "report.html")
+    page = (b.work / "report.html").read_text(encoding="utf-8")
+    expect(
+        "<svg" in page and "gpt-$4$" in page, f"report.html has no chart naming the models: {out}"
+    )
+    return out.strip().splitlines()[-1]
 
 
 def step_screenshot(b: Bundle) -> str:
@@ -354,6 +385,7 @@ STEPS: list[tuple[str, Callable[[Bundle], str]]] = [
     ("opencv", step_opencv),
     ("gemini", step_gemini),
     ("release", step_release),
+    ("report", step_report),
     ("desktop", step_desktop),
     ("screenshot", step_screenshot),
     ("x11", step_x11),

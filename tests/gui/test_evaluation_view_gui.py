@@ -22,7 +22,12 @@ from sabre_desk.gui.evaluation.evaluation_view import EvaluationView
 from sabre_desk.gui.main_window import MainWindow
 
 
-def evaluation_of(project_root: Path, tmp: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+def evaluation_of(
+    project_root: Path,
+    tmp: Path,
+    capsys: pytest.CaptureFixture[str],
+    models: tuple[str, str] = ("m1", "m2"),
+) -> Path:
     """A release of *project_root* and two models' answers: "m1" right everywhere but on
     the counting questions, "m2" the same wrong counts (a dispute) and nothing else right."""
     project = Project.open(project_root, "alice")
@@ -36,11 +41,11 @@ def evaluation_of(project_root: Path, tmp: Path, capsys: pytest.CaptureFixture[s
     rows = [json.loads(line) for line in (release / "benchmark.jsonl").read_text().splitlines()]
     folder = tmp / "eval"
     folder.mkdir()
-    for model in ("m1", "m2"):
+    for model in models:
         lines = []
         for row in rows:
             counting = row["eval_type"] == "count_exact"
-            right = model == "m1" and not counting
+            right = model == models[0] and not counting
             answer = "99" if counting else (row["answer"] if right else "purple elephant")
             lines.append(json.dumps({"question_id": row["question_id"], "response": answer}))
         (folder / f"predictions-{model}.jsonl").write_text("\n".join(lines) + "\n")
@@ -106,6 +111,32 @@ def test_the_evaluation_view_charts_lists_filters_and_leads_to_the_case(
     with qtbot.waitSignal(window.images_shown, timeout=10000):
         view.table.doubleClicked.emit(view.model.index(0, 1, QModelIndex()))
     assert window.case_list.current_case() == target
+
+
+def test_a_model_named_with_dollars_is_shown_as_named_not_as_math(
+    qtbot,
+    window: MainWindow,
+    demo_project: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """matplotlib reads $…$ as math (and the standalone bundle carries no math fonts): the
+    legend shows the name's own characters, as wide as the name set as plain text."""
+    from matplotlib.text import Text
+
+    named = "gpt-$4$ \\beta"
+    view = open_evaluation(
+        qtbot, window, evaluation_of(demo_project, tmp_path, capsys, (named, "m2"))
+    )
+    assert view.results.models == [named, "m2"]
+    view.chart.draw()
+    renderer = view.figure.canvas.get_renderer()
+    (shown, _) = view.figure.axes[0].get_legend().get_texts()
+    plain = Text(text=named, fontproperties=shown.get_fontproperties(), parse_math=False)
+    plain.set_figure(view.figure)
+    assert shown.get_window_extent(renderer).width == pytest.approx(
+        plain.get_window_extent(renderer).width, abs=0.5
+    )
 
 
 def test_a_folder_that_is_no_evaluation_is_said(

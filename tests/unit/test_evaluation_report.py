@@ -112,6 +112,7 @@ def test_the_chart_is_an_inline_svg_with_a_colour_per_model(
     for colour in COLOURS[: len(results.models)]:
         assert colour in svg
     assert "Macro (P)" in svg and "texture_prior (All4)" in svg
+    assert "onerror=alert(1)&gt;$x^2$" in svg  # the name as written: no math, no markup
     assert render_report(results) == page  # the same evaluation, the same file
 
 

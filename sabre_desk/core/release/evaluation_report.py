@@ -21,12 +21,16 @@ import html
 import io
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sabre_desk import __version__
 from sabre_desk.core.release.evaluation_results import EvaluationResults, QuestionResult
 from sabre_desk.core.release.release_read import release_file
 from sabre_desk.ground.errors import ImageError, ProjectError
 from sabre_desk.ground.storage import atomic_write_bytes
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 REPORT_NAME = "report.html"
 #: Longest side of a thumbnail, in pixels.
@@ -61,9 +65,10 @@ def _text(value: str, limit: int = ANSWER_CHARS) -> str:
     return html.escape(value)
 
 
-def _plain(label: str) -> str:
-    """A label as matplotlib shows it literally: a ``$`` would start its math mode."""
-    return label.replace("\\", "\\\\").replace("$", r"\$")
+#: matplotlib's settings for every chart of an evaluation (this report's, the window's):
+#: names shown as written, never read as math ($…$) or escapes, so no math is ever laid out
+#: (and the standalone bundle carries none of matplotlib's math fonts)
+LITERAL_TEXT: dict[Any, Any] = {"text.parse_math": False}
 
 
 def chart_svg(results: EvaluationResults) -> str:
@@ -71,6 +76,17 @@ def chart_svg(results: EvaluationResults) -> str:
     model, the 95 % bootstrap interval as its error bar. Deterministic for the same
     results (no date, fixed ids), so two reports of one evaluation are the same file."""
     import matplotlib  # imported here: the chart is its only user
+
+    rc = {**LITERAL_TEXT, "svg.hashsalt": "sabre-desk", "svg.fonttype": "none"}
+    with matplotlib.rc_context(rc):  # the texts take their settings as they are made
+        figure = _chart_figure(results)
+        buffer = io.StringIO()
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    svg = buffer.getvalue()
+    return svg[svg.index("<svg") :]  # inline: no XML declaration or doctype
+
+
+def _chart_figure(results: EvaluationResults) -> Figure:
     from matplotlib.figure import Figure
 
     groups: list[tuple[str, dict[str, tuple[float, float, float]]]] = [
@@ -108,11 +124,11 @@ def chart_svg(results: EvaluationResults) -> str:
             color=COLOURS[m % len(COLOURS)],
             ecolor="#222222",
             error_kw={"elinewidth": 0.8},
-            label=_plain(model),
+            label=(model),
         )
     axes.set_xticks(
         range(len(groups)),
-        [_plain(label) for label, _ in groups],
+        [(label) for label, _ in groups],
         fontsize=8,
         rotation=25,
         ha="right",
@@ -125,11 +141,7 @@ def chart_svg(results: EvaluationResults) -> str:
     axes.spines[["top", "right"]].set_visible(False)
     if models:
         axes.legend(fontsize=8, frameon=False, ncols=min(len(models), 4), loc="upper right")
-    buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": "sabre-desk", "svg.fonttype": "none"}):
-        figure.savefig(buffer, format="svg", metadata={"Date": None})
-    svg = buffer.getvalue()
-    return svg[svg.index("<svg") :]  # inline: no XML declaration or doctype
+    return figure
 
 
 def _thumbnail(release: Path, image: str) -> bytes | None:

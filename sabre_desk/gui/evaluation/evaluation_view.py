@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import matplotlib
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
 from PySide6.QtCore import (
@@ -44,6 +45,7 @@ from sabre_desk.core.desk.evaluation_filter import (
     project_name,
     release_project,
 )
+from sabre_desk.core.release.evaluation_report import LITERAL_TEXT
 from sabre_desk.core.release.evaluation_results import (
     EvaluationResults,
     QuestionResult,
@@ -111,6 +113,11 @@ class QuestionsModel(QAbstractTableModel):
 
 def draw_chart(figure: Figure, results: EvaluationResults) -> None:
     """Table 7: each subset's figure per model, bars with their 95 % interval."""
+    with matplotlib.rc_context(LITERAL_TEXT):  # the texts take their settings as they are made
+        _draw(figure, results)
+
+
+def _draw(figure: Figure, results: EvaluationResults) -> None:
     figure.clear()
     ax = figure.add_subplot()
     subsets, models = results.subsets, results.models
