@@ -30,7 +30,7 @@ MIB = 1024 * 1024
 #: (what, test on the path inside the bundle's folder), first match wins.
 GROUPS: list[tuple[str, tuple[str, ...]]] = [
     (
-        "OpenCV: cv2 and the libraries it links (PyPI's wheel: OpenBLAS, FFmpeg, AV1, VPX)",
+        "OpenCV: cv2, and the libraries PyPI's wheel links (OpenBLAS, FFmpeg, AV1, VPX)",
         ("cv2/", "opencv_contrib_python_headless.libs/"),
     ),
     ("numba and its LLVM (llvmlite)", ("numba/", "llvmlite/")),
