@@ -18,7 +18,8 @@ if [ "${SABRE_DESK_BUNDLE_OPENCV:-}" != pypi ]; then
   "$bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps \
     "$(bash packaging/opencv_wheel.sh "$bin/python")"
 fi
-"$bin/python" -m pip install -q --disable-pip-version-check . "pyinstaller>=6.22,<7"
+# setuptools: numba's ahead-of-time compiler builds with it (a venv of 3.12+ has none)
+"$bin/python" -m pip install -q --disable-pip-version-check . "pyinstaller>=6.22,<7" "setuptools>=70"
 # the patch-based engine's loops compiled ahead of time: the bundle carries no numba
 export SABRE_DESK_COMPILED_LOOPS=build/compiled-loops
 rm -rf "$SABRE_DESK_COMPILED_LOOPS"
