@@ -4,11 +4,11 @@
 #
 # PyPI's wheel is 190 MiB in the bundle: every contrib module in one library that links
 # FFmpeg, OpenBLAS, libavif, AV1 and VPX (the loader refuses cv2 without any of them), where
-# the app uses five modules and no video. This one is about 10 MiB; it keeps the package's
+# the app uses five modules and no video. This one is 25 MiB (stripped); it keeps the package's
 # name and version, so `pip install .` takes it as the dependency it is.
 #
 # Usage: packaging/opencv_wheel.sh PYTHON   (the Python the bundle is built with)
-# Needs a C++ compiler and CMake; the first build takes about 45 min on two cores.
+# Needs a C++ compiler and CMake; the first build took 16 min on two cores.
 set -euo pipefail
 python=$1
 version=${SABRE_DESK_OPENCV_VERSION:-5.1.0.95}
@@ -27,10 +27,10 @@ for option in "${off[@]}"; do cmake_args+=" -DWITH_$option=OFF"; done
 
 cache=${SABRE_DESK_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sabre-desk/wheels}
 key=$(printf '%s\n' "$version" "$cmake_args" "$("$python" -c 'import sys, sysconfig; print(sysconfig.get_platform(), sys.version_info[:2])')" |
-  sha256sum | cut -c1-12)
+  { sha256sum 2>/dev/null || shasum -a 256; } | cut -c1-12)
 folder="$cache/opencv-$version-$key"
 if ! compgen -G "$folder/*.whl" >/dev/null; then
-  echo "building OpenCV $version ($modules) into $folder: once, about 45 min on two cores" >&2
+  echo "building OpenCV $version ($modules) into $folder: once, about 16 min on two cores" >&2
   rm -rf "$folder.partial"
   ENABLE_CONTRIB=1 ENABLE_HEADLESS=1 CMAKE_ARGS="$cmake_args" \
     CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)} \
