@@ -26,8 +26,9 @@ ROOT = Path(__file__).resolve().parents[2]
 COMPILE = ROOT / "packaging" / "compile_loops.py"
 
 
-def _compile_script():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("compile_loops", COMPILE)
+def _module(name: str, path: Path):  # type: ignore[no-untyped-def]
+    """The module in the file at *path* (a script, or the extension the build makes)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -44,11 +45,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _load(folder: Path):  # type: ignore[no-untyped-def]
     (path,) = folder.glob(f"{loops.AHEAD_OF_TIME_MODULE}.*")
-    spec = importlib.util.spec_from_file_location(loops.AHEAD_OF_TIME_MODULE, path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _module(loops.AHEAD_OF_TIME_MODULE, path)
 
 
 def _scene_with_texture() -> tuple[np.ndarray, np.ndarray]:
@@ -71,7 +68,7 @@ def test_what_a_repair_compiles_is_exactly_what_the_ahead_of_time_module_holds()
     image, hole = _scene_with_texture()
     standout_mask(image, hole)
     patchmatch_fill(image, hole)
-    numba_type = _compile_script().numba_type
+    numba_type = _module("compile_loops", COMPILE).numba_type
     for name, args in loops.LOOPS.items():
         signatures = getattr(patchmatch_kernels, name).signatures
         assert signatures == [tuple(numba_type(arg) for arg in args)], name
