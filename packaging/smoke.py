@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -160,8 +161,6 @@ def step_release(b: Bundle) -> str:
 def step_report(b: Bundle) -> str:
     """An evaluation's report.html rendered by the bundle (matplotlib's chart, with the
     fonts the bundle keeps) for two models' answers to the release, one named with $…$."""
-    import json
-
     rows = [
         json.loads(line)
         for line in (b.work / "release" / "benchmark.jsonl").read_text("utf-8").splitlines()

@@ -161,3 +161,9 @@ def compiled_loops() -> Loops:
 
     numba_loops: Loops = patchmatch_kernels
     return numba_loops
+
+
+def compiled_ahead() -> bool:
+    """Whether the loops this install runs were compiled ahead of time (the bundle's):
+    then nothing is left to compile, or to load from a cache, before the first repair."""
+    return isinstance(compiled_loops(), _Checked)

@@ -8,8 +8,8 @@ pays for importing numba and loading the cache on its first repair. ``warm_up`` 
 tiny completion and one tiny search for what stands out, with the same argument types a
 real repair uses, so every loop is compiled (or loaded) and written to the disk cache while
 nobody is waiting: the window runs it in each of its worker processes once its first case
-is painted. (The standalone bundle's loops were compiled when it was built: the warm-up
-only loads them there.)
+is painted. (The standalone bundle's loops were compiled when it was built: there the
+warm-up only imports them, and repairs no tiny scene a worker would spend a second on.)
 
 Qt-free and safe to call more than once, from any thread; it never raises (a repair that
 later needs the loops reports any real problem itself).
@@ -48,18 +48,19 @@ def warm_up() -> float | None:
     """Compile (or load from the disk cache) every loop a patch-based repair runs; the
     seconds it took, or None when the loops cannot run here (the engine is then unavailable)
     or the loops could not be made ready."""
-    from sabre_desk.imaging.loops import unavailable_reason
+    from sabre_desk.imaging.loops import compiled_ahead, unavailable_reason
 
     if unavailable_reason() is not None:
         return None
     started = time.perf_counter()
     try:
-        from sabre_desk.imaging.completion import patchmatch_fill
-        from sabre_desk.imaging.standout import standout_mask
+        if not compiled_ahead():  # the bundle's loops are ready once imported
+            from sabre_desk.imaging.completion import patchmatch_fill
+            from sabre_desk.imaging.standout import standout_mask
 
-        image, hole = _scene()
-        standout_mask(image, hole)
-        patchmatch_fill(image, hole)
+            image, hole = _scene()
+            standout_mask(image, hole)
+            patchmatch_fill(image, hole)
     except Exception:  # the warm-up is a courtesy: the repair itself will say what is wrong
         log.warning("patch-based completion could not be warmed up", exc_info=True)
         return None

@@ -113,6 +113,25 @@ def test_without_numba_the_bundle_s_loops_repair_to_the_same_pixels(compiled: Pa
     assert np.array_equal(np.load(compiled / "mask.npy"), expected_mask)
 
 
+def test_the_bundle_s_warm_up_only_imports_its_loops(compiled: Path) -> None:
+    """A worker of the bundle spends no second repairing the warm-up's tiny scene: its
+    loops were compiled when it was built."""
+    script = (
+        "import json, sys; sys.modules['numba'] = None\n"
+        "from sabre_desk.imaging.warm import warm_up\n"
+        "seconds = warm_up()\n"
+        "print(json.dumps({'ready': seconds is not None,\n"
+        "  'loops': 'sabre_desk_compiled_loops' in sys.modules,\n"
+        "  'repaired': 'sabre_desk.imaging.completion' in sys.modules}))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(compiled)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"ready": True, "loops": True, "repaired": False}
+
+
 def test_without_numba_or_the_module_the_engine_says_what_it_needs() -> None:
     script = (
         "import sys; sys.modules['numba'] = None\n"

@@ -124,11 +124,11 @@ def _chart_figure(results: EvaluationResults) -> Figure:
             color=COLOURS[m % len(COLOURS)],
             ecolor="#222222",
             error_kw={"elinewidth": 0.8},
-            label=(model),
+            label=model,
         )
     axes.set_xticks(
         range(len(groups)),
-        [(label) for label, _ in groups],
+        [label for label, _ in groups],
         fontsize=8,
         rotation=25,
         ha="right",
