@@ -137,6 +137,9 @@ def test_a_model_named_with_dollars_is_shown_as_named_not_as_math(
     assert shown.get_window_extent(renderer).width == pytest.approx(
         plain.get_window_extent(renderer).width, abs=0.5
     )
+    # the legend beside the plot: the first model's bars reach 100 % under where it would be
+    legend = view.figure.axes[0].get_legend().get_window_extent(renderer)
+    assert legend.x0 >= view.figure.axes[0].get_window_extent(renderer).x1
 
 
 def test_a_folder_that_is_no_evaluation_is_said(

@@ -137,7 +137,8 @@ def _draw(figure: Figure, results: EvaluationResults) -> None:
     ax.set_ylabel("% (All4 or accuracy)", fontsize=8)
     ax.set_ylim(0, 100)
     ax.tick_params(axis="y", labelsize=8)
-    ax.legend(fontsize=8, loc="upper right")
+    # beside the plot, not on it: a bar at 100 % would lie under it
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
     ax.set_title("Per subset, 95 % intervals", fontsize=9)
     figure.tight_layout()
 
