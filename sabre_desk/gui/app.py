@@ -154,13 +154,14 @@ def warm_up_later(window: MainWindow) -> None:
     they were still warming when the first box was drawn (the very first run after an
     install compiles the loops in each, once, and caches them on disk). Nothing is warmed
     in the window's own process, which never runs a patch-based repair: there it only took
-    the interpreter from the window and a core from the workers."""
+    the interpreter from the window and a core from the workers. Nor for a window nobody is
+    at (``--screenshot``): it would start every worker just as the window closes."""
     pool = window.jobs
     begun = False
 
     def start(*_shown: object) -> None:
         nonlocal begun
-        if begun:
+        if begun or window.unattended:  # a --screenshot run closes once painted: no repair
             return
         begun = True
         with contextlib.suppress(RuntimeError):  # the window closed meanwhile

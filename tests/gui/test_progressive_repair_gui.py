@@ -151,6 +151,25 @@ def test_every_worker_is_warmed_once_the_first_case_is_painted(
     assert pool.workers == workers  # asked of the warmed workers, none started for it
 
 
+def test_a_window_nobody_is_at_warms_no_worker(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    """A --screenshot run closes once its case is painted: the warm-up would start every
+    worker just as the window goes. Once the pool has nothing left to do, none of its
+    workers (if it started any) has the loops: a warm-up asked for would have started them
+    all and loaded the loops in each."""
+    window.unattended = True
+    warm_up_later(window)
+    open_case(window, demo_project, CASE)
+    pool = window.jobs.pool
+    qtbot.waitUntil(lambda: pool.pending == 0 and pool.running == 0, timeout=60000)
+    loaded: list[bool] = []
+    for _ in range(pool.workers):
+        window.jobs.submit(loops_loaded, (), lambda result, _error: loaded.append(result))
+    qtbot.waitUntil(lambda: len(loaded) == pool.workers, timeout=30000)
+    assert not any(loaded)
+
+
 def test_the_sweeps_wait_while_a_repair_is_on_its_way(
     qtbot, window: MainWindow, open_case: Callable, demo_project: Path
 ) -> None:
