@@ -230,7 +230,9 @@ def test_an_index_read_in_pieces_matches_the_whole_and_says_when_it_is_done(
     run = project.begin_index()
     assert project.indexing and run.total == 13
     while not run.done:
-        project.add_entries(run.next_chunk(4))
+        piece = run.next_chunk(4)
+        assert project.indexing  # read, perhaps on a worker, but not yet in the index
+        run.add(piece)
     assert not project.indexing
     assert [e.case_id for e in project.entries] == [e.case_id for e in whole]
     empty = Project.open(make_project("empty"), "alice", index=False)
@@ -256,7 +258,7 @@ def test_the_first_screenful_sees_links_files_and_hidden_entries_as_the_rest_doe
         project = Project.open(demo_project, "alice", index=False)
         run = project.begin_index()
         while not run.done:
-            project.add_entries(run.next_chunk(size))
+            run.add(run.next_chunk(size))
         entries = [(e.case_id, e.problem) for e in project.entries]
         return entries, sorted(f"{p.name}: {why}" for p, why in project.skipped)
 
@@ -270,5 +272,5 @@ def test_the_first_screenful_sees_links_files_and_hidden_entries_as_the_rest_doe
     project = Project.open(demo_project, "alice", index=False)
     run = project.begin_index()
     (cases / "ab_notes.txt").unlink()  # gone between the listing and its reading
-    project.add_entries(run.next_chunk(10_000))
+    run.add(run.next_chunk(10_000))
     assert project.skipped == []

@@ -170,12 +170,13 @@ class Project:
         """List every case without decoding images; problems are recorded, never raised."""
         run = self.begin_index()
         while not run.done:
-            self.add_entries(run.next_chunk(10_000))
+            run.add(run.next_chunk(10_000))
         return self.entries
 
     def begin_index(self) -> IndexRun:
         """Start indexing in pieces: the window indexes the first cases at once and the rest
-        behind the first case shown (``add_entries`` with each piece, on its own thread)."""
+        behind the first case shown (each piece joins with ``IndexRun.add``, on this
+        project's thread)."""
         self.entries, self._position, self._concept_owner = [], {}, {}
         self._verdicts = {}
         self.indexing = True
@@ -512,11 +513,13 @@ class IndexRun:
     """The listing of ``cases/``, indexed a piece at a time.
 
     ``next_chunk`` reads files and builds entries (it may run on a worker thread; it only
-    notes what it skips); the index changes only in ``Project.add_entries``, on the
-    caller's thread. The listing holds names only; the first small piece (the window's
-    first screenful) looks at each entry with an ``lstat``, the rest learn what each entry
-    is from one ``scandir`` (the types come with the listing), made with the first large
-    piece, on the thread that reads it.
+    notes what it skips); the index changes only in ``add``, on the project's thread, and
+    the project is ``indexing`` until the last piece has joined it there (not when the last
+    piece is read: a window asking on its own thread would believe the index whole while
+    its last piece is still on the way). The listing holds names only; the first small
+    piece (the window's first screenful) looks at each entry with an ``lstat``, the rest
+    learn what each entry is from one ``scandir`` (the types come with the listing), made
+    with the first large piece, on the thread that reads it.
     """
 
     def __init__(self, project: Project, listing: list[str]):
@@ -535,8 +538,6 @@ class IndexRun:
     def next_chunk(self, size: int) -> list[CaseEntry]:
         items = self._listing[self._next : self._next + size]
         self._next += len(items)
-        if self.done:
-            self.project.indexing = False
         if self._kinds is None and len(items) > ONE_BY_ONE:
             self._kinds = self._kinds_listed()
         kinds, kind_of = self._kinds or {}, self._kind
@@ -546,6 +547,12 @@ class IndexRun:
             for name in items
             if (e := index_item(name, kinds.get(name) or kind_of(name), review_name)) is not None
         ]
+
+    def add(self, piece: list[CaseEntry]) -> list[CaseEntry]:
+        """Join a piece read by ``next_chunk`` to the project (returned as added)."""
+        added = self.project.add_entries(piece)
+        self.project.indexing = not self.done
+        return added
 
     def _kinds_listed(self) -> dict[str, str]:
         try:

@@ -48,9 +48,9 @@ class IndexReader(QObject):
         """Read the first cases (up to *case_id*, when one is asked for) and show them;
         ``read_rest`` then reads the others in the background."""
         run = project.begin_index()
-        project.add_entries(run.next_chunk(FIRST_INDEX_CHUNK))
+        run.add(run.next_chunk(FIRST_INDEX_CHUNK))
         while case_id is not None and project.entry(case_id) is None and not run.done:
-            project.add_entries(run.next_chunk(INDEX_CHUNK))
+            run.add(run.next_chunk(INDEX_CHUNK))
         self._run = run
         self.workbench.set_entries(project.entries, reading=not run.done)
 
@@ -80,7 +80,7 @@ class IndexReader(QObject):
     def _on_chunk(self, project: Project, run: IndexRun, chunk: list[CaseEntry]) -> None:
         if run is not self._run:
             return  # another project was opened (or the window closed) meanwhile
-        self.workbench.append_entries(project.add_entries(chunk))
+        self.workbench.append_entries(run.add(chunk))
         self._more(project, run)
 
     def _mark_undecodable(self, project: Project, run: IndexRun) -> None:
