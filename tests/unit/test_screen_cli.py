@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fakes.gemini_server import FakeGemini, asked_text, serving, text_reply
+from fakes.gemini_server import FakeGemini, Reply, asked_text, serving, text_reply
 from fakes.openai_server import FakeOpenAI, completion
 from fakes.oracle import Oracle
 
@@ -145,14 +145,24 @@ def test_a_killed_predict_resumes_without_asking_again(
     release = tmp_path / "release"
     assert run(capsys, "export", str(demo_project), str(release))[0] == 0
     out = tmp_path / "p.jsonl"
-    fake.latency_s = 0.3
+    fake.latency_s = 0.1
     cancel = threading.Event()
-    threading.Timer(0.5, cancel.set).start()
+    oracle = fake.answer
+    assert oracle is not None
+
+    def then_stop(body: dict[str, object]) -> Reply:
+        # the fifth question only leaves once three answers are in (two at a time):
+        # stopped there, some are answered and most are not, however slow the machine
+        if len(fake.requests) >= 5:
+            cancel.set()
+        return oracle(body)
+
+    fake.answer = then_stop
     first = predict(release, out, GeminiAnswerer(), Ledger(tmp_path / "l.jsonl"), 2, None, cancel)
     assert first.cancelled and 0 < first.asked < 31
     with out.open("a") as fh:
         fh.write('{"question_id": "torn')  # what a kill mid-write would leave
-    fake.latency_s = 0
+    fake.latency_s, fake.answer = 0, oracle
     sent = len(fake.requests)
     second = predict(release, out, GeminiAnswerer(), Ledger(tmp_path / "l.jsonl"), 4)
     assert second.already == first.asked and second.asked == 31 - first.asked
