@@ -45,6 +45,7 @@ import cv2
 import numpy as np
 
 from sabre_desk.ground.errors import RepairError
+from sabre_desk.imaging.carried_edges import carry_edges
 from sabre_desk.imaging.fsr import fsr_inpaint
 from sabre_desk.imaging.loops import compiled_loops
 from sabre_desk.imaging.patch_field import NeighbourField, grow_square
@@ -87,6 +88,8 @@ class CompletionParams:
     #: past this many pixels in the hole, the smooth fill for the edge is Telea's
     edge_fill_pixels: int = 12_000
     seed: int = 1
+    #: the edges that cross the hole are drawn across it first (``carried_edges``)
+    carry_edges: bool = True
 
 
 Progress = Callable[[int], None]
@@ -252,7 +255,13 @@ def _structure_and_texture(
     """Two completions, on two threads (the compiled loops release the GIL): one started
     from the smooth fill at a finer level gives the layout and shading, one started coarser
     gives the fine texture; the result is the first's blur plus the second's detail. Where
-    both would start at the same level, one completion is the result."""
+    both would start at the same level, one completion is the result. The edges that cross
+    the hole are drawn first, and filled round."""
+    if params.carry_edges:
+        image, drawn = carry_edges(image, hole)
+        hole = hole & ~drawn
+        if not hole.any():
+            return image
     texture_levels = _pyramid(image, hole, params.texture_hole_px, params)
     structure_levels = _pyramid(image, hole, params.structure_hole_px, params)
     with ThreadPoolExecutor(2) as pool:

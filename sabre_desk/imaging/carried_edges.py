@@ -1,0 +1,424 @@
+"""Edges carried across the hole before its texture is filled.
+
+An exemplar fill copies patches from round the hole; it has nothing to copy for the part of
+a curved edge the hole hides (the bottom of a cup's rim, the curve of an eye), so it carries
+each side on straight and the two meet in a corner, or it leaves a block of something else
+there. Started from the true pixels it still did (tried), so the fill is not left to find
+the edge: like Sun et al.'s structure propagation ("Image completion with structure
+propagation", 2005), with the curve found here rather than drawn by a user, the edges are
+drawn first and the texture is filled round them:
+
+1. **Crossings.** Along a line round the hole (``gap`` pixels outside it), every local
+   maximum of the gradient that is among the strongest of the ring is followed outwards,
+   along the edge, for at least ``min_run`` pixels without turning sharply: a real edge,
+   not a speck of texture. Its direction into the hole is the chord of that run, and the
+   strips of pixels across it along the run are its look (outliers left out: a strip where
+   another edge joins it).
+2. **Pairs.** Two crossings are one edge when their colours either side match (left of the
+   one going in is right of the other coming out), their directions make one bend rather
+   than an S (the chord between them turns the same way from both: an S is two edges that
+   only happen to meet, as on a wall of staggered bricks), the curve stays in the hole and
+   no other partner of either is nearly as good.
+3. **Drawing.** Each pair is joined by the cubic (Hermite) curve leaving the one and
+   arriving at the other along their own directions, and the hole's pixels within
+   ``half_width`` of it are drawn from the strips, the one end's fading into the other's.
+   Those pixels become known: the fill continues round them.
+
+Measured on textured objects (``benchmarks/textured_objects.py``, docs/performance.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+@dataclass(frozen=True)
+class EdgeParams:
+    #: the line the crossings are looked for on lies this many pixels outside the hole
+    gap: int = 3
+    #: pixels drawn either side of a carried edge
+    half_width: int = 6
+    #: an edge is followed at least this far from the hole to count (pixels), and at most
+    #: ``max_run``...
+    min_run: int = 10
+    max_run: int = 50
+    #: ...and carried only when both its ends were followed this far (or out of the
+    #: patch): the short edges of stones and blades of grass, joined, made arcs across a
+    #: bed of gravel that was never there
+    long_run: int = 20
+    #: a crossing's gradient is above this percentile of the ring round the hole...
+    strong_percentile: float = 80.0
+    #: ...and above this (grey levels per pixel)
+    min_strength: float = 4.0
+    #: the colours either side of two crossings differ by at most this share of their
+    #: edges' contrast (mean absolute difference, 0-255) to be one edge, and at most
+    #: ``max_mismatch``
+    mismatch_share: float = 0.7
+    max_mismatch: float = 40.0
+    #: a curve turning more than this in all is not carried (degrees)
+    max_turn_deg: float = 150.0
+    #: the chord between two crossings may turn opposite ways from them by this much and
+    #: still be one straight edge rather than an S (degrees: what fitting a direction to a
+    #: followed edge leaves of its pixel grid)
+    s_slack_deg: float = 5.0
+    #: the directions of two crossings may differ this much from an arc's (degrees)
+    max_uneven_deg: float = 40.0
+    #: how much more (degrees) the curve may turn than the edges' own bends say
+    turn_slack_deg: float = 25.0
+    #: a pair is carried only when no other partner of either costs less than this times it
+    unambiguous: float = 1.3
+
+
+@dataclass
+class Crossing:
+    """Where an edge meets the line round the hole, and what it looks like."""
+
+    at: np.ndarray  # (x, y)
+    into: np.ndarray  # unit (x, y): the edge's direction into the hole
+    strips: np.ndarray  # (K, 2·half_width + 1, 3): pixels across the edge, left of `into` first
+    contrast: float  # between its two sides (mean absolute difference)
+    run: float  # how far it was followed outside the hole (pixels; inf: out of the patch)
+    #: how it bends on its way into the hole (radians per pixel, positive to the left);
+    #: None where the run is too short to tell
+    bend: float | None = None
+
+    @property
+    def profile(self) -> np.ndarray:
+        profile: np.ndarray = self.strips.mean(0)
+        return profile
+
+
+Pair = tuple[Crossing, Crossing]
+
+
+def carry_edges(
+    image: np.ndarray, hole: np.ndarray, params: EdgeParams | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``image`` (RGB uint8) with the edges that cross ``hole`` drawn across it, and the
+    pixels drawn (bool; none when no edge is carried)."""
+    params = params or EdgeParams()
+    hole = hole.astype(bool)
+    if not hole.any() or hole.all():
+        return image.copy(), np.zeros(hole.shape, bool)
+    pairs = pair_crossings(find_crossings(image, hole, params), hole, params)
+    return draw_edges(image, hole, pairs, params)
+
+
+def _sample(img: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Bilinear samples of ``img`` at (x, y) ``points`` (N, 2): (N, channels)."""
+    xs = np.ascontiguousarray(points[:, 0], np.float32).reshape(-1, 1)
+    ys = np.ascontiguousarray(points[:, 1], np.float32).reshape(-1, 1)
+    out = cv2.remap(img, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(out).reshape(len(points), -1)
+
+
+@dataclass
+class _Gradient:
+    gx: np.ndarray
+    gy: np.ndarray
+    magnitude: np.ndarray
+    away: np.ndarray  # each pixel's distance from the hole (0 in it)
+
+    @classmethod
+    def of(cls, image: np.ndarray, hole: np.ndarray) -> _Gradient:
+        grey = cv2.GaussianBlur(
+            cv2.cvtColor(image, cv2.COLOR_RGB2GRAY).astype(np.float32), (0, 0), 1.0
+        )
+        gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0) / 8
+        gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1) / 8
+        away = cv2.distanceTransform((~hole).astype(np.uint8), cv2.DIST_L2, 3)
+        return cls(gx, gy, np.hypot(gx, gy), away)
+
+    def tangent(self, point: np.ndarray) -> np.ndarray:
+        g = _sample(np.dstack([self.gx, self.gy]), point[None])[0]
+        return np.array([-g[1], g[0]]) / (float(np.hypot(g[0], g[1])) + 1e-6)
+
+
+def find_crossings(image: np.ndarray, hole: np.ndarray, params: EdgeParams) -> list[Crossing]:
+    """The strong edges that reach the line round the hole (step 1 of the module's)."""
+    grad = _Gradient.of(image, hole)
+    ring = (grad.away > params.gap) & (grad.away < params.gap + 3 * params.half_width + 8)
+    strong = params.min_strength
+    if ring.any():
+        strong = max(strong, float(np.percentile(grad.magnitude[ring], params.strong_percentile)))
+    side = 2 * params.gap + 1
+    line = cv2.dilate(
+        hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
+    )
+    contours, _ = cv2.findContours(line, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    found = []
+    for contour in contours:
+        points = contour[:, 0, :].astype(np.float32)
+        n = len(points)
+        if n < 8:
+            continue
+        along = grad.magnitude[points[:, 1].astype(int), points[:, 0].astype(int)]
+        for k in range(n):
+            near = along[[(k + o) % n for o in range(-3, 4)]]
+            # a local maximum (the first of equal ones), strong enough
+            if along[k] < strong or along[k] < near.max() or (near[:3] == along[k]).any():
+                continue
+            crossing = _follow(image, grad, points[k], float(along[k]), params)
+            if crossing is not None:
+                found.append(crossing)
+    return _one_per_line(found, params)
+
+
+def _one_per_line(found: list[Crossing], params: EdgeParams) -> list[Crossing]:
+    """The crossings less than a strip's half width apart that run alike are the two
+    sides of one thin line (a joint of mortar, a wire): the one of more contrast stands
+    for it, its strips covering both. Kept as two, each side of one line could be paired
+    with either side of the other, and no pair would be unambiguous."""
+    kept: list[Crossing] = []
+    for crossing in sorted(found, key=lambda c: -c.contrast):
+        if not any(
+            float(np.linalg.norm(crossing.at - other.at)) <= params.half_width
+            and float(np.dot(crossing.into, other.into)) > 0.9
+            for other in kept
+        ):
+            kept.append(crossing)
+    return kept
+
+
+def _follow(
+    image: np.ndarray, grad: _Gradient, start: np.ndarray, strength: float, params: EdgeParams
+) -> Crossing | None:
+    """The edge through ``start`` followed away from the hole; None unless it runs on for
+    ``min_run`` pixels, keeping its strength and direction."""
+    h, w = grad.away.shape
+    t = grad.tangent(start)
+    ahead = np.clip(np.rint(start + 3 * t), 0, [w - 1, h - 1]).astype(int)
+    if grad.away[ahead[1], ahead[0]] < grad.away[int(start[1]), int(start[0])]:
+        t = -t  # away from the hole
+    run = [start.copy()]
+    point = start.copy()
+    across = np.arange(-1.5, 1.51, 0.5)
+    out_of_view = False
+    for _ in range(params.max_run):
+        step = point + t
+        normal = np.array([-t[1], t[0]])
+        candidates = step[None, :] + across[:, None] * normal[None, :]
+        if (candidates < 1).any() or (candidates[:, 0] >= w - 2).any():
+            out_of_view = True
+            break
+        if (candidates[:, 1] >= h - 2).any():
+            out_of_view = True
+            break
+        magnitude = _sample(grad.magnitude, candidates)[:, 0]
+        best = int(np.argmax(magnitude))
+        step = candidates[best]
+        if magnitude[best] < 0.5 * strength or _sample(grad.away, step[None])[0, 0] < params.gap:
+            break
+        turned = grad.tangent(step)
+        if np.dot(turned, t) < 0:
+            turned = -turned
+        if np.dot(turned, t) < 0.8:  # a corner, or texture
+            break
+        t = 0.7 * t + 0.3 * turned
+        t /= np.linalg.norm(t)
+        run.append(step)
+        point = step
+    if len(run) < params.min_run:
+        return None
+    chain = np.array(run)
+    k = params.min_run
+    into = _heading(chain[: k + 1])
+    crossing = _crossing(image, grad, chain, into, params)
+    if crossing is not None and out_of_view:
+        crossing.run = np.inf  # followed as far as can be seen
+    if crossing is not None and len(chain) > 2 * k:
+        before = _heading(chain[k : 2 * k + 1])
+        crossing.bend = float(np.arctan2(_cross(before, into), float(np.dot(before, into)))) / k
+    return crossing
+
+
+def _heading(run: np.ndarray) -> np.ndarray:
+    """The unit direction of a stretch of a followed edge (its points listed from the
+    hole outwards), pointing towards the hole: the line fitted through all its points, as
+    the step from one end to the other wanders by the half pixel each point may snap to
+    (a straight joint seemed to bend by a degree a pixel, and was not carried)."""
+    centred = run - run.mean(0)
+    axis = np.linalg.svd(centred, full_matrices=False)[2][0]
+    if float(np.dot(axis, run[0] - run[-1])) < 0:
+        axis = -axis
+    heading: np.ndarray = axis / np.linalg.norm(axis)
+    return heading
+
+
+def _crossing(
+    image: np.ndarray, grad: _Gradient, chain: np.ndarray, into: np.ndarray, params: EdgeParams
+) -> Crossing | None:
+    """The crossing's strips: the pixels across the edge along its run, where all are
+    known; those unlike the rest (another edge joining it) left out."""
+    hw = params.half_width
+    normal = np.array([-into[1], into[0]])  # left of `into`
+    offsets = np.arange(-hw, hw + 1)[:, None] * normal[None, :]
+    img = image.astype(np.float32)
+    strips = []
+    for point in chain[1:]:
+        across = point[None, :] + offsets
+        if (_sample(grad.away, across)[:, 0] >= 1).all():
+            strips.append(_sample(img, across))
+    if len(strips) < 4:
+        return None
+    found = np.array(strips, np.float32)
+    off = np.abs(found - np.median(found, 0)).mean((1, 2))
+    found = found[off <= max(2 * float(np.median(off)), 4.0)]
+    profile = found.mean(0)
+    left, right = profile[: hw - 1].mean(0), profile[hw + 2 :].mean(0)
+    contrast = float(np.abs(left - right).mean())
+    return Crossing(chain[0], into, found, contrast, float(len(chain)))
+
+
+def hermite(
+    a: np.ndarray, leaving: np.ndarray, b: np.ndarray, arriving: np.ndarray, steps: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Points (steps, 2) and unit tangents of the cubic from ``a`` to ``b``, leaving and
+    arriving along the given directions (their length the chord's)."""
+    chord = float(np.linalg.norm(b - a))
+    m0, m1 = leaving * chord, arriving * chord
+    t = np.linspace(0, 1, steps)[:, None]
+    t2, t3 = t * t, t * t * t
+    points = (2 * t3 - 3 * t2 + 1) * a + (t3 - 2 * t2 + t) * m0 + (3 * t2 - 2 * t3) * b
+    points += (t3 - t2) * m1
+    tangents = (6 * t2 - 6 * t) * a + (3 * t2 - 4 * t + 1) * m0 + (6 * t - 6 * t2) * b
+    tangents += (3 * t2 - 2 * t) * m1
+    tangents /= np.linalg.norm(tangents, axis=1, keepdims=True) + 1e-9
+    return points, tangents
+
+
+def _cross(u: np.ndarray, v: np.ndarray) -> float:
+    return float(u[0] * v[1] - u[1] * v[0])
+
+
+def _cost(a: Crossing, b: Crossing, hole_near: np.ndarray, params: EdgeParams) -> float | None:
+    """What joining ``a`` to ``b`` costs (lower is likelier), None when they are not one
+    edge (step 2 of the module's)."""
+    contrast = min(a.contrast, b.contrast)
+    mismatch = float(np.abs(a.profile - b.profile[::-1]).mean())
+    if mismatch > params.mismatch_share * contrast or mismatch > params.max_mismatch:
+        return None
+    length = float(np.linalg.norm(b.at - a.at))
+    if length < 4 or min(a.run, b.run) < params.long_run or not _one_bend(a, b, params):
+        return None
+    points, tangents = hermite(a.at, a.into, b.at, -b.into, 64)
+    h, w = hole_near.shape
+    xs = np.clip(np.rint(points[:, 0]).astype(int), 0, w - 1)
+    ys = np.clip(np.rint(points[:, 1]).astype(int), 0, h - 1)
+    if hole_near[ys, xs].mean() < 0.9:
+        return None  # it would run outside the hole
+    angles = np.unwrap(np.arctan2(tangents[:, 1], tangents[:, 0]))
+    turn = float(np.abs(np.diff(angles)).sum())
+    if turn > np.radians(params.max_turn_deg):
+        return None
+    if not _turns_as_bent(a, b, float(angles[-1] - angles[0]), length, params):
+        return None
+    return mismatch / max(contrast, 1.0) + 0.2 * turn
+
+
+def _one_bend(a: Crossing, b: Crossing, params: EdgeParams) -> bool:
+    """Whether the way from ``a`` to ``b`` is one bend: not backwards, not an S (the chord
+    turns the same way from both edges; an S is two edges that only happen to meet, as on a
+    wall of staggered bricks), and about as much at both ends, as an arc does."""
+    u = (b.at - a.at) / float(np.linalg.norm(b.at - a.at))
+    out_of_b = -b.into
+    if np.dot(a.into, u) < -0.2 or np.dot(out_of_b, u) < -0.2:
+        return False
+    turn_a, turn_b = _cross(a.into, u), _cross(u, out_of_b)
+    if turn_a * turn_b < 0 and min(abs(turn_a), abs(turn_b)) > np.sin(
+        np.radians(params.s_slack_deg)
+    ):
+        return False
+    uneven = abs(np.arcsin(np.clip(turn_a, -1, 1)) - np.arcsin(np.clip(turn_b, -1, 1)))
+    return bool(uneven <= np.radians(params.max_uneven_deg))
+
+
+def _turns_as_bent(
+    a: Crossing, b: Crossing, turned: float, length: float, params: EdgeParams
+) -> bool:
+    """Whether a curve turning ``turned`` radians over ``length`` pixels turns about as the
+    edges bend on their way in (straight where that is unknown): two straight edges are
+    not joined by an arc, nor by an elbow. Not asked of two edges that both run out of the
+    patch: a rim whose visible parts are nearly straight bends where the hole hides it."""
+    if np.isinf(a.run) and np.isinf(b.run):
+        return True
+    bends = [bend for bend in (a.bend, None if b.bend is None else -b.bend) if bend is not None]
+    expected = float(np.mean(bends)) * length if bends else 0.0
+    return abs(turned - expected) <= float(np.radians(params.turn_slack_deg)) + 0.5 * abs(expected)
+
+
+def pair_crossings(crossings: list[Crossing], hole: np.ndarray, params: EdgeParams) -> list[Pair]:
+    """The crossings that are one edge, each in one pair at most, the likeliest first."""
+    near = cv2.dilate(hole.astype(np.uint8), np.ones((3 * params.gap,) * 2, np.uint8)) > 0
+    costs: dict[tuple[int, int], float] = {}
+    for i, a in enumerate(crossings):
+        for j in range(i + 1, len(crossings)):
+            cost = _cost(a, crossings[j], near, params)
+            if cost is not None:
+                costs[i, j] = cost
+    pairs, used = [], set()
+    for (i, j), cost in sorted(costs.items(), key=lambda item: item[1]):
+        if i in used or j in used:
+            continue
+        rivals = [c for key, c in costs.items() if key != (i, j) and {i, j} & set(key)]
+        if rivals and min(rivals) < params.unambiguous * cost:
+            continue  # another partner nearly as likely: leave both to the fill
+        used |= {i, j}
+        pairs.append((crossings[i], crossings[j]))
+    return pairs
+
+
+def draw_edges(
+    image: np.ndarray, hole: np.ndarray, pairs: list[Pair], params: EdgeParams
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's curve drawn across the hole from its strips (step 3 of the module's):
+    the image (uint8) and the pixels drawn."""
+    img = image.astype(np.float32)
+    band = np.zeros(hole.shape, bool)
+    hw = params.half_width
+    for a, b in pairs:
+        chord = float(np.linalg.norm(b.at - a.at))
+        points, tangents = hermite(a.at, a.into, b.at, -b.into, max(16, int(2 * chord)))
+        # the hole's pixels near the curve: the curve drawn thick, then each pixel placed
+        near = np.zeros(hole.shape, np.uint8)
+        cv2.polylines(near, [np.rint(points).astype(np.int32)], False, 1, 2 * hw + 3)
+        ys, xs = np.nonzero(near.astype(bool) & hole & ~band)
+        if len(ys) == 0:
+            continue
+        pixels = np.stack([xs, ys], 1).astype(np.float32)
+        nearest = np.empty(len(pixels), int)
+        for start in range(0, len(pixels), 4096):
+            chunk = pixels[start : start + 4096, None, :] - points[None, :, :]
+            nearest[start : start + 4096] = np.einsum("pcd,pcd->pc", chunk, chunk).argmin(1)
+        offset = pixels - points[nearest]
+        normals = np.stack([-tangents[:, 1], tangents[:, 0]], 1)[nearest]
+        side = (offset * normals).sum(1)
+        along = np.abs((offset * tangents[nearest]).sum(1))
+        keep = (np.abs(side) <= hw) & (along <= 0.75)  # not past the curve's ends
+        arc = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(points, axis=0), axis=1))])
+        from_a = arc[nearest[keep]]
+        share = (from_a / max(float(arc[-1]), 1e-6))[:, None]
+        colour = (1 - share) * _strip_colour(a.strips, from_a, side[keep] + hw)
+        colour += share * _strip_colour(b.strips[:, ::-1], arc[-1] - from_a, side[keep] + hw)
+        img[ys[keep], xs[keep]] = colour
+        band[ys[keep], xs[keep]] = True
+    return np.clip(img + 0.5, 0, 255).astype(np.uint8), band
+
+
+def _strip_colour(strips: np.ndarray, distance: np.ndarray, across: np.ndarray) -> np.ndarray:
+    """The colour at ``across`` (0 to 2·half_width, fractional) of the strip taken
+    ``distance`` pixels along the edge: its own strips in turn, forth and back, so the edge
+    keeps its grain rather than one mean colour."""
+    count = len(strips)
+    period = max(2 * (count - 1), 1)
+    step = np.floor(distance).astype(int) % period
+    k = np.where(step < count, step, period - step).clip(0, count - 1)
+    last = strips.shape[1] - 1
+    low = np.floor(across).astype(int).clip(0, last)
+    high = (low + 1).clip(0, last)
+    f = (across - low)[:, None]
+    colour: np.ndarray = strips[k, low] * (1 - f) + strips[k, high] * f
+    return colour
