@@ -11,24 +11,28 @@ drawn first and the texture is filled round them:
 1. **Crossings.** Along a line round the hole (``gap`` pixels outside it), every local
    maximum of the gradient that is among the strongest of the ring is followed outwards,
    along the edge, for at least ``min_run`` pixels without turning sharply: a real edge,
-   not a speck of texture. Its direction into the hole is the chord of that run, and the
-   strips of pixels across it along the run are its look (outliers left out: a strip where
-   another edge joins it).
+   not a speck of texture. Its direction into the hole is a line fitted through the first
+   stretch of that run, its bend the turn from the next; the strips of pixels across it
+   along the run are its look (outliers left out: a strip where another edge joins it).
+   The two sides of one thin line count as one crossing.
 2. **Pairs.** Two crossings are one edge when their colours either side match (left of the
-   one going in is right of the other coming out), their directions make one bend rather
-   than an S (the chord between them turns the same way from both: an S is two edges that
-   only happen to meet, as on a wall of staggered bricks), the curve stays in the hole and
-   no other partner of either is nearly as good.
+   one going in is right of the other coming out), both were followed far (``long_run``,
+   or out of the patch: the edges of stones are short), the way between them is one bend
+   (not an S, as two joints of staggered bricks would make; not an arc or an elbow from
+   two straight edges), the curve stays in the hole and no other partner of either is
+   nearly as good.
 3. **Drawing.** Each pair is joined by the cubic (Hermite) curve leaving the one and
    arriving at the other along their own directions, and the hole's pixels within
    ``half_width`` of it are drawn from the strips, the one end's fading into the other's.
    Those pixels become known: the fill continues round them.
 
-Measured on textured objects (``benchmarks/textured_objects.py``, docs/performance.md).
+Measured on textured objects (``benchmarks/textured_objects.py``, docs/performance.md); the
+steps in numbers in docs/repair.md.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import cv2
@@ -46,9 +50,11 @@ class EdgeParams:
     min_run: int = 10
     max_run: int = 50
     #: ...and carried only when both its ends were followed this far (or out of the
-    #: patch): the short edges of stones and blades of grass, joined, made arcs across a
-    #: bed of gravel that was never there
+    #: patch), and at most ``reach`` times as far as the shorter was followed: the short
+    #: edges of stones and blades of grass, joined, made arcs across a bed of gravel that
+    #: was never there, and on a box of 500 pixels the edges of anything did
     long_run: int = 20
+    reach: float = 3.0
     #: a crossing's gradient is above this percentile of the ring round the hole...
     strong_percentile: float = 80.0
     #: ...and above this (grey levels per pixel)
@@ -66,8 +72,13 @@ class EdgeParams:
     s_slack_deg: float = 5.0
     #: the directions of two crossings may differ this much from an arc's (degrees)
     max_uneven_deg: float = 40.0
-    #: how much more (degrees) the curve may turn than the edges' own bends say
+    #: how much more (degrees) the curve may turn than the edges' own bends say, and as
+    #: much when both edges run out of the patch
     turn_slack_deg: float = 25.0
+    unseen_turn_deg: float = 50.0
+    #: at most this many crossings, those of most contrast, are paired (every pair is
+    #: weighed: the time grows with the square; a box on texture has many, and none to carry)
+    max_crossings: int = 48
     #: a pair is carried only when no other partner of either costs less than this times it
     unambiguous: float = 1.3
 
@@ -80,7 +91,8 @@ class Crossing:
     into: np.ndarray  # unit (x, y): the edge's direction into the hole
     strips: np.ndarray  # (K, 2·half_width + 1, 3): pixels across the edge, left of `into` first
     contrast: float  # between its two sides (mean absolute difference)
-    run: float  # how far it was followed outside the hole (pixels; inf: out of the patch)
+    run: int  # how far it was followed outside the hole (pixels)
+    out_of_view: bool  # ...until it left the patch
     #: how it bends on its way into the hole (radians per pixel, positive to the left);
     #: None where the run is too short to tell
     bend: float | None = None
@@ -117,8 +129,7 @@ def _sample(img: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 @dataclass
 class _Gradient:
-    gx: np.ndarray
-    gy: np.ndarray
+    both: np.ndarray  # (H, W, 2): the gradient along x and y
     magnitude: np.ndarray
     away: np.ndarray  # each pixel's distance from the hole (0 in it)
 
@@ -130,10 +141,10 @@ class _Gradient:
         gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0) / 8
         gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1) / 8
         away = cv2.distanceTransform((~hole).astype(np.uint8), cv2.DIST_L2, 3)
-        return cls(gx, gy, np.hypot(gx, gy), away)
+        return cls(np.dstack([gx, gy]), np.hypot(gx, gy), away)
 
     def tangent(self, point: np.ndarray) -> np.ndarray:
-        g = _sample(np.dstack([self.gx, self.gy]), point[None])[0]
+        g = _sample(self.both, point[None])[0]
         return np.array([-g[1], g[0]]) / (float(np.hypot(g[0], g[1])) + 1e-6)
 
 
@@ -174,6 +185,8 @@ def _one_per_line(found: list[Crossing], params: EdgeParams) -> list[Crossing]:
     with either side of the other, and no pair would be unambiguous."""
     kept: list[Crossing] = []
     for crossing in sorted(found, key=lambda c: -c.contrast):
+        if len(kept) == params.max_crossings:
+            break
         if not any(
             float(np.linalg.norm(crossing.at - other.at)) <= params.half_width
             and float(np.dot(crossing.into, other.into)) > 0.9
@@ -226,13 +239,27 @@ def _follow(
     chain = np.array(run)
     k = params.min_run
     into = _heading(chain[: k + 1])
-    crossing = _crossing(image, grad, chain, into, params)
-    if crossing is not None and out_of_view:
-        crossing.run = np.inf  # followed as far as can be seen
-    if crossing is not None and len(chain) > 2 * k:
-        before = _heading(chain[k : 2 * k + 1])
-        crossing.bend = float(np.arctan2(_cross(before, into), float(np.dot(before, into)))) / k
+    crossing = _crossing(image, grad, chain, into, out_of_view, params)
+    if crossing is not None:
+        crossing.bend = _bend(chain, into, k)
     return crossing
+
+
+def _bend(chain: np.ndarray, into: np.ndarray, k: int) -> float | None:
+    """How the followed edge bends on its way in (radians per pixel), from the headings of
+    three stretches of ``k`` pixels; None unless it is long enough and both turns agree,
+    as along an arc (a turn in one stretch only is a corner, or the grid's wobble)."""
+    if len(chain) <= 3 * k:
+        return None
+    headings = [into] + [_heading(chain[i * k : (i + 1) * k + 1]) for i in (1, 2)]
+    turns = [
+        float(np.arctan2(_cross(outer, inner), float(np.dot(outer, inner)))) / k
+        for inner, outer in itertools.pairwise(headings)
+    ]
+    small, large = min(abs(t) for t in turns), max(abs(t) for t in turns)
+    if min(turns) * max(turns) <= 0 or large > 2 * small + 0.002:
+        return None
+    return float(np.mean(turns))
 
 
 def _heading(run: np.ndarray) -> np.ndarray:
@@ -249,7 +276,12 @@ def _heading(run: np.ndarray) -> np.ndarray:
 
 
 def _crossing(
-    image: np.ndarray, grad: _Gradient, chain: np.ndarray, into: np.ndarray, params: EdgeParams
+    image: np.ndarray,
+    grad: _Gradient,
+    chain: np.ndarray,
+    into: np.ndarray,
+    out_of_view: bool,
+    params: EdgeParams,
 ) -> Crossing | None:
     """The crossing's strips: the pixels across the edge along its run, where all are
     known; those unlike the rest (another edge joining it) left out."""
@@ -270,7 +302,7 @@ def _crossing(
     profile = found.mean(0)
     left, right = profile[: hw - 1].mean(0), profile[hw + 2 :].mean(0)
     contrast = float(np.abs(left - right).mean())
-    return Crossing(chain[0], into, found, contrast, float(len(chain)))
+    return Crossing(chain[0], into, found, contrast, len(chain), out_of_view)
 
 
 def hermite(
@@ -302,7 +334,11 @@ def _cost(a: Crossing, b: Crossing, hole_near: np.ndarray, params: EdgeParams) -
     if mismatch > params.mismatch_share * contrast or mismatch > params.max_mismatch:
         return None
     length = float(np.linalg.norm(b.at - a.at))
-    if length < 4 or min(a.run, b.run) < params.long_run or not _one_bend(a, b, params):
+    if length < 4 or length > params.reach * min(a.run, b.run):
+        return None
+    if any(c.run < params.long_run and not c.out_of_view for c in (a, b)):
+        return None
+    if not _one_bend(a, b, params):
         return None
     points, tangents = hermite(a.at, a.into, b.at, -b.into, 64)
     h, w = hole_near.shape
@@ -340,14 +376,18 @@ def _turns_as_bent(
     a: Crossing, b: Crossing, turned: float, length: float, params: EdgeParams
 ) -> bool:
     """Whether a curve turning ``turned`` radians over ``length`` pixels turns about as the
-    edges bend on their way in (straight where that is unknown): two straight edges are
-    not joined by an arc, nor by an elbow. Not asked of two edges that both run out of the
-    patch: a rim whose visible parts are nearly straight bends where the hole hides it."""
-    if np.isinf(a.run) and np.isinf(b.run):
-        return True
-    bends = [bend for bend in (a.bend, None if b.bend is None else -b.bend) if bend is not None]
-    expected = float(np.mean(bends)) * length if bends else 0.0
-    return abs(turned - expected) <= float(np.radians(params.turn_slack_deg)) + 0.5 * abs(expected)
+    edges bend on their way in: as an arc seen from both ends, when both bend the same way
+    along it (``b``'s bend, measured the other way, reversed), else as a straight edge.
+    Two straight edges are not joined by an arc, nor by an elbow; and one bend alone is not
+    enough, as a joint of mortar followed round a corner into another one, carried over a
+    200-pixel box, made an elbow nearly a third over brick. Two edges that both run out of
+    the patch may turn more (``unseen_turn_deg``): a rim whose visible parts are nearly
+    straight bends where the hole hides it (44° on a cup's), though still no corner."""
+    slack = params.unseen_turn_deg if a.out_of_view and b.out_of_view else params.turn_slack_deg
+    expected = 0.0
+    if a.bend is not None and b.bend is not None and a.bend * -b.bend > 0:
+        expected = (a.bend - b.bend) / 2 * length
+    return abs(turned - expected) <= float(np.radians(slack)) + 0.5 * abs(expected)
 
 
 def pair_crossings(crossings: list[Crossing], hole: np.ndarray, params: EdgeParams) -> list[Pair]:
@@ -389,10 +429,7 @@ def draw_edges(
         if len(ys) == 0:
             continue
         pixels = np.stack([xs, ys], 1).astype(np.float32)
-        nearest = np.empty(len(pixels), int)
-        for start in range(0, len(pixels), 4096):
-            chunk = pixels[start : start + 4096, None, :] - points[None, :, :]
-            nearest[start : start + 4096] = np.einsum("pcd,pcd->pc", chunk, chunk).argmin(1)
+        nearest = _nearest(points, pixels)
         offset = pixels - points[nearest]
         normals = np.stack([-tangents[:, 1], tangents[:, 0]], 1)[nearest]
         side = (offset * normals).sum(1)
@@ -406,6 +443,22 @@ def draw_edges(
         img[ys[keep], xs[keep]] = colour
         band[ys[keep], xs[keep]] = True
     return np.clip(img + 0.5, 0, 255).astype(np.uint8), band
+
+
+def _nearest(points: np.ndarray, pixels: np.ndarray, stride: int = 8) -> np.ndarray:
+    """For each pixel (N, 2), the index of the nearest of the curve's ``points``: among
+    every ``stride``-th point first, then among those round it (a 500-pixel box took a
+    second and a half measuring every pixel against every point)."""
+    first = np.empty(len(pixels), int)
+    coarse = points[::stride]
+    for start in range(0, len(pixels), 4096):
+        chunk = pixels[start : start + 4096, None, :] - coarse[None, :, :]
+        first[start : start + 4096] = np.einsum("pcd,pcd->pc", chunk, chunk).argmin(1) * stride
+    around = np.clip(first[:, None] + np.arange(-stride, stride + 1), 0, len(points) - 1)
+    offsets = pixels[:, None, :] - points[around]
+    best = np.einsum("pcd,pcd->pc", offsets, offsets).argmin(1)
+    nearest: np.ndarray = around[np.arange(len(pixels)), best]
+    return nearest
 
 
 def _strip_colour(strips: np.ndarray, distance: np.ndarray, across: np.ndarray) -> np.ndarray:
