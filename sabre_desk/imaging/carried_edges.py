@@ -129,9 +129,13 @@ def _sample(img: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 @dataclass
 class _Gradient:
-    both: np.ndarray  # (H, W, 2): the gradient along x and y
-    magnitude: np.ndarray
-    away: np.ndarray  # each pixel's distance from the hole (0 in it)
+    """What following an edge reads at every step, in one array so that one bilinear
+    lookup gives all of it (a lookup each was most of the time of a box)."""
+
+    fields: np.ndarray  # (H, W, 4) float32: the gradient's magnitude, x, y; the distance
+    pixels: np.ndarray  # the image, float32
+
+    MAGNITUDE, GX, GY, AWAY = 0, 1, 2, 3
 
     @classmethod
     def of(cls, image: np.ndarray, hole: np.ndarray) -> _Gradient:
@@ -141,11 +145,23 @@ class _Gradient:
         gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0) / 8
         gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1) / 8
         away = cv2.distanceTransform((~hole).astype(np.uint8), cv2.DIST_L2, 3)
-        return cls(np.dstack([gx, gy]), np.hypot(gx, gy), away)
+        fields = np.ascontiguousarray(np.dstack([np.hypot(gx, gy), gx, gy, away]), np.float32)
+        return cls(fields, image.astype(np.float32))
 
-    def tangent(self, point: np.ndarray) -> np.ndarray:
-        g = _sample(self.both, point[None])[0]
-        return np.array([-g[1], g[0]]) / (float(np.hypot(g[0], g[1])) + 1e-6)
+    @property
+    def magnitude(self) -> np.ndarray:
+        return self.fields[..., self.MAGNITUDE]
+
+    @property
+    def away(self) -> np.ndarray:
+        """Each pixel's distance from the hole (0 in it)."""
+        return self.fields[..., self.AWAY]
+
+    @staticmethod
+    def tangent(sampled: np.ndarray) -> np.ndarray:
+        """The unit direction along the edge, from a sample of ``fields``."""
+        gx, gy = float(sampled[_Gradient.GX]), float(sampled[_Gradient.GY])
+        return np.array([-gy, gx]) / (float(np.hypot(gx, gy)) + 1e-6)
 
 
 def find_crossings(image: np.ndarray, hole: np.ndarray, params: EdgeParams) -> list[Crossing]:
@@ -172,7 +188,7 @@ def find_crossings(image: np.ndarray, hole: np.ndarray, params: EdgeParams) -> l
             # a local maximum (the first of equal ones), strong enough
             if along[k] < strong or along[k] < near.max() or (near[:3] == along[k]).any():
                 continue
-            crossing = _follow(image, grad, points[k], float(along[k]), params)
+            crossing = _follow(grad, points[k], float(along[k]), params)
             if crossing is not None:
                 found.append(crossing)
     return _one_per_line(found, params)
@@ -197,12 +213,12 @@ def _one_per_line(found: list[Crossing], params: EdgeParams) -> list[Crossing]:
 
 
 def _follow(
-    image: np.ndarray, grad: _Gradient, start: np.ndarray, strength: float, params: EdgeParams
+    grad: _Gradient, start: np.ndarray, strength: float, params: EdgeParams
 ) -> Crossing | None:
     """The edge through ``start`` followed away from the hole; None unless it runs on for
     ``min_run`` pixels, keeping its strength and direction."""
     h, w = grad.away.shape
-    t = grad.tangent(start)
+    t = grad.tangent(_sample(grad.fields, start[None])[0])
     ahead = np.clip(np.rint(start + 3 * t), 0, [w - 1, h - 1]).astype(int)
     if grad.away[ahead[1], ahead[0]] < grad.away[int(start[1]), int(start[0])]:
         t = -t  # away from the hole
@@ -220,26 +236,26 @@ def _follow(
         if (candidates[:, 1] >= h - 2).any():
             out_of_view = True
             break
-        magnitude = _sample(grad.magnitude, candidates)[:, 0]
-        best = int(np.argmax(magnitude))
-        step = candidates[best]
-        if magnitude[best] < 0.5 * strength or _sample(grad.away, step[None])[0, 0] < params.gap:
+        sampled = _sample(grad.fields, candidates)
+        best = int(np.argmax(sampled[:, grad.MAGNITUDE]))
+        here = sampled[best]
+        if here[grad.MAGNITUDE] < 0.5 * strength or here[grad.AWAY] < params.gap:
             break
-        turned = grad.tangent(step)
+        turned = grad.tangent(here)
         if np.dot(turned, t) < 0:
             turned = -turned
         if np.dot(turned, t) < 0.8:  # a corner, or texture
             break
         t = 0.7 * t + 0.3 * turned
         t /= np.linalg.norm(t)
-        run.append(step)
-        point = step
+        point = candidates[best]
+        run.append(point)
     if len(run) < params.min_run:
         return None
     chain = np.array(run)
     k = params.min_run
     into = _heading(chain[: k + 1])
-    crossing = _crossing(image, grad, chain, into, out_of_view, params)
+    crossing = _crossing(grad, chain, into, out_of_view, params)
     if crossing is not None:
         crossing.bend = _bend(chain, into, k)
     return crossing
@@ -276,27 +292,20 @@ def _heading(run: np.ndarray) -> np.ndarray:
 
 
 def _crossing(
-    image: np.ndarray,
-    grad: _Gradient,
-    chain: np.ndarray,
-    into: np.ndarray,
-    out_of_view: bool,
-    params: EdgeParams,
+    grad: _Gradient, chain: np.ndarray, into: np.ndarray, out_of_view: bool, params: EdgeParams
 ) -> Crossing | None:
     """The crossing's strips: the pixels across the edge along its run, where all are
     known; those unlike the rest (another edge joining it) left out."""
     hw = params.half_width
     normal = np.array([-into[1], into[0]])  # left of `into`
     offsets = np.arange(-hw, hw + 1)[:, None] * normal[None, :]
-    img = image.astype(np.float32)
-    strips = []
-    for point in chain[1:]:
-        across = point[None, :] + offsets
-        if (_sample(grad.away, across)[:, 0] >= 1).all():
-            strips.append(_sample(img, across))
+    across = (chain[1:, None, :] + offsets[None, :, :]).reshape(-1, 2)
+    side = 2 * hw + 1
+    known = (_sample(grad.away, across)[:, 0] >= 1).reshape(-1, side).all(axis=1)
+    strips = _sample(grad.pixels, across).reshape(-1, side, 3)[known]
     if len(strips) < 4:
         return None
-    found = np.array(strips, np.float32)
+    found = np.asarray(strips, np.float32)
     off = np.abs(found - np.median(found, 0)).mean((1, 2))
     found = found[off <= max(2 * float(np.median(off)), 4.0)]
     profile = found.mean(0)
