@@ -176,21 +176,25 @@ def find_crossings(image: np.ndarray, hole: np.ndarray, params: EdgeParams) -> l
         hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
     )
     contours, _ = cv2.findContours(line, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    found = []
+    starts: list[tuple[float, np.ndarray]] = []
     for contour in contours:
         points = contour[:, 0, :].astype(np.float32)
         n = len(points)
         if n < 8:
             continue
         along = grad.magnitude[points[:, 1].astype(int), points[:, 0].astype(int)]
-        for k in range(n):
+        for k in np.flatnonzero(along >= strong):
             near = along[[(k + o) % n for o in range(-3, 4)]]
-            # a local maximum (the first of equal ones), strong enough
-            if along[k] < strong or along[k] < near.max() or (near[:3] == along[k]).any():
-                continue
-            crossing = _follow(grad, points[k], float(along[k]), params)
-            if crossing is not None:
-                found.append(crossing)
+            # a local maximum (the first of equal ones)
+            if along[k] >= near.max() and not (near[:3] == along[k]).any():
+                starts.append((float(along[k]), points[k]))
+    # following is the costly part: the strongest few times as many as can be paired
+    starts.sort(key=lambda start: -start[0])
+    found = []
+    for strength, point in starts[: 2 * params.max_crossings]:
+        crossing = _follow(grad, point, strength, params)
+        if crossing is not None:
+            found.append(crossing)
     return _one_per_line(found, params)
 
 
