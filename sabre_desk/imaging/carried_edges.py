@@ -38,6 +38,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from sabre_desk.imaging.patch_field import grow_round, grow_square
+
 
 @dataclass(frozen=True)
 class EdgeParams:
@@ -90,17 +92,13 @@ class Crossing:
     at: np.ndarray  # (x, y)
     into: np.ndarray  # unit (x, y): the edge's direction into the hole
     strips: np.ndarray  # (K, 2·half_width + 1, 3): pixels across the edge, left of `into` first
+    profile: np.ndarray  # their mean: what the edge looks like across it
     contrast: float  # between its two sides (mean absolute difference)
     run: int  # how far it was followed outside the hole (pixels)
     out_of_view: bool  # ...until it left the patch
     #: how it bends on its way into the hole (radians per pixel, positive to the left);
     #: None where the run is too short to tell
     bend: float | None = None
-
-    @property
-    def profile(self) -> np.ndarray:
-        profile: np.ndarray = self.strips.mean(0)
-        return profile
 
 
 Pair = tuple[Crossing, Crossing]
@@ -171,10 +169,7 @@ def find_crossings(image: np.ndarray, hole: np.ndarray, params: EdgeParams) -> l
     strong = params.min_strength
     if ring.any():
         strong = max(strong, float(np.percentile(grad.magnitude[ring], params.strong_percentile)))
-    side = 2 * params.gap + 1
-    line = cv2.dilate(
-        hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
-    )
+    line = grow_round(hole, params.gap).astype(np.uint8)
     contours, _ = cv2.findContours(line, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     starts: list[tuple[float, np.ndarray]] = []
     for contour in contours:
@@ -315,7 +310,7 @@ def _crossing(
     profile = found.mean(0)
     left, right = profile[: hw - 1].mean(0), profile[hw + 2 :].mean(0)
     contrast = float(np.abs(left - right).mean())
-    return Crossing(chain[0], into, found, contrast, len(chain), out_of_view)
+    return Crossing(chain[0], into, found, profile, contrast, len(chain), out_of_view)
 
 
 def hermite(
@@ -405,7 +400,7 @@ def _turns_as_bent(
 
 def pair_crossings(crossings: list[Crossing], hole: np.ndarray, params: EdgeParams) -> list[Pair]:
     """The crossings that are one edge, each in one pair at most, the likeliest first."""
-    near = cv2.dilate(hole.astype(np.uint8), np.ones((3 * params.gap,) * 2, np.uint8)) > 0
+    near = grow_square(hole, 3 * params.gap // 2)
     costs: dict[tuple[int, int], float] = {}
     for i, a in enumerate(crossings):
         for j in range(i + 1, len(crossings)):

@@ -19,6 +19,15 @@ def grow_square(mask: np.ndarray, radius: int) -> np.ndarray:
     return cv2.dilate(mask.astype(np.uint8), kernel).astype(bool)
 
 
+def grow_round(mask: np.ndarray, radius: int) -> np.ndarray:
+    """``mask`` grown by ``radius`` pixels in every direction (a disk)."""
+    if radius <= 0:
+        return mask.copy()
+    side = 2 * radius + 1
+    disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
+    return cv2.dilate(mask.astype(np.uint8), disk).astype(bool)
+
+
 @dataclass
 class NeighbourField:
     """For each target centre, its source centre and distance."""

@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 
 from sabre_desk.imaging.loops import compiled_loops
-from sabre_desk.imaging.patch_field import NeighbourField, grow_square
+from sabre_desk.imaging.patch_field import NeighbourField, grow_round, grow_square
 
 
 @dataclass(frozen=True)
@@ -74,17 +74,6 @@ class StandoutParams:
 
 #: the colour comparisons' step, in levels of a channel (0–255 in 32 steps)
 COLOUR_STEP = 8.0
-
-
-def _disk(radius: int) -> np.ndarray:
-    side = 2 * radius + 1
-    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
-
-
-def _grow(mask: np.ndarray, radius: int) -> np.ndarray:
-    if radius <= 0:
-        return mask.copy()
-    return cv2.dilate(mask.astype(np.uint8), _disk(radius)).astype(bool)
 
 
 def _best_distances(
@@ -172,13 +161,13 @@ def standout_mask(
     # anything in the ring (a stroke's end lying across an edge the ring has too)
     defect_gap = _colour_gaps(img[box], img[standing])
     standing[box] |= (defect_gap < ring_gap) & (ring_gap > params.colour_floor / 2)
-    mask: np.ndarray = _convex_pieces(_grow(standing, params.halo), params.halo) & box
+    mask: np.ndarray = _convex_pieces(grow_round(standing, params.halo), params.halo) & box
     # what stands out a little just beside it is of the same defect (a thin line of the
     # photo's own colour drawn on a fragment's edge)
     weak = max(float(np.quantile(ring_d, params.weak_quantile)) * params.weak_factor, params.floor)
-    beside = _core(box, box_d > weak, r) & _grow(mask, params.beside)
+    beside = _core(box, box_d > weak, r) & grow_round(mask, params.beside)
     if (beside & ~mask).any():
-        mask = _convex_pieces(_grow(mask | beside, 1), params.halo) & box
+        mask = _convex_pieces(grow_round(mask | beside, 1), params.halo) & box
     share = np.count_nonzero(mask) / np.count_nonzero(box)
     if not params.least <= share <= params.most:
         return None
@@ -198,7 +187,7 @@ def _at_lower_resolution(
     if found is None:
         return None
     up = cv2.resize(found.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST) > 0
-    grown: np.ndarray = _grow(up, math.ceil(1 / scale)) & box
+    grown: np.ndarray = grow_round(up, math.ceil(1 / scale)) & box
     return grown
 
 
@@ -240,7 +229,7 @@ def _convex_pieces(mask: np.ndarray, join: int) -> np.ndarray:
     replaced by its convex hull: holes and bays inside a defect are filled with it, never
     kept as islands of the defect's own pixels."""
     count, labels, stats, _ = cv2.connectedComponentsWithStats(
-        _grow(mask, join).astype(np.uint8), connectivity=8
+        grow_round(mask, join).astype(np.uint8), connectivity=8
     )
     out = np.zeros(mask.shape, np.uint8)
     for label in range(1, count):
