@@ -67,7 +67,6 @@ class CompareView(QWidget):
         self._settle.timeout.connect(self.settled)
         self._grace = QTimer(self)
         self._grace.setSingleShot(True)
-        self._grace.setInterval(LOADING_GRACE_MS)
         self._grace.timeout.connect(self._paint_again)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -243,7 +242,7 @@ class CompareView(QWidget):
         LOADING_GRACE_MS at most; then "Loading…" shows where an image is still missing."""
         for canvas in self.canvases.values():
             canvas.viewport().setUpdatesEnabled(False)
-        self._grace.start()
+        self._grace.start(LOADING_GRACE_MS)
         self._release_when_final()
 
     def _paint_again(self) -> None:
