@@ -14,22 +14,27 @@ from PIL import Image
 
 from sabre_desk.engines.patchmatch import PatchMatchEngine
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
-from sabre_desk.imaging.carried_edges import EdgeParams, carry_edges, find_crossings
+from sabre_desk.imaging.carried_edges import EdgeParams, carry_edges, find_crossings, hermite
 
 PHOTOS = Path(__file__).parents[1] / "fixtures" / "photos"
 
 
-def cup_rim() -> tuple[np.ndarray, np.ndarray]:
-    """A pale rim (an ellipse 10 px thick) on shaded, grainy ground; the rim's pixels."""
-    h, w = 240, 320
+def pale_on_ground(rim: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``rim`` (uint8 coverage, 240×320) drawn pale on shaded, grainy ground; its pixels."""
+    h, w = rim.shape
     y, x = np.mgrid[0:h, 0:w]
     ground = np.dstack([200 - 0.2 * y, 150 + 0.1 * x, 110 + 0 * x]).astype(np.float32)
     ground += np.random.default_rng(5).normal(0, 4, (h, w, 3)).astype(np.float32)
-    rim = np.zeros((h, w), np.uint8)
-    cv2.ellipse(rim, (160, 60), (130, 120), 0, 0, 360, 255, 10, cv2.LINE_AA)
     share = (rim.astype(np.float32) / 255)[..., None]
     image = ground * (1 - share) + np.array([245, 245, 240], np.float32) * share
     return np.clip(image, 0, 255).astype(np.uint8), rim > 127
+
+
+def cup_rim() -> tuple[np.ndarray, np.ndarray]:
+    """A pale rim (an ellipse 10 px thick); the rim's pixels."""
+    rim = np.zeros((240, 320), np.uint8)
+    cv2.ellipse(rim, (160, 60), (130, 120), 0, 0, 360, 255, 10, cv2.LINE_AA)
+    return pale_on_ground(rim)
 
 
 def test_a_rim_the_box_hides_is_carried_round_as_a_curve() -> None:
@@ -51,6 +56,43 @@ def test_a_rim_the_box_hides_is_carried_round_as_a_curve() -> None:
     away = box & ~cv2.dilate(rim.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
     assert pale[away].mean() < 0.02  # and nowhere else
     assert np.abs(repaired.astype(int) - photo)[box].mean() < 8
+
+
+@pytest.mark.parametrize("degrees", [30, 90, 120, 150])
+def test_the_curve_between_two_ends_of_an_arc_is_the_arc(degrees: int) -> None:
+    """Leaving and arriving along a circle's tangents, the curve keeps to the circle: with
+    tangents as long as the chord it cut 12 % inside it at 120°."""
+    turn = np.radians(degrees)
+    start, end = np.array([1.0, 0.0]), np.array([np.cos(turn), np.sin(turn)])
+    arriving = np.array([-np.sin(turn), np.cos(turn)])
+    points, _ = hermite(start, np.array([0.0, 1.0]), end, arriving, 201)
+    radius = np.linalg.norm(points, axis=1)
+    assert np.abs(radius - 1).max() < 0.01
+
+
+def ring(radius: int) -> tuple[np.ndarray, np.ndarray]:
+    """A pale ring 8 px thick round (160, 110); its pixels."""
+    rim = np.zeros((240, 320), np.uint8)
+    cv2.circle(rim, (160, 110), radius, 255, 8, cv2.LINE_AA)
+    return pale_on_ground(rim)
+
+
+def test_a_rim_that_turns_130_degrees_under_the_hole_is_drawn_on_the_rim() -> None:
+    """The hole hides the bottom of a small ring, which turns 130° inside it: the ring is
+    drawn back round. Its edges' directions are read from a stretch that already bends
+    (the line through it points as the edge did halfway along), and the curve between
+    them must turn as an arc does: without both, 0.29 of the ring came back, with only
+    the first 0.71."""
+    photo, rim = ring(60)
+    hole = np.zeros(rim.shape, bool)
+    hole[135:190, 80:240] = True
+    covered = photo.copy()
+    covered[hole] = (30, 90, 200)
+    drawn, _ = carry_edges(covered, hole)
+    pale = drawn.astype(int).min(axis=2) > 200
+    assert pale[rim & hole].mean() >= 0.85
+    beside = hole & ~cv2.dilate(rim.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+    assert pale[beside].mean() < 0.01
 
 
 def joints(offset: int) -> np.ndarray:
