@@ -21,7 +21,6 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     Qt,
-    QThreadPool,
     Signal,
 )
 from PySide6.QtGui import QAction, QColor
@@ -52,7 +51,7 @@ from sabre_desk.core.release.evaluation_results import (
     load_evaluation,
 )
 from sabre_desk.gui.desk.session import SelectCase, Session
-from sabre_desk.gui.machinery.workers import Worker
+from sabre_desk.gui.machinery.workers import Worker, screen_pool
 from sabre_desk.settings import Settings
 
 RIGHT, WRONG = QColor("#e8f5e9"), QColor("#ffebee")
@@ -231,8 +230,7 @@ class EvaluationUi(QObject):
         super().__init__(parent)
         self.session, self.select_case, self.open_project = session, select_case, open_project
         self.settings, self._parent = settings, parent
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
+        self.pool = screen_pool(self, 1)  # an evaluation being opened: waited for
         self.views: list[EvaluationView] = []
         self.action = QAction("Open &Evaluation…", parent)
         self.action.setObjectName("open_evaluation")

@@ -37,8 +37,9 @@ import shiboken6
 from PySide6.QtCore import QObject, Qt, QThread, QThreadPool, Signal, Slot
 
 #: How many steps of niceness the threads of a screen pool (``screen_pool``: the images the
-#: reviewer is waiting for) run below the GUI thread (Linux); a weight about a third of the
-#: GUI thread's, so the window gets a core whenever it wants one.
+#: reviewer is waiting for, and every job the user started and watches) run below the GUI
+#: thread (Linux); a weight about a third of the GUI thread's, so the window gets a core
+#: whenever it wants one.
 POOL_THREAD_NICE = 5
 #: ...and the threads of every other pool (reading ahead, hashing, indexing, the team's
 #: reads): far below those (a weight about a thirtieth of the GUI thread's), so none of
@@ -51,8 +52,11 @@ _screen_pools: weakref.WeakSet[QThreadPool] = weakref.WeakSet()
 
 
 def screen_pool(parent: QObject, threads: int) -> QThreadPool:
-    """A pool for work the reviewer is waiting to see (its threads at POOL_THREAD_NICE);
-    keep it for that alone, as a thread once lowered cannot be raised again."""
+    """A pool for work the reviewer is waiting to see: the images on screen, and what the
+    user started and watches (the demo, an Edited image, a model's repair, an upgrade…),
+    its threads at POOL_THREAD_NICE; keep it for that alone, as a thread once lowered
+    cannot be raised again. Among the background pools such work crawled whenever other
+    programs kept the cores busy (the demo: 87 s instead of 4)."""
     pool = QThreadPool(parent)
     pool.setMaxThreadCount(threads)
     _screen_pools.add(pool)

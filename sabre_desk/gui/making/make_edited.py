@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QThreadPool, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -37,7 +37,7 @@ from sabre_desk.core.making.edited_maker import make_edited
 from sabre_desk.engines.gemini_make import GeminiImageMaker, MakeCancelledError, MakeFailedError
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.desk.buttons import note, ok_cancel
-from sabre_desk.gui.machinery.workers import Worker
+from sabre_desk.gui.machinery.workers import Worker, screen_pool
 
 #: how long closing the dialog waits for a cancelled call to end
 CLOSE_WAIT_MS = 10_000
@@ -112,8 +112,7 @@ class MakeEditedRow(QWidget):
         row.addWidget(self.cancel)
         row.addWidget(self.status, 1)
         self.setLayout(row)
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
+        self.pool = screen_pool(self, 1)  # the user clicked and waits for the image
         self.folder: Path | None = None
         self.dialog: EditInstructionDialog | None = None
         self._stop: threading.Event | None = None

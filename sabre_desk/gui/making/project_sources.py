@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from sabre_desk.core.case.project import MANIFEST_NAME
 from sabre_desk.ground.errors import ProjectError
-from sabre_desk.gui.machinery.workers import Worker
+from sabre_desk.gui.machinery.workers import Worker, screen_pool
 from sabre_desk.gui.making.new_project_dialog import NewProjectDialog
 from sabre_desk.settings import config_dir
 
@@ -25,7 +24,9 @@ class ProjectSources:
     ):
         self.parent, self.open_project, self.report_error = parent, open_project, report_error
         self.say = say
-        self.pool = QThreadPool(parent)  # the demo is drawn here, never on the GUI thread
+        # the demo is drawn here, never on the GUI thread, and as work the user waits for:
+        # among the background pools, with two other programs busy, it took 87 s, not 4
+        self.pool = screen_pool(parent, 1)
 
     def choose(self) -> None:
         folder = QFileDialog.getExistingDirectory(self.parent, "Open sabre-desk project")

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEventLoop, Qt, QThreadPool
+from PySide6.QtCore import QEventLoop, Qt
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
 from sabre_desk.core.case.manifest import project_folder, read_manifest
@@ -25,7 +25,7 @@ from sabre_desk.core.upgrade.upgrade import BACKUP_PARENT, BACKUP_PREFIX, upgrad
 from sabre_desk.core.upgrade.upgrade_plan import UpgradePlan, may_need_upgrade, plan_upgrade
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.desk.session import OpenAs
-from sabre_desk.gui.machinery.workers import Worker
+from sabre_desk.gui.machinery.workers import Worker, screen_pool
 
 UPGRADE = "Upgrade"
 READ_ONLY = "Open read-only"
@@ -79,8 +79,7 @@ class UpgradeOffer:
         unattended: Callable[[], bool],
     ):
         self.parent, self.report_error, self.unattended = parent, report_error, unattended
-        self.pool = QThreadPool(parent)
-        self.pool.setMaxThreadCount(1)
+        self.pool = screen_pool(parent, 1)  # the project waits on its check or upgrade
         self._waiting = False  # a check or an upgrade is under way
 
     def before_open(self, path: Path) -> OpenAs:

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 
 from sabre_desk.core.case.project import Case
 from sabre_desk.core.case.spec import ImageRole
@@ -23,7 +23,7 @@ from sabre_desk.engines.base import RepairCancelledError, RepairEngine
 from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.machinery.process_jobs import ProcessJobs
-from sabre_desk.gui.machinery.workers import Worker
+from sabre_desk.gui.machinery.workers import Worker, screen_pool
 
 #: A repair's place in the worker processes' queue: the reviewer waits for it, so it goes
 #: before every sweep's job (change maps at 0, previews at -10, the engine's warm-up at -1).
@@ -54,8 +54,8 @@ class RepairJobs(QObject):
     ):
         super().__init__(parent)
         self.processes = processes
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(max(1, pool_size))
+        # repairs on threads (a model's): asked for and waited on, as the images on screen
+        self.pool = screen_pool(self, max(1, pool_size))
         self.jobs: dict[int, RepairJob] = {}
         self._ids = itertools.count(1)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QDialog,
@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from sabre_desk.core.team.merge import MergeResult, merge_copy
 from sabre_desk.gui.desk.session import Session
-from sabre_desk.gui.machinery.workers import Worker
+from sabre_desk.gui.machinery.workers import Worker, screen_pool
 
 
 class TakeBackDialog(QDialog):
@@ -75,8 +75,7 @@ class TakeBackUi(QObject):
     def __init__(self, session: Session, parent: QWidget) -> None:
         super().__init__(parent)
         self.session, self._parent = session, parent
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
+        self.pool = screen_pool(self, 1)  # a take-back the user started and waits for
         self.action = QAction("Take &Back Work from a Copy…", parent)
         self.action.setObjectName("take_back_work")
         self.action.setStatusTip("Bring the work done in a copy or clone of this project back")

@@ -26,7 +26,7 @@ from sabre_desk.core.team.team import CaseTeam, case_team, in_queue, queue
 from sabre_desk.gui.desk.canvas.compare_view import CompareView
 from sabre_desk.gui.desk.controller import Aspect, CaseController
 from sabre_desk.gui.desk.session import SelectCase, Session
-from sabre_desk.gui.machinery.workers import Worker
+from sabre_desk.gui.machinery.workers import Worker, screen_pool
 from sabre_desk.gui.team.live_ui import LiveUpdates
 from sabre_desk.gui.team.team_boxes import OtherBoxes, TeamColors
 from sabre_desk.gui.team.team_dialog import TeamDialog
@@ -65,8 +65,8 @@ class TeamUi(QObject):
         self.decoders = decoders
         self.pool = QThreadPool(self)  # the adjudicator's queue, cases changed elsewhere
         self.pool.setMaxThreadCount(1)
-        self.summary_pool = QThreadPool(self)  # the Team dialog's figures, which take longer
-        self.summary_pool.setMaxThreadCount(1)
+        # the Team dialog's figures, which take longer, and the user waits for them
+        self.summary_pool = screen_pool(self, 1)
         self.section = TeamSection()
         self.layers = {role: OtherBoxes(canvas) for role, canvas in compare.canvases.items()}
         self.colors = TeamColors()
