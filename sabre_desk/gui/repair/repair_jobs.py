@@ -18,16 +18,13 @@ from PySide6.QtCore import QObject, Signal
 
 from sabre_desk.core.case.project import Case
 from sabre_desk.core.case.spec import ImageRole
+from sabre_desk.core.jobs.process_pool import ASKED_FOR
 from sabre_desk.core.repair import repairs
 from sabre_desk.engines.base import RepairCancelledError, RepairEngine
 from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.ground.errors import ProjectError
 from sabre_desk.gui.machinery.process_jobs import ProcessJobs
 from sabre_desk.gui.machinery.workers import Worker, screen_pool
-
-#: A repair's place in the worker processes' queue: the reviewer waits for it, so it goes
-#: before every sweep's job (change maps at 0, previews at -10, the engine's warm-up at -1).
-ASKED_FOR = 10
 
 
 @dataclass
@@ -87,6 +84,8 @@ class RepairJobs(QObject):
                     self._on_errored(job, exc)
 
             args = (snapshot, role, order, engine, None, stands_in_for)
+            # the reviewer waits for it: before every sweep's job (change maps at 0, previews
+            # at -10, the engine's warm-up at -1), and run at the priority of what is watched
             job.stop = self.processes.submit(repairs.make_preview, args, done, ASKED_FOR)
         else:
             worker = Worker(
