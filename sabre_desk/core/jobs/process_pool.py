@@ -55,6 +55,9 @@ ASKED_NICE = 5
 WORKER_NICE = 10
 #: The priority of a job the user asked for and watches (a repair of the box on screen).
 ASKED_FOR = 10
+#: Whether each thread has a niceness of its own (Linux); elsewhere a worker runs every job
+#: at ``WORKER_NICE`` ("below normal" on Windows).
+PER_THREAD_NICENESS = sys.platform.startswith("linux")
 
 Done = Callable[[Any, BaseException | None], None]
 
@@ -159,10 +162,8 @@ def _call_lowered(fn: Callable[..., Any], args: tuple[Any, ...], niceness: int) 
 
 def _worker_main(conn: Connection, asked: int, niceness: int) -> None:
     """A worker's loop: at *asked* niceness itself, every job below ``ASKED_FOR`` lowered to
-    *niceness* (Linux), or the whole worker at *niceness* where threads have none of their
-    own."""
-    per_thread = sys.platform.startswith("linux")
-    lower_priority(asked if per_thread else niceness)
+    *niceness* on a thread of its own (where threads have none, both are the same)."""
+    lower_priority(asked)
     while True:
         try:
             message = conn.recv()
@@ -171,7 +172,7 @@ def _worker_main(conn: Connection, asked: int, niceness: int) -> None:
         if message is None:
             return
         job_id, fn, args, watched = message
-        if watched or not per_thread:
+        if watched or not PER_THREAD_NICENESS:
             ok, value = _call(fn, args)
         else:
             ok, value = _call_lowered(fn, args, niceness)
@@ -425,9 +426,8 @@ class ProcessPool:
     def _spawn(self) -> _Worker:
         """A new worker process (not yet among the pool's workers)."""
         parent, child = self._ctx.Pipe()
-        niceness, asked = worker_niceness(self.nice), worker_niceness(self.asked_nice)
-        if not sys.platform.startswith("linux"):
-            asked = niceness  # no niceness per thread: the whole worker runs below
+        niceness = worker_niceness(self.nice)
+        asked = worker_niceness(self.asked_nice) if PER_THREAD_NICENESS else niceness
         process = self._ctx.Process(
             target=_worker_main,
             args=(child, asked, niceness),
