@@ -102,6 +102,13 @@ def set_niceness(pid: int, niceness: int) -> None:
             os.setpriority(os.PRIO_PROCESS, pid, niceness)
 
 
+def lower_thread(niceness: int) -> None:
+    """Lower the calling thread alone to *niceness* (where threads have a niceness of their
+    own; elsewhere nothing): the window's pool threads and a worker's sweep jobs."""
+    if PER_THREAD_NICENESS:
+        set_niceness(threading.get_native_id(), niceness)
+
+
 def lower_priority(niceness: int) -> None:
     """Make this process yield to the window for the CPU, on one core (OpenCV would
     otherwise spread one job over every core, the window's too)."""
@@ -151,7 +158,7 @@ def _call_lowered(fn: Callable[..., Any], args: tuple[Any, ...], niceness: int) 
     outcome: list[tuple[bool, Any]] = []
 
     def run() -> None:
-        set_niceness(threading.get_native_id(), niceness)
+        lower_thread(niceness)
         outcome.append(_call(fn, args))
 
     thread = threading.Thread(target=run, name="lowered-job")

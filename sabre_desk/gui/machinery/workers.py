@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import os
 import sys
 import threading
 import weakref
@@ -35,6 +34,8 @@ from typing import Any, ClassVar
 
 import shiboken6
 from PySide6.QtCore import QObject, Qt, QThread, QThreadPool, Signal, Slot
+
+from sabre_desk.core.jobs.process_pool import PER_THREAD_NICENESS, lower_thread, worker_niceness
 
 #: How many steps of niceness the threads of a screen pool (``screen_pool``: the images the
 #: reviewer is waiting for, and every job the user started and watches) run below the GUI
@@ -71,12 +72,8 @@ def yield_to_gui_thread(step: int = POOL_THREAD_NICE) -> None:
     thread's own plus the step: a pool thread's Python state (and anything kept in it) is
     made anew for each job, and a thread lowered again from where it was sank a step per
     job, to the floor. Never raises: a thread that cannot be lowered runs as before."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError):
-            target = min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + step)
-            tid = threading.get_native_id()
-            if os.getpriority(os.PRIO_PROCESS, tid) < target:
-                os.setpriority(os.PRIO_PROCESS, tid, target)
+    if PER_THREAD_NICENESS:
+        lower_thread(worker_niceness(step))
         return
     thread = QThread.currentThread()
     if thread is not None:

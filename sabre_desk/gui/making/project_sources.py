@@ -24,9 +24,7 @@ class ProjectSources:
     ):
         self.parent, self.open_project, self.report_error = parent, open_project, report_error
         self.say = say
-        # the demo is drawn here, never on the GUI thread, and as work the user waits for:
-        # among the background pools, with two other programs busy, it took 87 s, not 4
-        self.pool = screen_pool(parent, 1)
+        self.pool = screen_pool(parent, 1)  # the demo, drawn off the GUI thread, waited for
 
     def choose(self) -> None:
         folder = QFileDialog.getExistingDirectory(self.parent, "Open sabre-desk project")
