@@ -406,9 +406,11 @@ def test_other_cases_changed_on_disk_update_the_case_list(
     write_review(team / "cases/c3", "alice", "keep")
     write_review(team / "cases/c3", "bob", "base_invalid")
     window.team_ui.live.poll_project()  # what the ten-second poll does
-    qtbot.waitUntil(lambda: project.entry("c2").stale, timeout=5000)
+    # the poll reads on a background pool, far below the window and its workers (which
+    # start at window open): on a busy runner 5 s was not enough; only a hang takes 30
+    qtbot.waitUntil(lambda: project.entry("c2").stale, timeout=30_000)
     assert window.workbench.entry("c2").decision is Decision.NEEDS_RECHECK
-    qtbot.waitUntil(lambda: window.workbench.entry("c3").disputed, timeout=5000)
+    qtbot.waitUntil(lambda: window.workbench.entry("c3").disputed, timeout=30_000)
     assert window.controller.case.case_id == "c1"  # nothing moved under the reviewer
 
 
