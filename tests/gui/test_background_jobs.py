@@ -205,3 +205,18 @@ def test_a_job_the_user_watches_runs_above_the_sweeps_in_the_same_worker(
     assert [facts["nice"] for _, facts in seen] == [
         min(19, window + n) for n in (WORKER_NICE, ASKED_NICE, WORKER_NICE, ASKED_NICE)
     ]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a niceness per thread")
+def test_a_job_queued_last_can_still_run_as_one_the_user_watches(pool: ProcessPool) -> None:
+    """Where a job waits in the queue and how low it runs are two things: the engine's
+    warm-up goes behind every job of the window's, yet the first repair waits for it if it
+    is still running, so it runs as a watched job does (and a job of high priority can be
+    said not to be watched)."""
+    window = os.getpriority(os.PRIO_PROCESS, 0)
+    seen = []
+    for priority, watched in ((-1, True), (ASKED_FOR, False), (-1, None)):
+        waiter = Waiter()
+        pool.submit(worker_facts, done=waiter, priority=priority, watched=watched)
+        seen.append(waiter.get()["nice"])
+    assert seen == [min(19, window + n) for n in (ASKED_NICE, WORKER_NICE, WORKER_NICE)]

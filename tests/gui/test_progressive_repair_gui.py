@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
 from test_repair_gui import CASE, EDITED, box_the_fragment
 
+from sabre_desk.core.jobs.process_pool import Job
 from sabre_desk.core.repair import repairs
 from sabre_desk.engines.opencv import FsrEngine
 from sabre_desk.engines.patchmatch import PatchMatchEngine
@@ -18,6 +21,7 @@ from sabre_desk.engines.registry import ENGINES
 from sabre_desk.gui.app import warm_up_later
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.repair.repair_jobs import RepairJob
+from sabre_desk.imaging.warm import warm_up
 
 FRAGMENT = (0.345, 0.595, 0.41, 0.69)
 
@@ -132,14 +136,26 @@ def loops_loaded() -> bool:
 
 
 def test_every_worker_is_warmed_once_the_first_case_is_painted(
-    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+    qtbot,
+    window: MainWindow,
+    open_case: Callable,
+    demo_project: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The first repair of a session finds its engine ready in whichever worker runs it:
     the window warms every worker once the first case is on screen, while the reviewer
     draws a box (``warm_up_later``)."""
+    pool = window.jobs.pool
+    submit, warming = pool.submit, []
+
+    def noted(*args: Any, **kwargs: Any) -> Job:
+        job = submit(*args, **kwargs)
+        warming.append(job)
+        return job
+
+    monkeypatch.setattr(pool, "submit", noted)
     warm_up_later(window)
     open_case(window, demo_project, CASE)
-    pool = window.jobs.pool
     workers = pool.size + pool.spare
     # (a fresh install compiles the loops in each worker first: tens of seconds on a busy CI)
     qtbot.waitUntil(lambda: pool.workers == workers and pool.pending == 0, timeout=100_000)
@@ -149,6 +165,10 @@ def test_every_worker_is_warmed_once_the_first_case_is_painted(
     qtbot.waitUntil(lambda: len(loaded) == workers, timeout=30000)
     assert loaded == [True] * workers
     assert pool.workers == workers  # asked of the warmed workers, none started for it
+    # queued behind the window's jobs, run as high as a repair: the first repair waits for
+    # it if it is still going (two busy programs: the first repair on screen 22 s → 10 s)
+    warm_ups = [job for job in warming if job.fn is warm_up]
+    assert len(warm_ups) == workers and all(j.watched and j.priority < 0 for j in warm_ups)
 
 
 def test_a_window_nobody_is_at_warms_no_worker(

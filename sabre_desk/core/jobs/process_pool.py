@@ -15,7 +15,9 @@ arguments, sent by pickle), and the pool keeps the window first:
   below the window, every other job (previews made ahead, change maps) ten, on a thread of
   its own lowered so far (Linux keeps a niceness per thread; elsewhere the whole worker
   runs "below normal"). With every job at ten, two other programs busy on both cores made
-  a repair of a 200×200 box take 18 s on screen instead of 1;
+  a repair of a 200×200 box take 18 s on screen instead of 1. A job may be queued behind
+  the window's and still run at five (``watched``): the engine's warm-up, which the first
+  repair waits for if it is still running;
 * ``hold`` (the window decodes the case on screen) keeps queued jobs from starting and
   pauses every running one, until ``release``: a jump to a case never shown decodes its two
   images on both cores, and a background job left running on one of them (a change map, a
@@ -197,6 +199,8 @@ class Job:
     args: tuple[Any, ...]
     priority: int
     done: Done
+    #: runs at the niceness of what the user watches (``ASKED_NICE``), whatever its place
+    watched: bool = False
     cancelled: bool = False
     finished: bool = False
 
@@ -241,9 +245,21 @@ class ProcessPool:
 
     # --- the caller's side --------------------------------------------------------------
 
-    def submit(self, fn: Callable[..., Any], *args: Any, done: Done, priority: int = 0) -> Job:
-        """Run ``fn(*args)`` in a worker; higher *priority* first, then first come."""
-        job = Job(next(self._ids), fn, args, priority, done)
+    def submit(
+        self,
+        fn: Callable[..., Any],
+        *args: Any,
+        done: Done,
+        priority: int = 0,
+        watched: bool | None = None,
+    ) -> Job:
+        """Run ``fn(*args)`` in a worker; higher *priority* first, then first come. It runs
+        at the niceness of a job the user watches if *watched*, by default if its priority
+        is ``ASKED_FOR`` or more: a job queued last may still be one a watched job will
+        wait for (the engine's warm-up, while the first repair is asked for)."""
+        if watched is None:
+            watched = priority >= ASKED_FOR
+        job = Job(next(self._ids), fn, args, priority, done, watched)
         with self._lock:
             if self._state.closed:
                 raise RuntimeError("the process pool is shut down")
@@ -415,7 +431,7 @@ class ProcessPool:
                         if self._state.closed:
                             self._end(worker)
                             raise JobCancelledError("the pool was shut down")
-                worker.conn.send((job.id, job.fn, job.args, job.priority >= ASKED_FOR))
+                worker.conn.send((job.id, job.fn, job.args, job.watched))
                 with self._lock:
                     worker.sending = False
                     if self._state.held_until > time.monotonic() and not worker.paused:

@@ -32,11 +32,13 @@ class ProcessJobs(QObject):
         args: tuple[Any, ...],
         done: Callable[[Any, Any], None],
         priority: int = 0,
+        watched: bool | None = None,
     ) -> Callable[[], None]:
         """Run ``fn(*args)`` in a worker process; ``done(result, error)`` on the GUI thread.
-        Returns the function that cancels the job (running or not)."""
+        Returns the function that cancels the job (running or not). *priority* and
+        *watched* as ``ProcessPool.submit`` takes them."""
         job = self.pool.submit(
-            fn, *args, done=lambda r, e: self._send(done, r, e), priority=priority
+            fn, *args, done=lambda r, e: self._send(done, r, e), priority=priority, watched=watched
         )
         return lambda: self.pool.cancel(job)
 
