@@ -15,6 +15,7 @@ from PIL import Image
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QLabel, QLineEdit
+from test_repair_gui import REPAIR_LANDS_MS
 
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.engines.registry import ENGINES
@@ -124,7 +125,7 @@ def test_an_engine_added_to_the_registry_is_offered_with_its_field_and_repairs(
     qtbot.keyClicks(colour, "10,20,30")
     assert panel.run.isEnabled()
     panel.run.click()
-    qtbot.waitUntil(lambda: panel.previews.count() == 1, timeout=10000)
+    qtbot.waitUntil(lambda: panel.previews.count() == 1, timeout=REPAIR_LANDS_MS)
 
     folder = demo_project / "cases" / CASE
     (record,) = json.loads((folder / "reviews" / "alice.json").read_text())["repairs"]
