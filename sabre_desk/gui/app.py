@@ -166,9 +166,9 @@ def warm_up_later(window: MainWindow) -> None:
         begun = True
         with contextlib.suppress(RuntimeError):  # the window closed meanwhile
             for _ in range(pool.pool.size + pool.pool.spare):
-                # behind every job of the window's, but not run as low: the first repair
-                # waits for it if it is still going (under two busy programs the first
-                # repair on screen took 22–24 s run low, 10–15 s so)
+                # behind every job of the window's, yet at a repair's niceness: the first
+                # repair waits for it if it is still going (under two busy programs the
+                # first repair on screen took 22–24 s with it at the sweeps', 10–15 s now)
                 pool.submit(warm_up, (), lambda _result, _error: None, priority=-1, watched=True)
 
     window.images_shown.connect(start)

@@ -4,6 +4,9 @@ the real google-genai client against the fake pipeline models."""
 from __future__ import annotations
 
 import json
+import os
+import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,6 +23,7 @@ from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.case.validate import validate_project
 from sabre_desk.engines.gemini_make import GeminiImageMaker
 from sabre_desk.ground.storage import read_history
+from sabre_desk.gui.machinery.workers import POOL_THREAD_NICE, Worker
 from sabre_desk.gui.making.make_edited import MakeEditedRow
 from sabre_desk.gui.making.new_case_dialog import NewCaseDialog
 
@@ -197,20 +201,13 @@ def test_without_a_key_or_a_base_photo_it_cannot_start_and_says_why(
     assert not row.isVisible()  # only a pair has an Edited image
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness")
 def test_the_edited_image_is_made_at_the_priority_of_what_the_user_waits_for(
     qtbot, photo: Path, new_dialog: Callable[..., NewCaseDialog]
 ) -> None:
     """Five steps below the window, as the images on screen, not fifteen with the reading
     ahead: on a machine busy with other programs the call's own work (sending the photo,
     reading the reply) crawled, and a reply that had come was taken for a timeout."""
-    import os
-    import sys
-    import threading
-
-    from sabre_desk.gui.machinery.workers import POOL_THREAD_NICE, Worker
-
-    if not sys.platform.startswith("linux"):
-        pytest.skip("per-thread niceness is Linux's")
     seen: list[int] = []
     worker = Worker(lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
     worker.returned.connect(seen.append)

@@ -3,14 +3,22 @@ delivered, and a job taken back before its turn never runs."""
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import weakref
 
 import numpy as np
+import pytest
 import shiboken6
 from PySide6.QtCore import QObject, QThreadPool
 
-from sabre_desk.gui.machinery.workers import Worker
+from sabre_desk.gui.machinery.workers import (
+    BACKGROUND_NICE,
+    POOL_THREAD_NICE,
+    Worker,
+    screen_pool,
+)
 from sabre_desk.gui.main_window import MainWindow
 
 
@@ -87,20 +95,19 @@ def test_the_method_of_a_qt_object_deleted_meanwhile_is_not_called(qtbot) -> Non
 
 
 def _niceness() -> int:
-    import os
-
+    """The niceness of the calling thread (Linux keeps one per thread)."""
     return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
 
+linux_only = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="per-thread niceness is Linux's"
+)
+
+
+@linux_only
 def test_pool_threads_yield_the_cores_to_the_gui_thread(qtbot, window: MainWindow) -> None:
     """A decode on every pool thread must not keep the window waiting for a core: pool
     threads run at a lower priority than the GUI thread (Linux: each thread's niceness)."""
-    import sys
-
-    import pytest
-
-    if not sys.platform.startswith("linux"):
-        pytest.skip("per-thread niceness is Linux's")
     seen: list[int] = []
     for _ in range(3):
         worker = Worker(_niceness)
@@ -111,20 +118,12 @@ def test_pool_threads_yield_the_cores_to_the_gui_thread(qtbot, window: MainWindo
     assert all(n > gui for n in seen), (gui, seen)
 
 
+@linux_only
 def test_a_pool_thread_stays_at_its_pools_step_below_the_window_job_after_job(qtbot) -> None:
     """Each job lowers its thread to the window's niceness plus its pool's step, not one
     step more than it was (a thread sank to 19 after three jobs, before): after forty jobs
     a screen pool's thread (the images the reviewer waits for) is five below the window,
     every other pool's fifteen, far below those."""
-    import os
-    import sys
-
-    import pytest
-
-    from sabre_desk.gui.machinery.workers import BACKGROUND_NICE, POOL_THREAD_NICE, screen_pool
-
-    if not sys.platform.startswith("linux"):
-        pytest.skip("per-thread niceness is Linux's")
     holder = QObject()
     pools = {"screen": screen_pool(holder, 1), "background": QThreadPool(holder)}
     pools["background"].setMaxThreadCount(1)
@@ -142,6 +141,7 @@ def test_a_pool_thread_stays_at_its_pools_step_below_the_window_job_after_job(qt
         pool.waitForDone(5000)
 
 
+@linux_only
 def test_work_the_user_started_and_waits_for_runs_at_the_screens_step(
     qtbot, window: MainWindow
 ) -> None:
@@ -150,15 +150,6 @@ def test_work_the_user_started_and_waits_for_runs_at_the_screens_step(
     watched: they run five steps below the window, as the images on screen do, not fifteen
     with the reading ahead. Among the background pools, with two other programs keeping
     the cores busy, the demo took 87 s to open instead of 4 (12 s now)."""
-    import os
-    import sys
-
-    import pytest
-
-    from sabre_desk.gui.machinery.workers import POOL_THREAD_NICE
-
-    if not sys.platform.startswith("linux"):
-        pytest.skip("per-thread niceness is Linux's")
     waited = {
         "demo": window.sources.pool,
         "evaluation": window.evaluation_ui.pool,

@@ -200,7 +200,7 @@ class Job:
     priority: int
     done: Done
     #: runs at the niceness of what the user watches (``ASKED_NICE``), whatever its place
-    watched: bool = False
+    watched: bool
     cancelled: bool = False
     finished: bool = False
 
