@@ -46,14 +46,24 @@ class PatchMatchEngine(OpenCVEngine):
 
         return unavailable_reason()
 
-    def __init__(self, radius: int | None = None, whole_box: bool = False) -> None:
+    def __init__(
+        self, radius: int | None = None, whole_box: bool = False, follow_repeats: bool = True
+    ) -> None:
         super().__init__(radius)
         #: fill every pixel of the box, as the other offline engines do (the benchmark
         #: compares both); by default only what stands out in it is filled
         self.whole_box = whole_box
+        #: continue a pattern that repeats round the box from its own copies
+        #: (``imaging/repeats.py``); off, the completion alone fills it (the benchmark
+        #: compares both)
+        self.follow_repeats = follow_repeats
 
     def fill_request(self, request: EngineRequest, mask: np.ndarray, radius: int) -> np.ndarray:
-        from sabre_desk.imaging.completion import CompletionCancelledError, patchmatch_fill
+        from sabre_desk.imaging.completion import (
+            CompletionCancelledError,
+            CompletionParams,
+            patchmatch_fill,
+        )
         from sabre_desk.imaging.standout import standout_mask
 
         hole = mask > 0
@@ -63,7 +73,8 @@ class PatchMatchEngine(OpenCVEngine):
                 hole = found
         check_cancelled(request)
         try:
-            return patchmatch_fill(request.patch, hole, cancel=request.cancel)
+            params = CompletionParams(follow_repeats=self.follow_repeats)
+            return patchmatch_fill(request.patch, hole, params, cancel=request.cancel)
         except CompletionCancelledError as exc:
             raise RepairCancelledError(str(exc)) from None
 

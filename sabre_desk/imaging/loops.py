@@ -47,7 +47,8 @@ Arg = ArrayArg | str | tuple["Arg", ...]
 IMAGE = ArrayArg("float32", 3)  # float32 (H, W, 3) pixels
 MASK = ArrayArg("bool", 2)
 WEIGHTS = ArrayArg("float32", 2)
-CENTRES = (ArrayArg("int32", 1), ArrayArg("int32", 1))  # (ys, xs)
+INDICES = ArrayArg("int32", 1)  # rows or columns of pixels, or offsets along one axis
+CENTRES = (INDICES, INDICES)  # (ys, xs)
 FIELD = (ArrayArg("int32", 2), ArrayArg("int32", 2), ArrayArg("float32", 2))  # ys, xs, dist
 
 #: every loop a repair calls, with the argument types it is called with (in order, every
@@ -59,6 +60,7 @@ LOOPS: dict[str, tuple[Arg, ...]] = {
     "carry_field": (IMAGE, MASK, CENTRES, FIELD, CENTRES, FIELD, INT, INT),
     "refresh_distances": (IMAGE, CENTRES, FIELD, INT),
     "relax": (IMAGE, MASK, INT, FLOAT),
+    "repeat_labels": (IMAGE, MASK, INDICES, INDICES, INT, INT, FLOAT),
 }
 
 _NUMBERS: dict[str, tuple[type, ...]] = {
@@ -99,6 +101,7 @@ class Loops(Protocol):
     def carry_field(self, *args: Any) -> None: ...
     def refresh_distances(self, *args: Any) -> None: ...
     def relax(self, *args: Any) -> None: ...
+    def repeat_labels(self, *args: Any) -> np.ndarray: ...
 
 
 class _Checked:
@@ -134,6 +137,10 @@ class _Checked:
 
     def relax(self, *args: Any) -> None:
         self._call("relax", args)
+
+    def repeat_labels(self, *args: Any) -> np.ndarray:
+        labels: np.ndarray = self._call("repeat_labels", args)
+        return labels
 
 
 def _ahead_of_time() -> _Checked | None:

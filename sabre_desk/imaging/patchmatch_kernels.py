@@ -212,3 +212,164 @@ def relax(u, unknown, sweeps, omega):  # type: ignore[no-untyped-def]
                         n += 1
                     if n > 0:
                         u[y, x, c] += omega * (s / n - u[y, x, c])
+
+
+#: the cost of a seam beside a copy that has no known pixel to copy: more than any two
+#: pixels can differ
+UNMATCHED = 3 * 255.0**2
+
+
+@numba.njit(cache=True, nogil=True)
+def _copy(img, hole, y, x, dy, dx, c):  # type: ignore[no-untyped-def]
+    """Channel c of the pixel (dy, dx) away from (y, x), or -1 where that is not a known
+    pixel of the patch."""
+    sy, sx = y + dy, x + dx
+    if sy < 0 or sx < 0 or sy >= hole.shape[0] or sx >= hole.shape[1] or hole[sy, sx]:
+        return -1.0
+    return img[sy, sx, c]
+
+
+@numba.njit(cache=True, nogil=True)
+def _apart(one, other):  # type: ignore[no-untyped-def]
+    """How much two copied colours differ (squared, summed over RGB); a copy that has no
+    known pixel (-1) differs from anything by more than any two pixels can."""
+    if one[0] < 0 or other[0] < 0:
+        return UNMATCHED
+    s = 0.0
+    for c in range(3):
+        s += (one[c] - other[c]) * (one[c] - other[c])
+    return s
+
+
+@numba.njit(cache=True, nogil=True)
+def repeat_labels(img, hole, oys, oxs, nearest, sweeps, typical):  # type: ignore[no-untyped-def]
+    """For each hole pixel, which offset (oys[k], oxs[k]) to copy it from (-1 outside the
+    hole, and where no offset lands on a known pixel): among the ``nearest`` shortest
+    offsets that copy a known pixel (the offsets come shortest first), the labelling that
+    meets the known pixels round the hole, strays least from what its copies agree on at
+    each pixel (``typical`` times the squared distance to their median), and whose
+    neighbouring copies differ least where they meet (He and Sun's offset labels).
+    Minimised by min-sum belief propagation, ``sweeps`` passes alternating forward and
+    backward in raster order."""
+    h, w = hole.shape
+    nk = oys.shape[0]
+    node = np.full((h, w), -1, np.int32)
+    n = 0
+    for y in range(h):
+        for x in range(w):
+            if hole[y, x]:
+                node[y, x] = n
+                n += 1
+    ys = np.empty(n, np.int32)
+    xs = np.empty(n, np.int32)
+    for y in range(h):
+        for x in range(w):
+            if node[y, x] >= 0:
+                ys[node[y, x]] = y
+                xs[node[y, x]] = x
+    # each node's candidates: its nearest offsets that copy a known pixel
+    cand = np.full((n, nearest), -1, np.int32)
+    count = np.zeros(n, np.int32)
+    for i in range(n):
+        for k in range(nk):
+            if _copy(img, hole, ys[i], xs[i], oys[k], oxs[k], 0) >= 0:
+                cand[i, count[i]] = k
+                count[i] += 1
+                if count[i] == nearest:
+                    break
+    colours = np.zeros((n, nearest, 3), np.float32)
+    for i in range(n):
+        for m in range(count[i]):
+            for c in range(3):
+                colours[i, m, c] = _copy(
+                    img, hole, ys[i], xs[i], oys[cand[i, m]], oxs[cand[i, m]], c
+                )
+    dys = (0, 0, -1, 1)  # neighbours: left, right, up, down
+    dxs = (-1, 1, 0, 0)
+    unary = np.zeros((n, nearest), np.float64)
+    copies = np.empty(nearest, np.float32)
+    for i in range(n):
+        y, x = ys[i], xs[i]
+        for m in range(count[i]):
+            k = cand[i, m]
+            for d in range(4):  # the known pixels beside the node, against their copies
+                qy, qx = y + dys[d], x + dxs[d]
+                if not (0 <= qy < h and 0 <= qx < w) or hole[qy, qx]:
+                    continue
+                for c in range(3):
+                    v = _copy(img, hole, qy, qx, oys[k], oxs[k], c)
+                    if v < 0:
+                        unary[i, m] += UNMATCHED
+                        break
+                    unary[i, m] += (v - img[qy, qx, c]) * (v - img[qy, qx, c])
+        if typical > 0 and count[i] > 0:
+            for c in range(3):
+                for m in range(count[i]):
+                    k = cand[i, m]
+                    copies[m] = _copy(img, hole, y, x, oys[k], oxs[k], c)
+                middle = np.median(copies[: count[i]])
+                for m in range(count[i]):
+                    unary[i, m] += typical * (copies[m] - middle) * (copies[m] - middle)
+    # the message into node i from its neighbour on side d, for each of i's candidates
+    inbox = np.zeros((n, 4, nearest), np.float64)
+    belief = np.empty(nearest, np.float64)
+    sent = np.empty(nearest, np.float64)
+    # the colour at i under each of q's candidates, and at q under each of i's (-1: none)
+    at_i = np.empty((nearest, 3), np.float32)
+    at_q = np.empty((nearest, 3), np.float32)
+    for sweep in range(sweeps):
+        forward = sweep % 2 == 0
+        for j in range(n):
+            i = j if forward else n - 1 - j
+            y, x = ys[i], xs[i]
+            if count[i] == 0:
+                continue
+            for d in range(4):
+                if (d in (1, 3)) != forward:
+                    continue  # forward sweeps send right and down, backward ones left and up
+                qy, qx = y + dys[d], x + dxs[d]
+                if not (0 <= qy < h and 0 <= qx < w) or node[qy, qx] < 0:
+                    continue
+                q = node[qy, qx]
+                if count[q] == 0:
+                    continue
+                for m in range(count[i]):
+                    s = unary[i, m]
+                    for e in range(4):
+                        if e != d:
+                            s += inbox[i, e, m]
+                    belief[m] = s
+                # i's candidates from the most to the least believed: a seam costs nothing
+                # or more, so past the first believed less than the best so far, none wins
+                order = np.argsort(belief[: count[i]])
+                for mq in range(count[q]):
+                    for c in range(3):
+                        at_i[mq, c] = _copy(img, hole, y, x, oys[cand[q, mq]], oxs[cand[q, mq]], c)
+                for m in range(count[i]):
+                    for c in range(3):
+                        at_q[m, c] = _copy(img, hole, qy, qx, oys[cand[i, m]], oxs[cand[i, m]], c)
+                lowest = np.inf
+                for mq in range(count[q]):
+                    b = cand[q, mq]
+                    best = np.inf
+                    for m in order:
+                        if belief[m] >= best:
+                            break
+                        v = belief[m]
+                        if cand[i, m] != b:  # a seam: both copies, on both sides of it
+                            v += _apart(colours[i, m], at_i[mq]) + _apart(at_q[m], colours[q, mq])
+                        if v < best:
+                            best = v
+                    sent[mq] = best
+                    lowest = min(lowest, best)
+                for mq in range(count[q]):
+                    inbox[q, d ^ 1, mq] = sent[mq] - lowest
+    labels = np.full((h, w), -1, np.int32)
+    for i in range(n):
+        best = np.inf
+        for m in range(count[i]):
+            s = unary[i, m] + inbox[i, 0, m] + inbox[i, 1, m] + inbox[i, 2, m] + inbox[i, 3, m]
+            if s < best:
+                best = s
+                labels[ys[i], xs[i]] = cand[i, m]
+    return labels

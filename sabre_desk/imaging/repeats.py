@@ -1,0 +1,305 @@
+"""A pattern that repeats round the hole (a check, tiles, a grid), and where to copy it from.
+
+PatchMatch completion copies small patches and averages them: through a box wider than a
+repeat of a gingham cloth it lays down pieces of the check offset against one another, and
+the blend of the pieces shows both (blocks of foreign structure, faded). A regular pattern
+is better continued whole: each hole pixel copied from a pixel a whole number of repeats
+away, as He and Sun's completion does with the offsets that recur most between similar
+patches ("Statistics of patch offsets for image completion", ECCV 2012). Here:
+
+1. **The repeat's two steps** are found in the known pixels round the hole. Each is put in
+   one of six colour classes (k-means, on the patch blurred by a pixel so that grain does
+   not split a colour), and for every offset at once (FFT correlations) the share of the
+   pairs of known pixels that far apart that fall in different classes is measured: the
+   *mismatch*. A step of a repeat is an offset where the mismatch is a local minimum, low
+   (at most 0.35) and at most half what it is half a step away. The last test is what a
+   repeat has and nothing else does: a plain or smoothly shaded area, or a long straight
+   edge, matches itself at many offsets, but also at half of each. Counting class pairs
+   rather than summing squared differences keeps a plate or a mug in the patch from
+   hiding the check round it (it costs its share of pixels, not its contrast). Two steps
+   that are not along one line are needed; a pattern repeating one way only (stripes, a
+   brick course that drifts) is left to the completion.
+2. **The copies**: every sum of up to three of each step. Where fewer than two copies reach
+   most of the hole (a box much wider than the patch round it, a repeat as wide as the
+   patch), the pattern is not followed.
+3. **Which copy each pixel takes** (``patchmatch_kernels.repeat_labels``): the labelling
+   that meets the known pixels round the hole, strays least from what the copies agree on
+   at each pixel (their median: a copy that lands on a plate one repeat away is outvoted),
+   and whose neighbouring copies differ least where they meet.
+
+Measured (``benchmarks/repeating_patterns.py``): the demo's brick mug on its gingham,
+boxed whole, and boxes on the plain cloth; the textured and flat objects of the other
+benchmarks have no such repeat, and their figures are unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from sabre_desk.imaging.loops import compiled_loops
+
+Step = tuple[int, int]  # (dy, dx)
+
+#: a step found may be this many repeats of the pattern's own
+MOST_REPEATS = 8
+
+
+@dataclass(frozen=True)
+class RepeatParams:
+    #: colour classes the known pixels are put in (a check has two or three colours; six
+    #: leaves room for its shading without splitting a colour by its grain)
+    classes: int = 6
+    #: the blur (pixels) the classes are found on
+    blur: float = 1.0
+    #: a step's mismatch is at most this; and at most half_ratio of the mismatch half a step
+    #: away, which is itself at least half_least (a plain area matches itself everywhere)
+    most_mismatch: float = 0.35
+    #: and the sum and the difference of the two steps, measured over fewer pairs (often
+    #: across the pattern's own border), at most this
+    most_mismatch_together: float = 0.45
+    half_ratio: float = 0.5
+    half_least: float = 0.25
+    #: a step is at least this long (pixels, on either axis, at the scale it is found)
+    shortest: int = 3
+    #: a step counts only if this share of the known pixels has a known pixel a step away;
+    #: the sum of two steps is checked where this smaller share has one
+    least_overlap: float = 0.25
+    least_told: float = 0.1
+    #: the copies are the sums of up to this many of each step that stay on the patch; each
+    #: pixel chooses among the nearest of them that land on known pixels
+    reach: int = 12
+    nearest: int = 16
+    #: the pattern is followed only where this share of the hole has at least
+    #: least_copies copies on known pixels
+    least_copies: int = 2
+    covered: float = 0.6
+    #: the labelling works on at most this many hole pixels (a larger hole at a lower scale)
+    most_pixels: int = 12_000
+    #: belief propagation's passes, and the weight of a copy's distance to the copies' median
+    sweeps: int = 4
+    typical: float = 1.0
+    seed: int = 1
+
+
+def colour_classes(img: np.ndarray, known: np.ndarray, params: RepeatParams) -> np.ndarray:
+    """Each pixel's colour class (int, H×W): k-means on the known pixels (sampled), every
+    pixel then given its nearest centre."""
+    pixels = img[known].reshape(-1, 3).astype(np.float32)
+    sample = np.ascontiguousarray(pixels[:: max(1, len(pixels) // 20_000)])
+    classes = min(params.classes, len(sample))
+    cv2.setRNGSeed(params.seed)
+    stop = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    _, _, centres = cv2.kmeans(sample, classes, None, stop, 2, cv2.KMEANS_PP_CENTERS)
+    flat = img.reshape(-1, 1, 3).astype(np.float32)
+    nearest = ((flat - centres[None]) ** 2).sum(axis=2).argmin(axis=1)
+    classes_of: np.ndarray = nearest.reshape(known.shape)
+    return classes_of
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """For every offset (dy, dx), the share of pairs of known pixels that far apart whose
+    classes differ, and how many such pairs there are (indexed by offset modulo the
+    arrays' shape, as circular correlations are)."""
+
+    share: np.ndarray
+    pairs: np.ndarray
+
+    def at(self, step: Step) -> float:
+        h, w = self.share.shape
+        return float(self.share[step[0] % h, step[1] % w])
+
+    def overlap(self, step: Step) -> float:
+        h, w = self.pairs.shape
+        return float(self.pairs[step[0] % h, step[1] % w])
+
+
+def mismatch(classes: np.ndarray, known: np.ndarray, count: int) -> Mismatch:
+    """The mismatch at every offset: for each class, the correlation of its known pixels
+    with themselves counts the pairs that agree (FFT, padded so nothing wraps round)."""
+    h, w = known.shape
+    fh, fw = cv2.getOptimalDFTSize(2 * h), cv2.getOptimalDFTSize(2 * w)
+
+    def spectrum(a: np.ndarray) -> np.ndarray:
+        return np.fft.rfft2(a, (fh, fw))
+
+    def self_correlation(f: np.ndarray) -> np.ndarray:  # Σ a(x)·a(x + offset)
+        corr: np.ndarray = np.fft.irfft2(np.conj(f) * f, (fh, fw))
+        return corr
+
+    weight = known.astype(np.float64)
+    pairs = self_correlation(spectrum(weight))
+    same = np.zeros_like(pairs)
+    for c in range(count):
+        same += self_correlation(spectrum(weight * (classes == c)))
+    pairs = np.maximum(pairs, 0.0)  # FFT rounding leaves -1e-12 where no pair is
+    return Mismatch((pairs - same) / np.maximum(pairs, 1.0), pairs)
+
+
+def find_steps(img: np.ndarray, hole: np.ndarray, params: RepeatParams) -> tuple[Step, Step] | None:
+    """The repeat's two steps in the known pixels round ``hole`` (float32 RGB ``img``), the
+    shortest first; None when nothing repeats both ways clearly."""
+    known = ~hole
+    if np.count_nonzero(known) < 64:
+        return None
+    blurred = cv2.GaussianBlur(img, (0, 0), params.blur) if params.blur > 0 else img
+    classes = colour_classes(blurred, known, params)
+    field = mismatch(classes, known, params.classes)
+    h, w = hole.shape
+    dys, dxs = np.arange(-(h - 1), h), np.arange(-(w - 1), w)
+    grid = field.share[np.ix_(dys % field.share.shape[0], dxs % field.share.shape[1])]
+    pairs = field.pairs[np.ix_(dys % field.pairs.shape[0], dxs % field.pairs.shape[1])]
+    oy, ox = np.meshgrid(dys, dxs, indexing="ij")
+    usable = (pairs >= params.least_overlap * np.count_nonzero(known)) & (
+        np.maximum(np.abs(oy), np.abs(ox)) >= params.shortest
+    )
+    masked = np.where(usable, grid, 9.0).astype(np.float32)
+    lowest_round = cv2.erode(masked, np.ones((5, 5), np.uint8))
+    minima = usable & (masked <= lowest_round) & (grid <= params.most_mismatch)
+
+    def repeats(step: Step) -> bool:
+        """Whether half a step away the pattern is clearly different (both roundings)."""
+        halves = [
+            (int(np.floor(step[0] / 2)), int(np.floor(step[1] / 2))),
+            (int(np.ceil(step[0] / 2)), int(np.ceil(step[1] / 2))),
+        ]
+        half = min(field.at(s) for s in halves)
+        return half >= params.half_least and field.at(step) <= params.half_ratio * half
+
+    def shortened(step: Step) -> Step:
+        """A step found as two to eight repeats (measured on fewer pairs, a long step can
+        match best), brought back to one where that repeats too."""
+        for parts in range(MOST_REPEATS, 1, -1):
+            part = (round(step[0] / parts), round(step[1] / parts))
+            if max(abs(part[0]), abs(part[1])) < params.shortest:
+                continue
+            if field.at(part) <= params.most_mismatch and repeats(part):
+                return part
+        return step
+
+    ys, xs = np.nonzero(minima)
+    steps = [(int(dys[y]), int(dxs[x])) for y, x in zip(ys, xs, strict=True)]
+    # the clearest first (a crop holding two patterns has steps of both; the one that
+    # repeats more of the pixels is the one round the hole), multiples of it shortened
+    steps = sorted((s for s in steps if repeats(s)), key=field.at)
+    if not steps:
+        return None
+    told_pairs = params.least_told * np.count_nonzero(known)
+
+    def together(a: Step, b: Step) -> bool:
+        """Whether the two steps are one pattern's: their sum and their difference repeat
+        it too (where there are pairs enough to tell). A crop holding two patterns (the
+        wall's tiles above the cloth's check) offers a step of each, whose sum is neither."""
+        told = [
+            field.at(s)
+            for s in ((a[0] + b[0], a[1] + b[1]), (a[0] - b[0], a[1] - b[1]))
+            if field.overlap(s) >= told_pairs and abs(s[0]) < h and abs(s[1]) < w
+        ]
+        return not told or max(told) <= params.most_mismatch_together
+
+    first = shortened(steps[0])
+    for other in steps[1:]:
+        # not along the first step: more than 30° from it
+        cross = abs(first[0] * other[1] - first[1] * other[0])
+        if cross > 0.5 * np.hypot(*first) * np.hypot(*other):
+            second = shortened(_less_first(other, first))
+            if field.at(second) > params.most_mismatch or not repeats(second):
+                second = shortened(other)
+            if together(first, second):
+                return first, second
+    return None
+
+
+def _less_first(step: Step, first: Step) -> Step:
+    """``step`` less the whole number of ``first`` that brings it nearest the origin (one
+    step of Gauss's lattice reduction): a second step found as (-96, 24) beside a first of
+    (0, 24) is the pattern's (-96, 0), four repeats of (-24, 0)."""
+    times = round((step[0] * first[0] + step[1] * first[1]) / (first[0] ** 2 + first[1] ** 2))
+    return step[0] - times * first[0], step[1] - times * first[1]
+
+
+def copies(steps: tuple[Step, Step], shape: tuple[int, int], reach: int) -> np.ndarray:
+    """The offsets a hole pixel may be copied from: i·first + j·second for |i|, |j| ≤ reach,
+    shortest first, those longer than the patch left out (int32, K×2)."""
+    (ay, ax), (by, bx) = steps
+    h, w = shape
+    found = {
+        (i * ay + j * by, i * ax + j * bx)
+        for i in range(-reach, reach + 1)
+        for j in range(-reach, reach + 1)
+    }
+    found.discard((0, 0))
+    kept = sorted(
+        ((dy, dx) for dy, dx in found if abs(dy) < h and abs(dx) < w),
+        key=lambda o: o[0] ** 2 + o[1] ** 2,
+    )
+    return np.array(kept, np.int32).reshape(-1, 2)
+
+
+def copies_reaching(hole: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """For each hole pixel (in np.nonzero order), how many of ``offsets`` land on a known
+    pixel of the patch."""
+    ys, xs = np.nonzero(hole)
+    h, w = hole.shape
+    count = np.zeros(len(ys), np.int32)
+    for dy, dx in offsets:
+        sy, sx = ys + dy, xs + dx
+        inside = (sy >= 0) & (sy < h) & (sx >= 0) & (sx < w)
+        inside[inside] &= ~hole[sy[inside], sx[inside]]
+        count += inside
+    return count
+
+
+def repeat_offsets(
+    image: np.ndarray, hole: np.ndarray, params: RepeatParams | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """For each pixel of the patch, the offset (dy, dx: int32 H×W maps) its copy is taken
+    from, meaningful in the hole; None when the patch round the hole does not repeat both
+    ways, or too few copies reach the hole. A large hole is labelled at a lower scale and
+    its offsets scaled back up (the completion started from these copies refines them)."""
+    params = params or RepeatParams()
+    h, w = hole.shape
+    scale = max(1, int(np.ceil((np.count_nonzero(hole) / params.most_pixels) ** 0.5)))
+    if scale > 1:
+        size = (max(1, w // scale), max(1, h // scale))
+        small = cv2.resize(image, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+        small_hole = cv2.resize(hole.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0
+    else:
+        small, small_hole = image.astype(np.float32), hole
+    if not small_hole.any() or small_hole.all():
+        return None
+    steps = find_steps(small, small_hole, params)
+    if steps is None:
+        return None
+    offsets = copies(steps, small_hole.shape, params.reach)
+    reaching = copies_reaching(small_hole, offsets)
+    if np.mean(reaching >= params.least_copies) < params.covered:
+        return None
+    labels = compiled_loops().repeat_labels(
+        np.ascontiguousarray(small, np.float32),
+        np.ascontiguousarray(small_hole),
+        np.ascontiguousarray(offsets[:, 0]),
+        np.ascontiguousarray(offsets[:, 1]),
+        params.nearest,
+        params.sweeps,
+        params.typical,
+    )
+    if (labels[small_hole] < 0).all():
+        return None
+    # each full-size pixel takes the label of the nearest labelled pixel at the small scale
+    labelled = labels >= 0
+    _, nearest = cv2.distanceTransformWithLabels(
+        (~labelled).astype(np.uint8), cv2.DIST_L2, 5, labelType=cv2.DIST_LABEL_PIXEL
+    )
+    label_of = np.zeros(int(nearest.max()) + 1, np.int32)
+    ly, lx = np.nonzero(labelled)
+    label_of[nearest[ly, lx]] = labels[ly, lx]
+    spread = label_of[nearest]
+    yy, xx = np.mgrid[0:h, 0:w]
+    full = spread[
+        np.minimum(yy // scale, spread.shape[0] - 1), np.minimum(xx // scale, spread.shape[1] - 1)
+    ]
+    return (offsets[full, 0] * scale).astype(np.int32), (offsets[full, 1] * scale).astype(np.int32)
