@@ -21,7 +21,6 @@ from __future__ import annotations
 import logging
 import time
 
-import cv2
 import numpy as np
 
 log = logging.getLogger(__name__)
@@ -35,6 +34,8 @@ HOLE_PX = 56
 def _scene() -> tuple[np.ndarray, np.ndarray]:
     """A small textured picture that does not repeat (blotches and grain, fixed seed) and
     a square hole in it."""
+    import cv2  # not at the top: the window imports this module before its first paint
+
     rng = np.random.default_rng(7)
     blotches = cv2.GaussianBlur(rng.normal(0, 1, (SCENE_PX, SCENE_PX)), (0, 0), 4)
     ground = 128 + 60 * blotches / max(float(np.abs(blotches).max()), 1e-6)
