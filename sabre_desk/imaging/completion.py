@@ -30,6 +30,11 @@ to zero (a pixel whose every weight was zero kept its old value: a thin stroke o
 sky survived as a ghost). The smooth fill is FSR run on the image grown to whole blocks
 (``imaging/fsr.py``), which otherwise may leave a line of unrelated colour on the edge.
 
+A pattern that repeats both ways round the hole (a check, tiles) is not completed this way:
+the completion lays pieces of it offset against one another. It is continued from its own
+copies instead (``repeats.py``), refined by a few iterations of the same search and vote at
+full size, and meets the edge as above.
+
 ``cancel`` is checked between iterations (and levels); ``progress`` (if given) is told of
 each iteration done.
 """
@@ -261,7 +266,8 @@ def _structure_and_texture(
     from the smooth fill at a finer level gives the layout and shading, one started coarser
     gives the fine texture; the result is the first's blur plus the second's detail. Where
     both would start at the same level, one completion is the result. The edges that cross
-    the hole are drawn first, and filled round."""
+    the hole are drawn first, and filled round. A pattern that repeats round the hole is
+    followed from its copies instead (``_follow_repeat``)."""
     # FSR or Telea along the edge by the size of the box's hole, whatever edges are carried
     # across it: a hole just brought under the line by an edge drawn through it took FSR's
     # seconds (a 200×200 box of the demo: 1.7 s → 3.3 s)

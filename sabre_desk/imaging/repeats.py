@@ -76,8 +76,11 @@ class RepeatParams:
     #: least_copies copies on known pixels
     least_copies: int = 2
     covered: float = 0.6
-    #: the labelling works on at most this many hole pixels (a larger hole at a lower scale)
+    #: the labelling works on at most this many hole pixels, and the search for steps on at
+    #: most this many pixels of the patch (its FFTs at twice the side: about 25 MB each);
+    #: past either, both work at a lower scale
     most_pixels: int = 12_000
+    most_patch_pixels: int = 400_000
     #: belief propagation's passes, and the weight of a copy's distance to the copies' median
     sweeps: int = 4
     typical: float = 1.0
@@ -262,7 +265,11 @@ def repeat_offsets(
     its offsets scaled back up (the completion started from these copies refines them)."""
     params = params or RepeatParams()
     h, w = hole.shape
-    scale = max(1, int(np.ceil((np.count_nonzero(hole) / params.most_pixels) ** 0.5)))
+    scale = max(
+        1,
+        int(np.ceil((np.count_nonzero(hole) / params.most_pixels) ** 0.5)),
+        int(np.ceil((h * w / params.most_patch_pixels) ** 0.5)),
+    )
     if scale > 1:
         size = (max(1, w // scale), max(1, h // scale))
         small = cv2.resize(image, size, interpolation=cv2.INTER_AREA).astype(np.float32)

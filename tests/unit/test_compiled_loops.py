@@ -19,6 +19,7 @@ import pytest
 
 from sabre_desk.imaging import loops, patchmatch_kernels
 from sabre_desk.imaging.completion import patchmatch_fill
+from sabre_desk.imaging.repeats import repeat_offsets
 from sabre_desk.imaging.standout import standout_mask
 from sabre_desk.imaging.warm import _scene, warm_up
 
@@ -75,10 +76,16 @@ def test_what_a_repair_compiles_is_exactly_what_the_ahead_of_time_module_holds()
 
 
 def test_without_numba_the_bundle_s_loops_repair_to_the_same_pixels(compiled: Path) -> None:
+    """The same pixels on a patterned ground (its copies followed: ``repeats``) and on a
+    blotched one (the completion's pyramid)."""
     image, hole = _scene_with_texture()
     expected_fill = patchmatch_fill(image, hole)
     expected_mask = standout_mask(image, hole)
     assert expected_mask is not None and 0 < expected_mask.mean() < hole.mean()
+    assert repeat_offsets(image, hole) is not None
+    blotched, blotched_hole = _scene()
+    assert repeat_offsets(blotched, blotched_hole) is None
+    expected_blotched = patchmatch_fill(blotched, blotched_hole)
     script = textwrap.dedent(
         f"""
         import json, sys
@@ -93,6 +100,9 @@ def test_without_numba_the_bundle_s_loops_repair_to_the_same_pixels(compiled: Pa
         image, hole = np.load(folder + "/image.npy"), np.load(folder + "/hole.npy")
         np.save(folder + "/fill.npy", patchmatch_fill(image, hole))
         np.save(folder + "/mask.npy", standout_mask(image, hole))
+        blotched = np.load(folder + "/blotched.npy")
+        blotched_hole = np.load(folder + "/blotched_hole.npy")
+        np.save(folder + "/blotched_fill.npy", patchmatch_fill(blotched, blotched_hole))
         print(json.dumps({{
             "loops": type(loops.compiled_loops()).__name__,
             "engine": ENGINES["patchmatch"].unavailable_reason(),
@@ -102,6 +112,8 @@ def test_without_numba_the_bundle_s_loops_repair_to_the_same_pixels(compiled: Pa
     )
     np.save(compiled / "image.npy", image)
     np.save(compiled / "hole.npy", hole)
+    np.save(compiled / "blotched.npy", blotched)
+    np.save(compiled / "blotched_hole.npy", blotched_hole)
     env = {**os.environ, "PYTHONPATH": str(compiled)}
     done = subprocess.run(
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=110
@@ -111,6 +123,7 @@ def test_without_numba_the_bundle_s_loops_repair_to_the_same_pixels(compiled: Pa
     assert report == {"loops": "_Checked", "engine": None, "warm": True}
     assert np.array_equal(np.load(compiled / "fill.npy"), expected_fill)
     assert np.array_equal(np.load(compiled / "mask.npy"), expected_mask)
+    assert np.array_equal(np.load(compiled / "blotched_fill.npy"), expected_blotched)
 
 
 def test_the_bundle_s_warm_up_only_imports_its_loops(compiled: Path) -> None:

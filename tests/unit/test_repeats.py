@@ -3,6 +3,7 @@ own copies; what does not repeat (real grass, gravel, fur) is left to the comple
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,11 @@ from sabre_desk.demo.scenes import kitchen_table
 from sabre_desk.engines.base import RepairOp
 from sabre_desk.engines.patchmatch import PatchMatchEngine
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
-from sabre_desk.imaging.completion import CompletionParams, patchmatch_fill
+from sabre_desk.imaging.completion import (
+    CompletionCancelledError,
+    CompletionParams,
+    patchmatch_fill,
+)
 from sabre_desk.imaging.geometry import normalize
 from sabre_desk.imaging.repeats import RepeatParams, find_steps, repeat_offsets
 
@@ -170,3 +175,15 @@ def test_without_following_repeats_the_completion_runs_as_before() -> None:
     followed_error = np.abs(followed[hole].astype(float) - truth[hole]).mean()
     completed_error = np.abs(completed[hole].astype(float) - truth[hole]).mean()
     assert followed_error < completed_error
+
+
+def test_following_a_repeat_can_be_cancelled() -> None:
+    """A reviewer's cancel reaches the pattern's copies as it reaches the completion: the
+    fill stops with the engine's cancel error (looked at between the iterations)."""
+    truth = _check(160, 20, noise=4)
+    hole = _square((160, 160), 50, 60)
+    assert repeat_offsets(truth, hole) is not None
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(CompletionCancelledError):
+        patchmatch_fill(truth, hole, cancel=cancel)
