@@ -268,17 +268,19 @@ def _structure_and_texture(
     both would start at the same level, one completion is the result. The edges that cross
     the hole are drawn first, and filled round. A pattern that repeats round the hole is
     followed from its copies instead (``_follow_repeat``)."""
+    offsets = repeat_offsets(image, hole) if params.follow_repeats else None
+    if offsets is not None:
+        _check(cancel)
+        # no hand-over to a smooth fill along the edge: the copies continue the known
+        # pixels there already (the membrane takes the last step away), and the smooth
+        # fill only blurred a band along it (the demo's mug: 0.158 → 0.149× Telea's error)
+        return _with_known(
+            image, hole, _follow_repeat(image, hole, offsets, params, cancel, progress)
+        )
     # FSR or Telea along the edge by the size of the box's hole, whatever edges are carried
     # across it: a hole just brought under the line by an edge drawn through it took FSR's
     # seconds (a 200×200 box of the demo: 1.7 s → 3.3 s)
     frequency_selective = int(np.count_nonzero(hole)) <= params.edge_fill_pixels
-    offsets = repeat_offsets(image, hole) if params.follow_repeats else None
-    if offsets is not None:
-        _check(cancel)
-        out = _follow_repeat(image, hole, offsets, params, cancel, progress)
-        return _soften_the_edge(
-            image, hole, out, _edge_fill(image, hole, frequency_selective), params
-        )
     if params.carry_edges:
         image, drawn = carry_edges(image, hole)
         hole = hole & ~drawn
@@ -312,7 +314,11 @@ def _soften_the_edge(
     (which continues the known pixels best right there), as uint8 with the known pixels."""
     distance = cv2.distanceTransform(hole.astype(np.uint8) * 255, cv2.DIST_L2, 3)
     weight = np.exp(-distance / params.edge_px)[..., None]
-    out = weight * smooth + (1 - weight) * out
+    return _with_known(image, hole, weight * smooth + (1 - weight) * out)
+
+
+def _with_known(image: np.ndarray, hole: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The float fill in the hole and the image's own pixels elsewhere, as uint8."""
     out = np.where(hole[..., None], out, image.astype(np.float32))
     return np.clip(out + 0.5, 0, 255).astype(np.uint8)
 
