@@ -15,6 +15,7 @@ from sabre_desk.demo.scenes import kitchen_table
 from sabre_desk.engines.base import RepairOp
 from sabre_desk.engines.patchmatch import PatchMatchEngine
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
+from sabre_desk.imaging import completion
 from sabre_desk.imaging.completion import (
     CompletionCancelledError,
     CompletionParams,
@@ -68,7 +69,6 @@ def test_the_demo_mug_boxed_whole_leaves_the_check_running_through_the_box(
     16.5 levels, as the engine still leaves with the copies off); the check's own copies
     leave 3.9 and 2.9."""
     assert mug_removed(seed, box, PatchMatchEngine()) < 5.0
-    assert mug_removed(seed, box, PatchMatchEngine(follow_repeats=False)) > 6.0
 
 
 @pytest.mark.parametrize("box", [(520, 420, 581, 481), (620, 380, 700, 470), (40, 210, 100, 300)])
@@ -117,8 +117,9 @@ def test_every_hole_pixel_is_copied_from_a_pixel_of_the_same_colour() -> None:
 def test_a_real_brick_wall_is_not_taken_for_a_repeat() -> None:
     """A real wall's courses drift and its bricks differ: the joints match here and there a
     brick away, but not clearly all round, so 25 boxes (40 to 140 pixels, five places) are
-    left to the completion. (Over 240 boxes on twenty real photographs, the benchmark's
-    check, only the two on a drawn checkerboard were followed.)"""
+    left to the completion. (Over 240 boxes on twenty of scikit-image's pictures, the
+    benchmark's count, five were followed: four on its drawn checkerboard, one on its
+    brick wall, filled there as well as by the completion.)"""
     photo = np.asarray(Image.open(PHOTOS / "brick.png").convert("RGB"))
     h, w = photo.shape[:2]
     centres = [(h // 2, w // 2), (h // 3, w // 3), (2 * h // 3, 2 * w // 3)]
@@ -163,27 +164,78 @@ def test_a_copy_that_lands_on_something_else_is_outvoted() -> None:
     assert error < 8.0
 
 
-def test_without_following_repeats_the_completion_runs_as_before() -> None:
-    """The choice is one parameter: off, the check is filled by the completion alone (the
-    benchmark compares both)."""
+def test_without_following_repeats_no_repeat_is_looked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The choice is one parameter: off, the completion alone fills the check (the engine's
+    ``follow_repeats=False``, which the benchmark compares), and worse."""
     truth = _check(160, 20, noise=4)
     hole = _square((160, 160), 50, 60)
     image = truth.copy()
     image[hole] = (250, 20, 20)
     followed = patchmatch_fill(image, hole)
+
+    def looked(*_: object) -> None:
+        raise AssertionError("a repeat was looked for")
+
+    monkeypatch.setattr(completion, "repeat_offsets", looked)
     completed = patchmatch_fill(image, hole, CompletionParams(follow_repeats=False))
     followed_error = np.abs(followed[hole].astype(float) - truth[hole]).mean()
     completed_error = np.abs(completed[hole].astype(float) - truth[hole]).mean()
     assert followed_error < completed_error
 
 
+def test_a_repeat_that_is_no_whole_number_of_pixels_at_half_size_is_copied_in_step() -> None:
+    """A check repeating every 23 pixels round a hole large enough to be labelled at half
+    size (150×150): its step there is 11 or 12, 22 or 24 scaled back up, and copies a dozen
+    steps away drifted off the pattern (error in the box 13.9 levels, worse than the
+    completion's 5.8); measured again at full size, every copy lands in step (4.4)."""
+    side, period = 320, 23
+    yy, xx = np.mgrid[0:side, 0:side]
+    square = ((yy % period) < period // 2) ^ ((xx % period) < period // 2)
+    colours = np.where(square[..., None], (200, 180, 120), (60, 90, 160)).astype(np.float64)
+    colours += np.random.default_rng(2).normal(0, 4, colours.shape)
+    truth = np.clip(colours, 0, 255).astype(np.uint8)
+    hole = _square((side, side), 85, 150)
+    image = truth.copy()
+    image[hole] = (250, 20, 20)
+    offsets = repeat_offsets(image, hole)
+    assert offsets is not None
+    dy, dx = offsets
+    ys, xs = np.nonzero(hole)
+    copied = image[ys + dy[ys, xs], xs + dx[ys, xs]].astype(int)
+    assert (np.abs(copied - truth[ys, xs]).max(axis=1) < 30).mean() > 0.99
+    filled = patchmatch_fill(image, hole)
+    assert np.abs(filled[hole].astype(float) - truth[hole]).mean() < 6.0
+
+
+def test_straight_stripes_are_continued_straight() -> None:
+    """Diagonal stripes repeat both ways in the copies' sense (a step across them, another
+    across and along): followed, they run on straight through the box (error 8.3 levels,
+    the grain); the completion bent them into blocks (34.7)."""
+    yy, xx = np.mgrid[0:200, 0:200]
+    stripes = np.where(((xx + yy) // 8) % 2 == 0, 200.0, 60.0)[..., None]
+    stripes = stripes + np.random.default_rng(1).normal(0, 8, (200, 200, 3))
+    truth = np.clip(stripes, 0, 255).astype(np.uint8)
+    hole = _square((200, 200), 60, 80)
+    image = truth.copy()
+    image[hole] = (250, 20, 20)
+    filled = patchmatch_fill(image, hole)
+    assert np.abs(filled[hole].astype(float) - truth[hole]).mean() < 12.0
+
+
 def test_following_a_repeat_can_be_cancelled() -> None:
-    """A reviewer's cancel reaches the pattern's copies as it reaches the completion: the
-    fill stops with the engine's cancel error (looked at between the iterations)."""
+    """A reviewer's cancel reaches the pattern's copies as it reaches the completion: set
+    while the copies are being refined, the fill stops with the engine's cancel error at
+    the next iteration instead of running its last three."""
     truth = _check(160, 20, noise=4)
     hole = _square((160, 160), 50, 60)
     assert repeat_offsets(truth, hole) is not None
     cancel = threading.Event()
-    cancel.set()
+    done: list[int] = []
+
+    def progress(steps: int) -> None:
+        done.append(steps)
+        cancel.set()
+
     with pytest.raises(CompletionCancelledError):
-        patchmatch_fill(truth, hole, cancel=cancel)
+        patchmatch_fill(truth, hole, cancel=cancel, progress=progress)
+    assert done == [1]
