@@ -22,6 +22,8 @@ patches ("Statistics of patch offsets for image completion", ECCV 2012). Here:
    diagonal square-wave stripe: 8.3 levels of error against 34.7); a pattern whose
    repeat drifts (a brick wall's courses) shows no clear second step and is left to the
    completion.
+   The steps are found at full size (a patch of more than 400,000 pixels at a lower scale,
+   each step then measured again at full size).
 2. **The copies**: every sum of up to twelve of each step that stays on the patch. Where
    fewer than two copies reach most of the hole (a box much wider than the patch round it,
    a repeat as wide as the patch), the pattern is not followed.
@@ -83,7 +85,7 @@ class RepeatParams:
     covered: float = 0.6
     #: the labelling works on at most this many hole pixels, and the search for steps on at
     #: most this many pixels of the patch (its FFTs at twice the side: about 25 MB each);
-    #: past either, both work at a lower scale
+    #: past the first the labelling, past the second both, work at a lower scale
     most_pixels: int = 12_000
     most_patch_pixels: int = 400_000
     #: belief propagation's passes, and the weight of a copy's distance to the copies' median
@@ -297,32 +299,54 @@ def copies_reaching(hole: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return count
 
 
+def _smaller(image: np.ndarray, hole: np.ndarray, scale: int) -> tuple[np.ndarray, np.ndarray]:
+    """The patch and its hole at 1/``scale`` (area averaging; a pixel is in the hole if any
+    pixel under it is)."""
+    if scale == 1:
+        return image.astype(np.float32), hole
+    h, w = hole.shape
+    size = (max(1, w // scale), max(1, h // scale))
+    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    return small, cv2.resize(hole.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0
+
+
 def repeat_offsets(
     image: np.ndarray, hole: np.ndarray, params: RepeatParams | None = None
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """For each pixel of the patch, the offset (dy, dx: int32 H×W maps) its copy is taken
     from, meaningful in the hole; None when the patch round the hole does not repeat both
-    ways, or too few copies reach the hole. A large hole is labelled at a lower scale and
-    its offsets scaled back up (the completion started from these copies refines them)."""
+    ways, or too few copies reach the hole. The steps are found at full size (a patch of
+    more than ``most_patch_pixels`` at a lower scale, and measured again at full size); a
+    large hole is labelled at a lower scale, each label then the multiples of the full-size
+    steps it stands for (the completion started from these copies refines them)."""
     params = params or RepeatParams()
     h, w = hole.shape
-    scale = max(
-        1,
-        int(np.ceil((np.count_nonzero(hole) / params.most_pixels) ** 0.5)),
-        int(np.ceil((h * w / params.most_patch_pixels) ** 0.5)),
-    )
-    if scale > 1:
-        size = (max(1, w // scale), max(1, h // scale))
-        small = cv2.resize(image, size, interpolation=cv2.INTER_AREA).astype(np.float32)
-        small_hole = cv2.resize(hole.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0
-    else:
-        small, small_hole = image.astype(np.float32), hole
-    if not small_hole.any() or small_hole.all():
+    if not hole.any() or hole.all():
         return None
-    steps = find_steps(small, small_hole, params)
-    if steps is None:
+    search_scale = max(1, int(np.ceil((h * w / params.most_patch_pixels) ** 0.5)))
+    searched, searched_hole = _smaller(image, hole, search_scale)
+    if not searched_hole.any() or searched_hole.all():
         return None
-    offsets, multiples = copies(steps, small_hole.shape, params.reach)
+    found = find_steps(searched, searched_hole, params)
+    if found is None:
+        return None
+    steps = found
+    if search_scale > 1:
+        steps = (
+            refined(
+                (found[0][0] * search_scale, found[0][1] * search_scale), image, ~hole, search_scale
+            ),
+            refined(
+                (found[1][0] * search_scale, found[1][1] * search_scale), image, ~hole, search_scale
+            ),
+        )
+    scale = max(search_scale, int(np.ceil((np.count_nonzero(hole) / params.most_pixels) ** 0.5)))
+    small, small_hole = _smaller(image, hole, scale)
+    small_steps = tuple((round(dy / scale), round(dx / scale)) for dy, dx in steps)
+    (ay, ax), (by, bx) = small_steps
+    if abs(ay * bx - ax * by) <= 0.5 * np.hypot(ay, ax) * np.hypot(by, bx):
+        return None  # at the labelling's scale the two steps run together
+    offsets, multiples = copies((small_steps[0], small_steps[1]), small_hole.shape, params.reach)
     reaching = copies_reaching(small_hole, offsets)
     if np.mean(reaching >= params.least_copies) < params.covered:
         return None
@@ -350,9 +374,6 @@ def repeat_offsets(
     full = spread[
         np.minimum(yy // scale, spread.shape[0] - 1), np.minimum(xx // scale, spread.shape[1] - 1)
     ]
-    # at full size, each copy is its multiples of the steps measured again there
-    first, second = steps
-    if scale > 1:
-        first, second = (refined((a * scale, b * scale), image, ~hole, scale) for a, b in steps)
-    full_size = multiples @ np.array([first, second], np.int32)
+    # at full size, each copy is its multiples of the full-size steps
+    full_size = multiples @ np.array(steps, np.int32)
     return full_size[full, 0].astype(np.int32), full_size[full, 1].astype(np.int32)
