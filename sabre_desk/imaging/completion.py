@@ -53,7 +53,7 @@ from sabre_desk.ground.errors import RepairError
 from sabre_desk.imaging.carried_edges import carry_edges
 from sabre_desk.imaging.fsr import fsr_inpaint
 from sabre_desk.imaging.loops import compiled_loops
-from sabre_desk.imaging.patch_field import NeighbourField, grow_square
+from sabre_desk.imaging.patch_field import NeighbourField, grow_square, landing, shrink
 from sabre_desk.imaging.repeats import repeat_offsets
 
 
@@ -120,11 +120,7 @@ def _check(cancel: threading.Event | None) -> None:
 
 def _halve(img: np.ndarray, hole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     h, w = hole.shape
-    size = (max(1, (w + 1) // 2), max(1, (h + 1) // 2))
-    small = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
-    # a coarse pixel is in the hole if any of the fine pixels under it is
-    small_hole = cv2.resize(hole.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0
-    return small, small_hole
+    return shrink(img, hole, (max(1, (w + 1) // 2), max(1, (h + 1) // 2)))
 
 
 @dataclass
@@ -341,10 +337,8 @@ def _follow_repeat(
     h, w = hole.shape
     dy, dx = offsets
     yy, xx = np.mgrid[0:h, 0:w]
-    sy, sx = yy + dy, xx + dx
-    inside = (sy >= 0) & (sy < h) & (sx >= 0) & (sx < w)
-    sy, sx = np.clip(sy, 0, h - 1), np.clip(sx, 0, w - 1)
-    copied = hole & inside & ~hole[sy, sx]
+    sy, sx, on_known = landing(~hole, yy, xx, dy, dx)
+    copied = hole & on_known
     start = image.astype(np.float32)
     start[copied] = image[sy[copied], sx[copied]]
     uncopied = hole & ~copied
@@ -362,9 +356,7 @@ def _follow_repeat(
     # each patch starts matched with the patch its centre's copy comes from, where that lies
     # wholly on known pixels (else the random source it was given)
     ty, tx = level.targets
-    cy, cx = ty + dy[ty, tx], tx + dx[ty, tx]
-    fits = (cy >= 0) & (cy < h) & (cx >= 0) & (cx < w)
-    fits[fits] = level.src[cy[fits], cx[fits]]
+    cy, cx, fits = landing(level.src, ty, tx, dy[ty, tx], dx[ty, tx])
     field.ys[ty[fits], tx[fits]] = cy[fits]
     field.xs[ty[fits], tx[fits]] = cx[fits]
     k.refresh_distances(level.img, level.targets, field.arrays, level.r)

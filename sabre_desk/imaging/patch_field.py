@@ -1,7 +1,9 @@
 """The nearest-neighbour field of patch search, shared by the completion that fills a hole
 (``completion.py``) and the search for what stands out in a box (``standout.py``): for each
 target patch centre, its source centre and their distance, with the square growth of a mask
-by a patch's radius both need (a patch of radius r centred within r of a pixel covers it)."""
+by a patch's radius both need (a patch of radius r centred within r of a pixel covers it).
+Also the two small steps these and the copies of a repeating pattern (``repeats.py``) share:
+a patch shrunk with its mask, and where pixels moved by an offset land."""
 
 from __future__ import annotations
 
@@ -17,6 +19,27 @@ def grow_square(mask: np.ndarray, radius: int) -> np.ndarray:
         return mask.copy()
     kernel = np.ones((2 * radius + 1, 2 * radius + 1), np.uint8)
     return cv2.dilate(mask.astype(np.uint8), kernel).astype(bool)
+
+
+def shrink(
+    image: np.ndarray, mask: np.ndarray, size: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``image`` and ``mask`` at ``size`` (width, height), area-averaged: a coarse pixel is in
+    the mask if any of the fine pixels under it is (so nothing of a hole is lost)."""
+    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    return small, cv2.resize(mask.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0
+
+
+def landing(
+    known: np.ndarray, ys: np.ndarray, xs: np.ndarray, dy: np.ndarray | int, dx: np.ndarray | int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where the pixels (ys, xs) moved by (dy, dx) land, clamped to the image, and whether
+    each lands on a pixel where ``known`` is true (inside the image)."""
+    h, w = known.shape
+    sy, sx = ys + dy, xs + dx
+    inside = (sy >= 0) & (sy < h) & (sx >= 0) & (sx < w)
+    sy, sx = np.clip(sy, 0, h - 1), np.clip(sx, 0, w - 1)
+    return sy, sx, inside & known[sy, sx]
 
 
 def grow_round(mask: np.ndarray, radius: int) -> np.ndarray:

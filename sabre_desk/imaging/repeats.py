@@ -45,6 +45,7 @@ import cv2
 import numpy as np
 
 from sabre_desk.imaging.loops import compiled_loops
+from sabre_desk.imaging.patch_field import landing, shrink
 
 Step = tuple[int, int]  # (dy, dx)
 
@@ -273,9 +274,7 @@ def refined(step: Step, image: np.ndarray, known: np.ndarray, within: int) -> St
     best, best_cost = step, np.inf
     for dy in range(step[0] - within, step[0] + within + 1):
         for dx in range(step[1] - within, step[1] + within + 1):
-            sy, sx = ys + dy, xs + dx
-            both = (sy >= 0) & (sy < h) & (sx >= 0) & (sx < w)
-            both[both] &= known[sy[both], sx[both]]
+            sy, sx, both = landing(known, ys, xs, dy, dx)
             if np.count_nonzero(both) < 64 or (dy, dx) == (0, 0):
                 continue
             diff = pixels[ys[both], xs[both]] - pixels[sy[both], sx[both]]
@@ -289,13 +288,9 @@ def copies_reaching(hole: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """For each hole pixel (in np.nonzero order), how many of ``offsets`` land on a known
     pixel of the patch."""
     ys, xs = np.nonzero(hole)
-    h, w = hole.shape
     count = np.zeros(len(ys), np.int32)
     for dy, dx in offsets:
-        sy, sx = ys + dy, xs + dx
-        inside = (sy >= 0) & (sy < h) & (sx >= 0) & (sx < w)
-        inside[inside] &= ~hole[sy[inside], sx[inside]]
-        count += inside
+        count += landing(~hole, ys, xs, int(dy), int(dx))[2]
     return count
 
 
@@ -305,9 +300,8 @@ def _smaller(image: np.ndarray, hole: np.ndarray, scale: int) -> tuple[np.ndarra
     if scale == 1:
         return image.astype(np.float32), hole
     h, w = hole.shape
-    size = (max(1, w // scale), max(1, h // scale))
-    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA).astype(np.float32)
-    return small, cv2.resize(hole.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0
+    small, small_hole = shrink(image, hole, (max(1, w // scale), max(1, h // scale)))
+    return small.astype(np.float32), small_hole
 
 
 def repeat_offsets(

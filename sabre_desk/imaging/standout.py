@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 
 from sabre_desk.imaging.loops import compiled_loops
-from sabre_desk.imaging.patch_field import NeighbourField, grow_round, grow_square
+from sabre_desk.imaging.patch_field import NeighbourField, grow_round, grow_square, shrink
 
 
 @dataclass(frozen=True)
@@ -181,8 +181,7 @@ def _at_lower_resolution(
     then takes no longer than at ``max_pixels``), scaled back and grown by a coarse pixel."""
     h, w = box.shape
     size = (max(1, round(w * scale)), max(1, round(h * scale)))
-    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
-    small_box = cv2.resize(box.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0
+    small, small_box = shrink(image, box, size)
     found = standout_mask(small, small_box, replace(params, max_pixels=small_box.size))
     if found is None:
         return None
