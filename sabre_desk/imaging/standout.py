@@ -166,6 +166,14 @@ def standout_mask(
         )
         box_d[box] = _best_distances(img, src, box, r, params.passes, 0, params.seed + 1)
         ring_d = ring_search.result()
+    # a ring patch with no partner far enough from it (a ring a few pixels wide) has no
+    # distance: it says nothing of how nearly the photo repeats itself
+    matched = np.isfinite(ring_d)
+    if np.count_nonzero(matched) < 16:
+        return None
+    ring = ring.copy()
+    ring[ring] = matched
+    ring_d = ring_d[matched]
     threshold = max(float(np.quantile(ring_d, params.ring_quantile)) * params.factor, params.floor)
     unmatched = np.zeros((h, w), bool)
     unmatched[box] = box_d[box] > _thresholds(img, ring, ring_d, box, threshold, params)

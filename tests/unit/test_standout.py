@@ -5,6 +5,7 @@ or the defect is most of the box, the whole box is filled."""
 from __future__ import annotations
 
 import threading
+import warnings
 from pathlib import Path
 
 import cv2
@@ -130,3 +131,16 @@ def test_the_demo_smear_boxed_closely_is_removed_whole(
     unchanged = (np.abs(repaired.astype(int) - edited).max(axis=2) <= 2) & smear
     assert smear.sum() > 3000  # the smear is there to be removed
     assert unchanged.sum() < 0.02 * smear.sum()
+
+
+def test_a_ring_too_thin_to_match_itself_fills_the_whole_box() -> None:
+    """A box at the end of a strip nine pixels wide: some of the ring's patches have no
+    partner five pixels away, and their distance is infinite. The whole ring's figure was
+    then not a number (numpy warned, and every comparison with it was false): nothing was
+    learnt from the ring, and the box is filled whole."""
+    image = np.random.default_rng(7).integers(0, 256, (32, 9, 3), dtype=np.uint8)
+    box = np.zeros((32, 9), bool)
+    box[23:32, 4:7] = True
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert standout_mask(image, box) is None
