@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from sabre_desk.demo import draw
 from sabre_desk.demo.cases import CASE_BUILDERS, tex_mug_brick
 from sabre_desk.demo.writer import SEED
 from sabre_desk.engines.base import RepairOp
@@ -38,13 +37,10 @@ BOXES = (
 def edited_and_truth() -> tuple[np.ndarray, np.ndarray]:
     """The demo's edited image of tex01, and the same without its smear."""
     index = CASE_BUILDERS.index(tex_mug_brick)
-    edited = tex_mug_brick(np.random.default_rng([SEED, index])).images["edited"][..., :3]
-    smear = draw.smear
-    draw.smear = lambda *_: None
-    try:
-        truth = tex_mug_brick(np.random.default_rng([SEED, index])).images["edited"][..., :3]
-    finally:
-        draw.smear = smear
+    edited, truth = (
+        tex_mug_brick(np.random.default_rng([SEED, index]), smeared).images["edited"][..., :3]
+        for smeared in (True, False)
+    )
     return np.ascontiguousarray(edited), np.ascontiguousarray(truth)
 
 

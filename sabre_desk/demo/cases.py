@@ -157,13 +157,17 @@ def _material_mug(rng: np.random.Generator, texture: np.ndarray | None) -> np.nd
     return img
 
 
-def tex_mug_brick(rng: np.random.Generator) -> DemoCase:
-    """Defect: a smear crosses the mug and the cloth in the edited image."""
+def tex_mug_brick(rng: np.random.Generator, smeared: bool = True) -> DemoCase:
+    """Defect: a smear crosses the mug and the cloth in the edited image. Without it
+    (``smeared=False``, drawn last, so nothing else changes) the edited image is what a
+    repair of the smear should give back: the truth the repair's tests and benchmark score
+    against."""
     state = rng.bit_generator.state
     base = _material_mug(rng, None)
     rng.bit_generator.state = state  # same scene, only the mug's material differs
     edited = _material_mug(rng, draw.brick_texture(scenes.W, scenes.H, rng))
-    draw.smear(edited, (150, 360, 250, 430), rng)
+    if smeared:
+        draw.smear(edited, (150, 360, 250, 430), rng)
     spec = paired_spec(
         "tex01_mug_brick",
         "texture_prior",

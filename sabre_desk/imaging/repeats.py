@@ -211,7 +211,7 @@ def find_steps(img: np.ndarray, hole: np.ndarray, params: RepeatParams) -> tuple
         bring them there), and their sum and their difference repeat it too (where there
         are pairs enough to tell). A crop holding two patterns (the wall's tiles above the
         cloth's check) offers a step of each, whose sum is neither's."""
-        if abs(a[0] * b[1] - a[1] * b[0]) <= 0.5 * np.hypot(*a) * np.hypot(*b):
+        if _along_one_line(a, b):
             return False
         told = [
             field.at(s)
@@ -231,6 +231,12 @@ def find_steps(img: np.ndarray, hole: np.ndarray, params: RepeatParams) -> tuple
             if together(first, second):
                 return first, second
     return None
+
+
+def _along_one_line(a: Step, b: Step) -> bool:
+    """Whether two steps are less than 30° apart (the sine of the angle between them at
+    most a half): two steps of one line are one repeat, not a pattern's two."""
+    return bool(abs(a[0] * b[1] - a[1] * b[0]) <= 0.5 * np.hypot(*a) * np.hypot(*b))
 
 
 def _less_first(step: Step, first: Step) -> Step:
@@ -326,21 +332,18 @@ def repeat_offsets(
         return None
     steps = found
     if search_scale > 1:
-        steps = (
-            refined(
-                (found[0][0] * search_scale, found[0][1] * search_scale), image, ~hole, search_scale
-            ),
-            refined(
-                (found[1][0] * search_scale, found[1][1] * search_scale), image, ~hole, search_scale
-            ),
+        a, b = (
+            refined((dy * search_scale, dx * search_scale), image, ~hole, search_scale)
+            for dy, dx in found
         )
+        steps = (a, b)
     scale = max(search_scale, int(np.ceil((np.count_nonzero(hole) / params.most_pixels) ** 0.5)))
     small, small_hole = _smaller(image, hole, scale)
     small_steps = tuple((round(dy / scale), round(dx / scale)) for dy, dx in steps)
-    (ay, ax), (by, bx) = small_steps
-    if abs(ay * bx - ax * by) <= 0.5 * np.hypot(ay, ax) * np.hypot(by, bx):
+    first, second = small_steps
+    if _along_one_line(first, second):
         return None  # at the labelling's scale the two steps run together
-    offsets, multiples = copies((small_steps[0], small_steps[1]), small_hole.shape, params.reach)
+    offsets, multiples = copies((first, second), small_hole.shape, params.reach)
     reaching = copies_reaching(small_hole, offsets)
     if np.mean(reaching >= params.least_copies) < params.covered:
         return None

@@ -84,9 +84,10 @@ class StandoutParams:
 COLOUR_STEP = 8.0
 #: patches' contrasts are compared in steps of this ratio (5 %)
 CONTRAST_STEP = 1.05
-#: fewer ring patches of a box patch's contrast than this, and the whole ring's threshold
-#: holds for it
-MIN_ALIKE_PATCHES = 16
+#: fewer ring patches than this say nothing of how nearly the photo repeats itself: too
+#: few in the ring, the whole box is filled; too few of a box patch's contrast, the whole
+#: ring's threshold holds for it
+FEWEST_PATCHES = 16
 #: ...and of more than this many, every n-th is enough for the quantile (a box of 500² has
 #: a ring of 200,000 patches, looked at once for each step of contrast)
 QUANTILE_SAMPLE = 4096
@@ -145,7 +146,7 @@ def standout_mask(
     # the ring's own patches, to learn how nearly the photo repeats itself here
     ring = src & ~grow_square(box, r + max(2, ring_px // 2))
     near = src & ~ring
-    if np.count_nonzero(near) < 16 or np.count_nonzero(ring) < 16:
+    if np.count_nonzero(near) < FEWEST_PATCHES or np.count_nonzero(ring) < FEWEST_PATCHES:
         return None
     img = np.ascontiguousarray(image, np.float32)
     # colours: a pixel of a colour the ring has nowhere (a purple blob on grass)
@@ -169,7 +170,7 @@ def standout_mask(
     # a ring patch with no partner far enough from it (a ring a few pixels wide) has no
     # distance: it says nothing of how nearly the photo repeats itself
     matched = np.isfinite(ring_d)
-    if np.count_nonzero(matched) < 16:
+    if np.count_nonzero(matched) < FEWEST_PATCHES:
         return None
     ring = ring.copy()
     ring[ring] = matched
@@ -232,7 +233,7 @@ def _thresholds(
         lo, hi = np.searchsorted(
             ring_contrast, [level / params.alike_contrast, level * params.alike_contrast]
         )
-        if hi - lo >= MIN_ALIKE_PATCHES:
+        if hi - lo >= FEWEST_PATCHES:
             alike_d = ring_sorted[lo : hi : max(1, (hi - lo) // QUANTILE_SAMPLE)]
             alike = float(np.quantile(alike_d, params.ring_quantile)) * params.factor
             limits[i] = min(max(alike, params.floor), threshold)
