@@ -17,10 +17,11 @@ drawn first and the texture is filled round them:
    The two sides of one thin line count as one crossing.
 2. **Pairs.** Two crossings are one edge when their colours either side match (left of the
    one going in is right of the other coming out), both were followed far (``long_run``,
-   or out of the patch: the edges of stones are short), the way between them is one bend
-   (not an S, as two joints of staggered bricks would make; not an arc or an elbow from
-   two straight edges), the curve stays in the hole and no other partner of either is
-   nearly as good.
+   or out of the patch: the edges of stones are short; or one far enough to measure its
+   bend, which then vouches for the other), the way between them is one bend (not an S,
+   as two joints of staggered bricks would make; not an arc or an elbow from two straight
+   edges; where only one end's bend is known, the arc of its circle), the curve stays in
+   the hole and no other partner of either is nearly as good.
 3. **Drawing.** Each pair is joined by the cubic (Hermite) curve leaving the one and
    arriving at the other along their own directions, and the hole's pixels within
    ``half_width`` of it are drawn from the strips, the one end's fading into the other's.
@@ -33,6 +34,7 @@ steps in numbers in docs/repair.md.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -54,7 +56,10 @@ class EdgeParams:
     #: ...and carried only when both its ends were followed this far (or out of the
     #: patch), and at most ``reach`` times as far as the shorter was followed: the short
     #: edges of stones and blades of grass, joined, made arcs across a bed of gravel that
-    #: was never there, and on a box of 500 pixels the edges of anything did
+    #: was never there, and on a box of 500 pixels the edges of anything did. An end
+    #: followed far enough to measure its bend vouches for the other, which then need
+    #: only be a crossing, the reach counted from the farther (``_cost``), as long as the
+    #: curve turns as that bend says (``_turns_as_bent``)
     long_run: int = 20
     reach: float = 3.0
     #: a crossing's gradient is above this percentile of the ring round the hole...
@@ -371,9 +376,14 @@ def _cost(a: Crossing, b: Crossing, hole_near: np.ndarray, params: EdgeParams) -
     if mismatch > params.mismatch_share * contrast or mismatch > params.max_mismatch:
         return None
     length = float(np.linalg.norm(b.at - a.at))
-    if length < 4 or length > params.reach * min(a.run, b.run):
+    # an end followed far enough to measure its bend vouches for the pair: the other end
+    # need only have been followed at all, and the curve may reach as far from the one
+    # followed farther; it must then turn as that bend says (``_turns_as_bent``)
+    vouching = [c.run for c in (a, b) if c.bend is not None]
+    followed = max(vouching) if vouching else min(a.run, b.run)
+    if length < 4 or length > params.reach * followed:
         return None
-    if any(c.run < params.long_run and not c.out_of_view for c in (a, b)):
+    if not vouching and any(c.run < params.long_run and not c.out_of_view for c in (a, b)):
         return None
     if max(a.alike, b.alike) < params.min_alike:
         return None  # a pattern's other edges cross both ends of it: a check, a lattice
@@ -416,17 +426,50 @@ def _turns_as_bent(
 ) -> bool:
     """Whether a curve turning ``turned`` radians over ``length`` pixels turns about as the
     edges bend on their way in: as an arc seen from both ends, when both bend the same way
-    along it (``b``'s bend, measured the other way, reversed), else as a straight edge.
-    Two straight edges are not joined by an arc, nor by an elbow; and one bend alone is not
-    enough, as a joint of mortar followed round a corner into another one, carried over a
-    200-pixel box, made an elbow nearly a third over brick. Two edges that both run out of
-    the patch may turn more (``unseen_turn_deg``): a rim whose visible parts are nearly
-    straight bends where the hole hides it (44° on a cup's), though still no corner."""
-    slack = params.unseen_turn_deg if a.out_of_view and b.out_of_view else params.turn_slack_deg
-    expected = 0.0
-    if a.bend is not None and b.bend is not None and a.bend * -b.bend > 0:
-        expected = (a.bend - b.bend) / 2 * length
-    return abs(turned - expected) <= float(np.radians(slack)) + 0.5 * abs(expected)
+    along it (``b``'s bend, measured the other way, reversed); as the arc of one end's
+    bend, when the other was followed too short a way to tell how it bends and that arc
+    can reach it (a saucer's lip whose highlight fades 18 pixels past the box, the lower
+    outline of an eye); else as a straight edge. Two straight edges are not joined by an
+    arc, nor by an elbow: a joint of mortar followed round a corner into another one,
+    carried over a 200-pixel box, made an elbow nearly a third over brick. So one end's
+    bend is believed only where the other end could not be measured (one measured and
+    found uneven, as round a corner, is not), and only as the arc of that bend's circle:
+    taken as turning by the bend times the length, with the slack that two ends get, a
+    joint's slight bend made elbows of 75–85° in boxes of 300 and 500 pixels on a real
+    wall, a stone's an arc across gravel, and a strut's tight one a loop off the side of
+    a box on a launch tower's lattice. Two edges that both run out of the patch may turn
+    more (``unseen_turn_deg``): a rim whose visible parts are nearly straight bends where
+    the hole hides it (44° on a cup's), though still no corner."""
+    slack = float(
+        np.radians(
+            params.unseen_turn_deg if a.out_of_view and b.out_of_view else params.turn_slack_deg
+        )
+    )
+    if a.bend is not None and b.bend is not None:
+        expected = (a.bend - b.bend) / 2 * length if a.bend * -b.bend > 0 else 0.0
+        return abs(turned - expected) <= slack + 0.5 * abs(expected)
+    bend = _one_sided_bend(a, b, params)
+    if bend is None:
+        return abs(turned) <= slack
+    # the circle of that bend through both ends: none when the two are farther apart than
+    # its diameter; else its arc between them turns by the angle the chord subtends
+    half_chord = abs(bend) * length / 2
+    if half_chord >= 1:
+        return False
+    expected = math.copysign(2 * math.asin(half_chord), bend)
+    return abs(turned - expected) <= max(slack, 0.5 * abs(expected))
+
+
+def _one_sided_bend(a: Crossing, b: Crossing, params: EdgeParams) -> float | None:
+    """The bend (radians per pixel, along the way from ``a`` to ``b``) of the one end
+    whose bend was measured, when the other was followed too short a way for its bend to
+    be measured (``_bend`` needs three stretches), rather than measured and found not to
+    bend evenly; None otherwise."""
+    if a.bend is not None and b.run <= 3 * params.min_run:
+        return a.bend
+    if b.bend is not None and a.run <= 3 * params.min_run:
+        return -b.bend  # measured on its own way in, the other way along the curve
+    return None
 
 
 def pair_crossings(crossings: list[Crossing], hole: np.ndarray, params: EdgeParams) -> list[Pair]:
