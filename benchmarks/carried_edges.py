@@ -1,0 +1,124 @@
+"""Edges carried across boxes on real photographs, where nothing is pasted: what would be drawn.
+
+The patch-based engine draws the edges that cross a hole before it fills it
+(``imaging/carried_edges.py``). An edge drawn where the photo has none is a block of foreign
+structure: an arc across gravel, an elbow between two joints of mortar. Here boxes of 80 to
+500 pixels are laid on seven of scikit-image's photographs (gravel, grass, a cat, a cup of
+coffee, a launch pad, a brick wall, an astronaut), at their own size and twice it, three
+places each, the patch round each box as the repair pipeline cuts it (the box grown by half
+its size), and the edges the engine would carry through the box are drawn. Nothing covers
+the photo, so the photo is the truth: for each box that gets an edge, the share of the drawn
+pixels more than 40 levels off the photo's (a few pixels' shift of a sharp edge counts too,
+so a right edge is rarely 0).
+
+With ``--other CHECKOUT`` the same boxes are drawn by another version too, and the boxes
+where the two differ are listed.
+
+Usage (needs scikit-image): python benchmarks/carried_edges.py [--other CHECKOUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parents[1]
+PHOTOS = ("gravel", "grass", "chelsea", "coffee", "rocket", "brick", "astronaut")
+SCALES = (1, 2)
+HALF_SIDES = (40, 80, 150, 250)
+PLACES = ((0.5, 0.5), (0.33, 0.6), (0.66, 0.4))
+#: a drawn pixel this far off the photo's (largest difference over RGB) is off
+OFF_LEVELS = 40
+
+
+def measure() -> dict[str, float | None]:
+    """For every box: None when no edge is carried, else the share of drawn pixels off."""
+    import cv2
+    import skimage.data
+
+    from sabre_desk.imaging.carried_edges import carry_edges
+
+    found: dict[str, float | None] = {}
+    for name in PHOTOS:
+        photo = getattr(skimage.data, name)()
+        if photo.ndim == 2:
+            photo = np.dstack([photo] * 3)
+        photo = photo[..., :3]
+        for scale in SCALES:
+            img = photo if scale == 1 else cv2.resize(
+                photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC
+            )  # fmt: skip
+            h, w = img.shape[:2]
+            for half in HALF_SIDES:
+                for fx, fy in PLACES:
+                    cx, cy = int(w * fx), int(h * fy)
+                    if min(cx, cy) < half or cx + half > w or cy + half > h:
+                        continue
+                    # the patch as the pipeline cuts it: the box grown by half its size
+                    y0, x0 = max(0, cy - 2 * half), max(0, cx - 2 * half)
+                    patch = np.ascontiguousarray(img[y0 : cy + 2 * half, x0 : cx + 2 * half])
+                    hole = np.zeros(patch.shape[:2], bool)
+                    hole[cy - half - y0 : cy + half - y0, cx - half - x0 : cx + half - x0] = True
+                    drawn, band = carry_edges(patch, hole)
+                    key = f"{name} ×{scale}, box {2 * half} px at ({fx}, {fy})"
+                    if not band.any():
+                        found[key] = None
+                        continue
+                    off = np.abs(drawn.astype(int) - patch).max(axis=2)[band] > OFF_LEVELS
+                    found[key] = float(off.mean())
+    return found
+
+
+def _in(checkout: Path) -> dict[str, float | None]:
+    """``measure`` run by the code of ``checkout``, in a process of its own."""
+    env = dict(os.environ, PYTHONPATH=str(checkout))
+    code = f"import json, sys; sys.path.insert(0, {str(HERE / 'benchmarks')!r}); "
+    code += "import carried_edges; print(json.dumps(carried_edges.measure()))"
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=checkout,  # else the directory it is run from comes first on the path
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result: dict[str, float | None] = json.loads(out.stdout)
+    return result
+
+
+def _summary(label: str, found: dict[str, float | None]) -> None:
+    carried = {k: v for k, v in found.items() if v is not None}
+    mostly_off = sum(v > 0.2 for v in carried.values())
+    print(
+        f"{label}: {len(found)} boxes, an edge carried in {len(carried)}, "
+        f"of them {mostly_off} with more than a fifth of the drawn pixels off"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--other", type=Path, help="another checkout, to compare with")
+    args = parser.parse_args()
+    now = _in(HERE)
+    _summary("now", now)
+    if args.other is None:
+        for key, off in now.items():
+            if off is not None:
+                print(f"  {key}: {off:.0%} of the drawn pixels off")
+        return
+    other = _in(args.other.resolve())
+    _summary("other", other)
+    for key in now:
+        if now[key] != other.get(key):
+            a, b = (("none" if v is None else f"{v:.0%} off") for v in (other.get(key), now[key]))
+            print(f"  {key}: other {a}, now {b}")
+
+
+if __name__ == "__main__":
+    main()
