@@ -18,9 +18,9 @@ well below the smooth fills' while the texture stays:
 - two completions run side by side (the compiled loops release the GIL): one whose coarsest
   level is finer (the hole 48 pixels long there, not 24) keeps more of the smooth fill's
   layout, and gives the result's shading (its blur); the other gives the fine detail;
-- the difference left between the patches and the known pixels along the hole's edge is
-  spread inward as a membrane (the solution of Laplace's equation that meets it: a
-  Poisson-style correction), so the fill has no step there;
+- the finest level's fill is made again from its sources' gradients, meeting the known
+  pixels (Poisson's equation, ``gradient_fill``), so it has no step at the hole's edge, nor
+  where the patches of one source meet another's;
 - within a few pixels of the edge the smooth fill, which continues the known pixels best
   right there, takes over (its weight falls as exp(-distance / 2.5 px)).
 
@@ -52,6 +52,7 @@ import numpy as np
 from sabre_desk.ground.errors import RepairError
 from sabre_desk.imaging.carried_edges import carry_edges
 from sabre_desk.imaging.fsr import fsr_inpaint
+from sabre_desk.imaging.gradient_fill import from_gradients, membrane, source_gradients
 from sabre_desk.imaging.loops import compiled_loops
 from sabre_desk.imaging.patch_field import NeighbourField, grow_square, landing, shrink
 from sabre_desk.imaging.repeats import repeat_offsets
@@ -84,12 +85,16 @@ class CompletionParams:
     max_fill_pixels: int = 350_000
     #: confidence of a hole pixel falls as gamma ** -(distance to the known pixels)
     gamma: float = 2.0
-    #: width (pixels) of the ring of known pixels whose step is spread over the hole; 0: none
+    #: the finest level's fill made again from its sources' gradients, meeting the known
+    #: pixels (``_from_gradients``); off, the voted colours meet them through a membrane
+    from_gradients: bool = True
+    #: width (pixels) of the ring of known pixels whose step the membrane spreads over the
+    #: hole (``_meet_the_edge``: the copies of a pattern that repeats, and a completion not
+    #: made from gradients); 0: none
     seam_ring: int = 3
     #: the smooth fill's weight along the hole's edge falls as exp(-distance / edge_px);
     #: 2.5 rather than 5 keeps more texture at the same error (measured on scenes of
-    #: benchmarks/offline_inpaint.py other than the reported ones), once the membrane
-    #: meets the edge (see _meet_the_edge)
+    #: benchmarks/offline_inpaint.py other than the reported ones)
     edge_px: float = 2.5
     #: past this many pixels in the hole, the smooth fill for the edge is Telea's
     edge_fill_pixels: int = 12_000
@@ -463,7 +468,9 @@ def _complete(
             if progress is not None:
                 progress(1)
         result = level.img
-        if depth == 0 and params.seam_ring > 0:
+        if depth == 0 and params.from_gradients:
+            result = _from_gradients(level, field)
+        elif depth == 0 and params.seam_ring > 0:
             result = _meet_the_edge(level, field, params)
     if field is None:  # nothing known to copy from (the hole is most of the image)
         return _smooth_fill(result, hole)
@@ -474,39 +481,29 @@ def _meet_the_edge(level: _Level, field: NeighbourField, params: CompletionParam
     """The fill plus the membrane that takes away its step at the hole's edge: the patches
     are voted once more over a ring of known pixels round the hole too, and the difference
     between the photo and that vote on the ring is spread over the hole as the smoothest
-    surface that meets it (Laplace's equation, a Poisson-style correction), and added.
-    Telea's inpainting of the same difference, used before, spread it less evenly: the
-    membrane lowered the error in the box and on the seam (by about 0.015× Telea's on the
-    tuning scenes of benchmarks/offline_inpaint.py) and takes less time."""
+    surface that meets it (Laplace's equation), and added. Telea's inpainting of the same
+    difference, used before, spread it less evenly: the membrane lowered the error in the
+    box and on the seam (by about 0.015× Telea's on the tuning scenes of
+    benchmarks/offline_inpaint.py) and takes less time. The copies of a pattern that
+    repeats meet it this way (their pieces meet where the pattern does, with no step
+    between them); a completion is made from its sources' gradients instead
+    (``_from_gradients``)."""
     ring = grow_square(level.hole, params.seam_ring) & ~level.hole
     voted = level.vote(field, level.hole | ring)
     step = np.where(ring[..., None], level.img - voted, 0).astype(np.float32)
     # solved everywhere but on the ring, so only the ring's steps shape it (not the zeros
     # of the known pixels past it, which the coarse levels would otherwise average in)
-    spread = _membrane(step, ~ring)
+    spread = membrane(step, ~ring)
     return np.where(level.hole[..., None], level.img + spread, level.img)
 
 
-def _membrane(values: np.ndarray, unknown: np.ndarray) -> np.ndarray:
-    """Laplace's equation solved where ``unknown`` is true, ``values`` held elsewhere:
-    coarse to fine, each level started from the coarser solution and smoothed by a few
-    over-relaxed Gauss-Seidel sweeps (the coarse levels carry the slow, broad part that
-    sweeps alone would take thousands of passes to spread). A few milliseconds at 300²."""
-    k = compiled_loops()
-
-    u = np.ascontiguousarray(np.where(unknown[..., None], 0, values), np.float32)
-    h, w = unknown.shape
-    if np.count_nonzero(unknown) <= 64 or min(h, w) < 8:
-        k.relax(u, unknown, 200, 1.5)
-        return u
-    held = (~unknown).astype(np.float32)
-    size = ((w + 1) // 2, (h + 1) // 2)
-    num = cv2.resize(u * held[..., None], size, interpolation=cv2.INTER_AREA)
-    den = cv2.resize(held, size, interpolation=cv2.INTER_AREA)
-    coarse_unknown = den < 1e-6
-    coarse = np.where(coarse_unknown[..., None], 0, num / np.maximum(den, 1e-6)[..., None])
-    coarse = _membrane(coarse.astype(np.float32), coarse_unknown)
-    up = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_LINEAR)
-    u = np.ascontiguousarray(np.where(unknown[..., None], up, u), np.float32)
-    k.relax(u, unknown, 8, 1.5)
-    return u
+def _from_gradients(level: _Level, field: NeighbourField) -> np.ndarray:
+    """The fill made again from its sources' gradients (``gradient_fill``): each hole pixel
+    takes the gradients at the pixel its own patch was copied from, and the pixels with
+    those gradients that meet the photo round the hole replace the voted ones. Where the
+    patches of one part of the hole came from one place and the next part's from another,
+    the voted colours met in a step (a straight crack across a cup's shading, a pale band
+    in a sky, a grey smudge beside a spoon); gradients copied from either side leave none,
+    nor at the hole's edge."""
+    gx, gy = source_gradients(level.img, grow_square(level.hole, 1), field.ys, field.xs)
+    return from_gradients(level.img, level.hole, gx, gy)
