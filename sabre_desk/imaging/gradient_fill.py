@@ -42,31 +42,80 @@ def source_gradients(
 
 def from_gradients(img: np.ndarray, hole: np.ndarray, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
     """``img`` (float32 H×W×3) with the hole's pixels replaced by those whose forward
-    differences best match (``gx``, ``gy``) there, meeting the pixels round the hole. A side
-    of the hole on the image's edge continues ``img``'s own pixels past it (they stand for
-    what lies beyond). Solved for the change to ``img``'s pixels in the hole, which is small
-    where their gradients are already right: the membrane's few sweeps leave its error a
-    share of that change, not of the pixels' levels."""
+    differences best match (``gx``, ``gy``) there, meeting the pixels round the hole; along
+    the image's own edge nothing flows out (the problem is mirrored across it). Solved for
+    the change to ``img``'s pixels in the hole, which is small where their gradients are
+    already right: the membrane's few sweeps leave its error a share of that change, not
+    of the pixels' levels."""
     h, w = hole.shape
     ys, xs = np.nonzero(hole)
-    # the hole's bounding rectangle grown by a pixel: every pixel the equation touches,
-    # and a margin of held pixels where the image goes on (padded where it does not)
-    y0, y1 = int(ys.min()) - 1, int(ys.max()) + 2
-    x0, x1 = int(xs.min()) - 1, int(xs.max()) + 2
-    pad = ((max(0, -y0), max(0, y1 - h)), (max(0, -x0), max(0, x1 - w)))
-    area = (slice(max(0, y0), min(h, y1)), slice(max(0, x0), min(w, x1)))
-    u = np.pad(img[area], (*pad, (0, 0)), mode="edge").astype(np.float32)
-    unknown = np.pad(hole[area], pad, mode="constant")
-    target = np.pad(_divergence(gx, gy)[area], (*pad, (0, 0)), mode="edge")
+    # the hole's bounding rectangle grown by a pixel: every pixel the equation touches
+    y0, y1 = max(0, int(ys.min()) - 1), min(h, int(ys.max()) + 2)
+    x0, x1 = max(0, int(xs.min()) - 1), min(w, int(xs.max()) + 2)
+    u = img[y0:y1, x0:x1].astype(np.float32)
+    unknown = hole[y0:y1, x0:x1]
+    # at the image's edge the divergence has no difference across it: no flow out
+    target = _divergence(gx, gy)[y0:y1, x0:x1]
+    extended = [
+        _edge_of(axis, int(lo.min()) == 0, int(lo.max()) == n - 1)
+        for axis, lo, n in ((0, ys, h), (1, xs, w))
+    ]
+    for axis, how in enumerate(extended):
+        u, target, unknown = (_extend(a, axis, how) for a in (u, target, unknown))
     # the change c to the pixels: ∇²c = div g - ∇²u in the hole, c = 0 round it
     change = np.where(unknown[..., None], target - _laplacian(u), 0).astype(np.float32)
     particular = _sine_poisson(change)
     rest = membrane(np.where(unknown[..., None], 0, -particular), unknown)
     u = np.where(unknown[..., None], u + particular + rest, u)
+    inner = tuple(slice(*_own_part(how, n)) for how, n in zip(extended, u.shape[:2], strict=True))
     out = img.copy()
-    top, left = pad[0][0], pad[1][0]
-    out[area] = u[top : top + out[area].shape[0], left : left + out[area].shape[1]]
+    out[y0:y1, x0:x1] = u[inner]
     return out
+
+
+#: how the problem goes on past a side of the image the hole meets
+MIRRORED_BEFORE, MIRRORED_AFTER, HELD, NOT = "mirrored before", "mirrored after", "held", "not"
+
+
+def _edge_of(axis: int, at_start: bool, at_end: bool) -> str:
+    """How the rectangle is extended along ``axis``: mirrored across the image's edge the
+    hole meets (so nothing flows across it), or, where it meets both, a row of the image's
+    own pixels held past each (a hole as tall as the image: mirrored both ways, it would
+    still reach the array's edge)."""
+    if at_start and at_end:
+        return HELD
+    if at_start:
+        return MIRRORED_BEFORE
+    if at_end:
+        return MIRRORED_AFTER
+    return NOT
+
+
+def _extend(a: np.ndarray, axis: int, how: str) -> np.ndarray:
+    """``a`` extended along ``axis`` as ``how`` says (a mask: the pixels held past the
+    image's edge are not in the hole; pixels: the edge's own, repeated)."""
+    if how == NOT:
+        return a
+    if how == HELD:
+        width = [(0, 0)] * a.ndim
+        width[axis] = (1, 1)
+        if a.dtype == bool:
+            return np.pad(a, width, constant_values=False)
+        return np.pad(a, width, mode="edge")
+    flipped = np.flip(a, axis)
+    parts = (flipped, a) if how == MIRRORED_BEFORE else (a, flipped)
+    return np.concatenate(parts, axis=axis)
+
+
+def _own_part(how: str, n: int) -> tuple[int, int]:
+    """Where the rectangle's own pixels lie along an axis of the extended array (n long)."""
+    if how == HELD:
+        return 1, n - 1
+    if how == MIRRORED_BEFORE:
+        return n // 2, n
+    if how == MIRRORED_AFTER:
+        return 0, n // 2
+    return 0, n
 
 
 def _forward_differences(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
