@@ -57,8 +57,8 @@ def from_gradients(img: np.ndarray, hole: np.ndarray, gx: np.ndarray, gy: np.nda
     # at the image's edge the divergence has no difference across it: no flow out
     target = _divergence(gx, gy)[y0:y1, x0:x1]
     extended = [
-        _edge_of(axis, int(lo.min()) == 0, int(lo.max()) == n - 1)
-        for axis, lo, n in ((0, ys, h), (1, xs, w))
+        _edge_of(int(along.min()) == 0, int(along.max()) == n - 1)
+        for along, n in ((ys, h), (xs, w))
     ]
     for axis, how in enumerate(extended):
         u, target, unknown = (_extend(a, axis, how) for a in (u, target, unknown))
@@ -74,27 +74,29 @@ def from_gradients(img: np.ndarray, hole: np.ndarray, gx: np.ndarray, gy: np.nda
 
 
 #: how the problem goes on past a side of the image the hole meets
-MIRRORED_BEFORE, MIRRORED_AFTER, HELD, NOT = "mirrored before", "mirrored after", "held", "not"
+MIRRORED_BEFORE, MIRRORED_AFTER = "mirrored before", "mirrored after"
+HELD, INSIDE = "held", "inside"
 
 
-def _edge_of(axis: int, at_start: bool, at_end: bool) -> str:
-    """How the rectangle is extended along ``axis``: mirrored across the image's edge the
-    hole meets (so nothing flows across it), or, where it meets both, a row of the image's
-    own pixels held past each (a hole as tall as the image: mirrored both ways, it would
-    still reach the array's edge)."""
+def _edge_of(at_start: bool, at_end: bool) -> str:
+    """How the rectangle is extended along an axis on which the hole meets the image's
+    first or last row (column): mirrored across that edge (so nothing flows across it),
+    or, where it meets both, a row of the image's own pixels held past each (a hole as tall
+    as the image: mirrored both ways, it would still reach the array's edge); not at all
+    where it meets neither."""
     if at_start and at_end:
         return HELD
     if at_start:
         return MIRRORED_BEFORE
     if at_end:
         return MIRRORED_AFTER
-    return NOT
+    return INSIDE
 
 
 def _extend(a: np.ndarray, axis: int, how: str) -> np.ndarray:
     """``a`` extended along ``axis`` as ``how`` says (a mask: the pixels held past the
     image's edge are not in the hole; pixels: the edge's own, repeated)."""
-    if how == NOT:
+    if how == INSIDE:
         return a
     if how == HELD:
         width = [(0, 0)] * a.ndim
