@@ -19,6 +19,7 @@ solved coarse to fine) that takes it to zero on the known pixels. 0.02 s for a 1
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from sabre_desk.imaging.loops import compiled_loops
@@ -173,10 +174,9 @@ def membrane(values: np.ndarray, unknown: np.ndarray) -> np.ndarray:
     coarse to fine, each level started from the coarser solution and smoothed by a few
     over-relaxed Gauss-Seidel sweeps (the coarse levels carry the slow, broad part that
     sweeps alone would take thousands of passes to spread). A few milliseconds at 300²."""
-    import cv2
-
     k = compiled_loops()
 
+    unknown = np.ascontiguousarray(unknown)  # the compiled sweeps take contiguous arrays
     u = np.ascontiguousarray(np.where(unknown[..., None], 0, values), np.float32)
     h, w = unknown.shape
     if np.count_nonzero(unknown) <= 64 or min(h, w) < 8:
@@ -191,5 +191,5 @@ def membrane(values: np.ndarray, unknown: np.ndarray) -> np.ndarray:
     coarse = membrane(coarse.astype(np.float32), coarse_unknown)
     up = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_LINEAR)
     u = np.ascontiguousarray(np.where(unknown[..., None], up, u), np.float32)
-    k.relax(u, np.ascontiguousarray(unknown), 8, 1.5)
+    k.relax(u, unknown, 8, 1.5)
     return u
