@@ -5,11 +5,11 @@ The patch-based engine draws the edges that cross a hole before it fills it
 structure: an arc across gravel, an elbow between two joints of mortar. Here boxes of 80 to
 500 pixels are laid on seven of scikit-image's photographs (gravel, grass, a cat, a cup of
 coffee, a launch pad, a brick wall, an astronaut), at their own size and twice it, three
-places each, the patch round each box as the repair pipeline cuts it (the box grown by half
-its size), and the edges the engine would carry through the box are drawn. Nothing covers
-the photo, so the photo is the truth: for each box that gets an edge, the share of the drawn
-pixels more than 40 levels off the photo's (a few pixels' shift of a sharp edge counts too,
-so a right edge is rarely 0).
+places each, the patch round each box as the repair pipeline cuts it (``plan_repair``: the
+box grown by half its size), and the edges the engine would carry through the box are drawn.
+Nothing covers the photo, so the photo is the truth: for each box that gets an edge, the
+share of the drawn pixels more than 40 levels off the photo's (a few pixels' shift of a
+sharp edge counts too, so a right edge is rarely 0).
 
 With ``--other CHECKOUT`` the same boxes are drawn by another version too, and the boxes
 where the two differ are listed.
@@ -42,7 +42,9 @@ def measure() -> dict[str, float | None]:
     import cv2
     import skimage.data
 
+    from sabre_desk.engines.pipeline import plan_repair
     from sabre_desk.imaging.carried_edges import carry_edges
+    from sabre_desk.imaging.geometry import normalize
 
     found: dict[str, float | None] = {}
     for name in PHOTOS:
@@ -60,11 +62,13 @@ def measure() -> dict[str, float | None]:
                     cx, cy = int(w * fx), int(h * fy)
                     if min(cx, cy) < half or cx + half > w or cy + half > h:
                         continue
-                    # the patch as the pipeline cuts it: the box grown by half its size
-                    y0, x0 = max(0, cy - 2 * half), max(0, cx - 2 * half)
-                    patch = np.ascontiguousarray(img[y0 : cy + 2 * half, x0 : cx + 2 * half])
+                    # the patch the repair pipeline cuts round the box, and the box in it
+                    box = (cx - half, cy - half, cx + half, cy + half)
+                    plan = plan_repair(w, h, normalize(box, w, h))
+                    r, b = plan.rect, plan.box
+                    patch = np.ascontiguousarray(img[r.y0 : r.y1, r.x0 : r.x1])
                     hole = np.zeros(patch.shape[:2], bool)
-                    hole[cy - half - y0 : cy + half - y0, cx - half - x0 : cx + half - x0] = True
+                    hole[b.y0 : b.y1, b.x0 : b.x1] = True
                     drawn, band = carry_edges(patch, hole)
                     key = f"{name} ×{scale}, box {2 * half} px at ({fx}, {fy})"
                     if not band.any():

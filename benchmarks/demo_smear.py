@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sabre_desk.demo.cases import CASE_BUILDERS, tex_mug_brick
-from sabre_desk.demo.writer import SEED
+from sabre_desk.demo.cases import tex_mug_brick
+from sabre_desk.demo.writer import case_rng
 from sabre_desk.engines.base import RepairOp
 from sabre_desk.engines.patchmatch import PatchMatchEngine, fill_whole_box
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
@@ -36,9 +36,8 @@ BOXES = (
 
 def edited_and_truth() -> tuple[np.ndarray, np.ndarray]:
     """The demo's edited image of tex01, and the same without its smear."""
-    index = CASE_BUILDERS.index(tex_mug_brick)
     edited, truth = (
-        tex_mug_brick(np.random.default_rng([SEED, index]), smeared).images["edited"][..., :3]
+        tex_mug_brick(case_rng(tex_mug_brick), smeared).images["edited"][..., :3]
         for smeared in (True, False)
     )
     return np.ascontiguousarray(edited), np.ascontiguousarray(truth)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -79,8 +80,15 @@ def _screening(case: DemoCase) -> dict[str, Any]:
     }
 
 
+def case_rng(build: Callable[..., DemoCase]) -> np.random.Generator:
+    """The random numbers the demo draws ``build``'s case with: the same on every machine
+    and run, so a test or a benchmark can build the very case the demo project holds (with
+    or without its defect: ``tex_mug_brick(case_rng(tex_mug_brick), smeared=False)``)."""
+    return np.random.default_rng([SEED, CASE_BUILDERS.index(build)])
+
+
 def build_demo_cases() -> list[DemoCase]:
-    return [build(np.random.default_rng([SEED, i])) for i, build in enumerate(CASE_BUILDERS)]
+    return [build(case_rng(build)) for build in CASE_BUILDERS]
 
 
 def write_demo_project(dest: Path, name: str = "sabre-desk demo") -> Path:

@@ -17,8 +17,8 @@ drawn first and the texture is filled round them:
    The two sides of one thin line count as one crossing.
 2. **Pairs.** Two crossings are one edge when their colours either side match (left of the
    one going in is right of the other coming out), both were followed far (``long_run``,
-   or out of the patch: the edges of stones are short; or one far enough to measure its
-   bend, which then vouches for the other), the way between them is one bend (not an S,
+   or out of the patch: the edges of stones are short; or one out of the patch, bending
+   evenly, which then vouches for the other), the way between them is one bend (not an S,
    as two joints of staggered bricks would make; not an arc or an elbow from two straight
    edges; where only one end's bend is known, the arc of its circle), the curve stays in
    the hole and no other partner of either is nearly as good.
@@ -57,9 +57,9 @@ class EdgeParams:
     #: patch), and at most ``reach`` times as far as the shorter was followed: the short
     #: edges of stones and blades of grass, joined, made arcs across a bed of gravel that
     #: was never there, and on a box of 500 pixels the edges of anything did. An end
-    #: followed far enough to measure its bend vouches for the other, which then need
-    #: only be a crossing, the reach counted from the farther (``_cost``), as long as the
-    #: curve turns as that bend says (``_turns_as_bent``)
+    #: followed out of the patch, bending evenly all the way, vouches for the other, which
+    #: then need only be a crossing, the reach counted from the vouching end (``_cost``),
+    #: as long as the curve turns as that bend says (``_turns_as_bent``)
     long_run: int = 20
     reach: float = 3.0
     #: a crossing's gradient is above this percentile of the ring round the hole...
@@ -285,11 +285,21 @@ def _turned(direction: np.ndarray, angle: float) -> np.ndarray:
     return np.array([c * direction[0] - s * direction[1], s * direction[0] + c * direction[1]])
 
 
+#: a bend is told from the headings of this many stretches of ``min_run`` pixels
+BEND_STRETCHES = 3
+
+
+def _long_enough_to_bend(run: int, k: int) -> bool:
+    """Whether an edge followed ``run`` pixels has the stretches of ``k`` a bend is told
+    from (``_bend``), so that no bend means it was measured and found uneven."""
+    return run > BEND_STRETCHES * k
+
+
 def _bend(chain: np.ndarray, into: np.ndarray, k: int) -> float | None:
     """How the followed edge bends on its way in (radians per pixel), from the headings of
     three stretches of ``k`` pixels; None unless it is long enough and both turns agree,
     as along an arc (a turn in one stretch only is a corner, or the grid's wobble)."""
-    if len(chain) <= 3 * k:
+    if not _long_enough_to_bend(len(chain), k):
         return None
     headings = [into] + [_heading(chain[i * k : (i + 1) * k + 1]) for i in (1, 2)]
     turns = [
@@ -376,10 +386,13 @@ def _cost(a: Crossing, b: Crossing, hole_near: np.ndarray, params: EdgeParams) -
     if mismatch > params.mismatch_share * contrast or mismatch > params.max_mismatch:
         return None
     length = float(np.linalg.norm(b.at - a.at))
-    # an end followed far enough to measure its bend vouches for the pair: the other end
-    # need only have been followed at all, and the curve may reach as far from the one
-    # followed farther; it must then turn as that bend says (``_turns_as_bent``)
-    vouching = [c.run for c in (a, b) if c.bend is not None]
+    # an end followed out of the patch, bending evenly all the way (its bend measured),
+    # vouches for the pair: the other end need only have been followed at all, and the
+    # curve may reach as far from the vouching one; it must then turn as that bend says
+    # (``_turns_as_bent``). A stone's edge bends evenly for 30 pixels too, and joined to
+    # another stone's 11 pixels long it drew an arc across gravel: only an edge longer
+    # than the patch shows is something larger than a stone
+    vouching = [c.run for c in (a, b) if c.bend is not None and c.out_of_view]
     followed = max(vouching) if vouching else min(a.run, b.run)
     if length < 4 or length > params.reach * followed:
         return None
@@ -465,9 +478,9 @@ def _one_sided_bend(a: Crossing, b: Crossing, params: EdgeParams) -> float | Non
     whose bend was measured, when the other was followed too short a way for its bend to
     be measured (``_bend`` needs three stretches), rather than measured and found not to
     bend evenly; None otherwise."""
-    if a.bend is not None and b.run <= 3 * params.min_run:
+    if a.bend is not None and not _long_enough_to_bend(b.run, params.min_run):
         return a.bend
-    if b.bend is not None and a.run <= 3 * params.min_run:
+    if b.bend is not None and not _long_enough_to_bend(a.run, params.min_run):
         return -b.bend  # measured on its own way in, the other way along the curve
     return None
 

@@ -10,6 +10,7 @@ import pytest
 
 from sabre_desk.engines.patchmatch import PatchMatchEngine
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
+from sabre_desk.imaging.geometry import normalize
 from sabre_desk.imaging.gradient_fill import from_gradients, source_gradients
 
 
@@ -65,9 +66,7 @@ def test_a_smooth_surface_is_filled_without_a_step(seed: int) -> None:
     blotches = (blotches - blotches.min()) / (blotches.max() - blotches.min()) * 200 + 30
     pasted = photo.copy()
     pasted[85:155, 115:205] = np.dstack([blotches * 0.6, blotches, blotches * 0.8])
-    order = RepairOrder(
-        box=(110 / 320, 80 / 240, 210 / 320, 160 / 240), op="remove", instruction=""
-    )
+    order = RepairOrder(box=normalize((110, 80, 210, 160), 320, 240), op="remove", instruction="")
     repaired = run_repair(pasted, order, PatchMatchEngine()).image
     grey = cv2.GaussianBlur(
         cv2.cvtColor(repaired, cv2.COLOR_RGB2GRAY).astype(np.float32), (0, 0), 1

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from sabre_desk.demo.cases import CASE_BUILDERS, tex_mug_brick
-from sabre_desk.demo.writer import SEED
+from sabre_desk.demo.cases import tex_mug_brick
+from sabre_desk.demo.writer import case_rng
 from sabre_desk.engines.base import EngineRequest, RepairOp
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
 from sabre_desk.engines.registry import make_engine
@@ -117,10 +117,8 @@ def test_the_demo_smear_boxed_closely_is_removed_whole(box: tuple[int, int, int,
     whole ring: it passed as the cloth's own and was left as it was (a quarter to a third
     of the smear's pixels unchanged). Each patch is now held to the ring's patches of its
     own contrast."""
-    index = CASE_BUILDERS.index(tex_mug_brick)
-    edited = tex_mug_brick(np.random.default_rng([SEED, index])).images["edited"][..., :3]
-    clean = tex_mug_brick(np.random.default_rng([SEED, index]), smeared=False).images["edited"]
-    clean = clean[..., :3]
+    edited = tex_mug_brick(case_rng(tex_mug_brick)).images["edited"][..., :3]
+    clean = tex_mug_brick(case_rng(tex_mug_brick), smeared=False).images["edited"][..., :3]
     smear = np.abs(edited.astype(int) - clean).mean(axis=2) > 20
     h, w = edited.shape[:2]
     order = RepairOrder(normalize(box, w, h), RepairOp.REMOVE, "remove the smear")
