@@ -85,12 +85,9 @@ class CompletionParams:
     max_fill_pixels: int = 350_000
     #: confidence of a hole pixel falls as gamma ** -(distance to the known pixels)
     gamma: float = 2.0
-    #: the finest level's fill made again from its sources' gradients, meeting the known
-    #: pixels (``_from_gradients``); off, the voted colours meet them through a membrane
-    from_gradients: bool = True
     #: width (pixels) of the ring of known pixels whose step the membrane spreads over the
-    #: hole (``_meet_the_edge``: the copies of a pattern that repeats, and a completion not
-    #: made from gradients); 0: none
+    #: hole where the copies of a pattern that repeats meet it (``_meet_the_edge``; a
+    #: completion is made again from its sources' gradients instead); 0: none
     seam_ring: int = 3
     #: the smooth fill's weight along the hole's edge falls as exp(-distance / edge_px);
     #: 2.5 rather than 5 keeps more texture at the same error (measured on scenes of
@@ -468,10 +465,8 @@ def _complete(
             if progress is not None:
                 progress(1)
         result = level.img
-        if depth == 0 and params.from_gradients:
+        if depth == 0:
             result = _from_gradients(level, field)
-        elif depth == 0 and params.seam_ring > 0:
-            result = _meet_the_edge(level, field, params)
     if field is None:  # nothing known to copy from (the hole is most of the image)
         return _smooth_fill(result, hole)
     return result
