@@ -59,8 +59,12 @@ with open(acks_path, "a") as acks, open(errors_path, "a") as errors:
             edit = editor.write_notes(token)
         if edit is None or not edit.redo(editor):
             continue
+        # a save begun may land and be killed before it is acknowledged: said first
+        acks.write(f"begun {case_id} {token} {int(fresh)}\n")
+        acks.flush()
+        os.fsync(acks.fileno())
         if editor.save():
-            acks.write(f"{case_id} {token} {int(fresh)}\n")
+            acks.write(f"saved {case_id} {token} {int(fresh)}\n")
             acks.flush()
             os.fsync(acks.fileno())
 """
@@ -92,22 +96,29 @@ def test_long_notes_under_kills_lose_no_save_and_every_case_opens(
         line for path in errors if path.exists() for line in path.read_text().splitlines()
     ]
     assert load_errors == []
-    # the last acknowledged save of each process and case is on disk; of ana's two windows,
-    # the one that saved last (an earlier save may be written over by a later one of the
-    # same reviewer, or the notes started afresh)
+    # the last acknowledged save of each process and case is on disk, or a save of the same
+    # reviewer begun after it: one killed between landing and being acknowledged (started
+    # afresh, it holds only its own token), or, of ana's two windows, the other one's
     last: dict[tuple[int, str], str] = {}
+    later: dict[tuple[int, str], list[str]] = {}
     fresh = acknowledged = 0
     for i, path in enumerate(acks):
         for line in path.read_text().splitlines() if path.exists() else []:
-            case_id, token, started_afresh = line.split()
+            step, case_id, token, started_afresh = line.split()
+            if step == "begun":
+                later.setdefault((i, case_id), []).append(token)
+                continue
             last[(i, case_id)] = token
+            later[(i, case_id)] = []
             fresh += started_afresh == "1"
             acknowledged += 1
     for case_id in {c for _, c in last}:
         for name in set(PROCESSES):
-            tokens = [t for (i, c), t in last.items() if c == case_id and PROCESSES[i] == name]
+            keys = [(i, case_id) for i, n in enumerate(PROCESSES) if n == name]
+            tokens = [last[k] for k in keys if k in last]
             if not tokens:
                 continue
+            tokens += [t for k in keys for t in later.get(k, [])]
             path = root / "cases" / case_id / "reviews" / f"{name}.json"
             notes = json.loads(path.read_text())["notes"]
             assert len(notes) <= limits.NOTES.most
