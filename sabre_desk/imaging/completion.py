@@ -9,15 +9,17 @@ it lies to the known pixels, so the fill grows inward from the hole's edge. The 
 level starts from a smooth fill (OpenCV's frequency-selective reconstruction, else Telea);
 each finer level starts from the coarser field at twice the scale, voted with the finer
 level's own pixels, so texture is copied at full resolution rather than interpolated.
+Patches are compared by their colours and by Newson et al.'s texture features
+(``texture_features``), so a smooth fill does not match the smooth parts of a textured
+photo and stay smooth: gravel is filled with stones, not a grey smear.
 
 A pure exemplar fill copies texture faithfully but misplaces it: measured against the true
 background (``benchmarks/offline_inpaint.py``) it errs about as much as a smooth fill, and
 its edge may not meet the known pixels exactly. Three things, each measured, bring the error
 well below the smooth fills' while the texture stays:
 
-- two completions run side by side (the compiled loops release the GIL): one whose coarsest
-  level is finer (the hole 48 pixels long there, not 24) keeps more of the smooth fill's
-  layout, and gives the result's shading (its blur); the other gives the fine detail;
+- the coarsest level is where the hole is 48 pixels long (not less), so the smooth
+  start's layout stays;
 - the finest level's fill is made again from its sources' gradients, meeting the known
   pixels (Poisson's equation, ``gradient_fill``), so it has no step at the hole's edge, nor
   where the patches of one source meet another's;
@@ -35,6 +37,8 @@ the completion lays pieces of it offset against one another. It is continued fro
 copies instead (``repeats.py``), refined by a few iterations of the same search and vote at
 full size, and meets the edge as above.
 
+The search runs on two threads (the compiled loops release the GIL), each over a band of
+the hole's rows; neither follows the other's band, so the fill is the same on any machine.
 ``cancel`` is checked between iterations (and levels); ``progress`` (if given) is told of
 each iteration done.
 """
@@ -44,7 +48,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -54,8 +58,9 @@ from sabre_desk.imaging.carried_edges import carry_edges
 from sabre_desk.imaging.fsr import fsr_inpaint
 from sabre_desk.imaging.gradient_fill import from_gradients, membrane, source_gradients
 from sabre_desk.imaging.loops import compiled_loops
-from sabre_desk.imaging.patch_field import NeighbourField, grow_square, landing, shrink
+from sabre_desk.imaging.patch_field import NeighbourField, grow_square, landing, resize, shrink
 from sabre_desk.imaging.repeats import repeat_offsets
+from sabre_desk.imaging.texture_features import WEIGHT, WINDOW, with_texture_features
 
 
 class CompletionCancelledError(RepairError):
@@ -68,12 +73,16 @@ class CompletionParams:
     patch_radius: int = 3
     #: known pixels this close to the hole are not copied (0: any patch wholly outside it)
     source_margin: int = 0
-    #: the coarsest level's hole is at most this long on its longer side: for the completion
-    #: that gives the fine texture, and for the one that gives the layout and shading
-    texture_hole_px: int = 24
-    structure_hole_px: int = 48
-    #: the blur (pixels) that parts the shading from the detail
-    detail_sigma: float = 1.5
+    #: the coarsest level's hole is at most this long on its longer side (24 kept less of
+    #: the smooth start's layout: in the box 0.74× Telea's error, against 0.69×; 96 kept
+    #: its smoothness, texture distance 0.41× against 0.33×)
+    coarsest_hole_px: int = 48
+    #: the texture features' weight against the colours, and their window (pixels)
+    texture_weight: float = WEIGHT
+    texture_window: int = WINDOW
+    #: iterations at the coarsest level that match patches by colour alone, before the
+    #: hole's texture features are voted from the sources they found
+    colour_iterations: int = 2
     #: EM iterations (PatchMatch + vote) at the coarsest and at the finest level; levels in
     #: between go linearly from one to the other
     coarse_iterations: int = 8
@@ -125,9 +134,25 @@ def _halve(img: np.ndarray, hole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return shrink(img, hole, (max(1, (w + 1) // 2), max(1, (h + 1) // 2)))
 
 
+#: the bands of the hole's rows searched at once, each on a thread of its own (a fixed
+#: number, not the machine's cores, so that every machine fills a hole alike)
+BANDS = 2
+#: below this many target patches the search is not parted into bands
+BANDED_TARGETS = 2_000
+
+
+@dataclass(frozen=True)
+class Band:
+    """A run of the targets on whole rows, searched and voted on a thread of its own."""
+
+    index: int
+    targets: slice  # of the level's targets
+    rows: slice  # the rows they lie on (and the rows a vote of them writes)
+
+
 @dataclass
 class _Level:
-    img: np.ndarray  # float32 (H, W, 3), known pixels true, the hole being filled
+    img: np.ndarray  # float32 (H, W, C): colours (and features), the hole being filled
     hole: np.ndarray  # bool (H, W)
     src: np.ndarray  # bool: centres of patches lying wholly on known pixels
     src_ys: np.ndarray
@@ -136,6 +161,11 @@ class _Level:
     txs: np.ndarray
     patch_conf: np.ndarray  # float32: each target patch's mean confidence
     r: int
+    seed: int
+    #: the threads the bands of rows are searched and voted on (None: one band, here)
+    pool: ThreadPoolExecutor | None = None
+    #: searches run so far: each band of each pass draws from a seed of its own
+    searches: int = 0
 
     @property
     def targets(self) -> tuple[np.ndarray, np.ndarray]:
@@ -146,7 +176,13 @@ class _Level:
         return self.src_ys, self.src_xs
 
     @classmethod
-    def make(cls, img: np.ndarray, hole: np.ndarray, params: CompletionParams) -> _Level | None:
+    def make(
+        cls,
+        img: np.ndarray,
+        hole: np.ndarray,
+        params: CompletionParams,
+        pool: ThreadPoolExecutor | None = None,
+    ) -> _Level | None:
         r = params.patch_radius
         src = _sources(hole, params)
         if src is None:
@@ -170,7 +206,13 @@ class _Level:
             tx.astype(as_int),
             patch_conf,
             r,
+            params.seed,
+            pool,
         )
+
+    def colour_only(self) -> _Level:
+        """This level with its colours alone (a copy of the pixels; the same field fits)."""
+        return replace(self, img=np.ascontiguousarray(self.img[..., :3]))
 
     def carry(self, coarse: NeighbourField | None) -> NeighbourField:
         """This level's field from the coarser one at twice the scale (random where none)."""
@@ -184,23 +226,35 @@ class _Level:
         return field
 
     def search(self, field: NeighbourField, passes: int) -> None:
+        """``passes`` PatchMatch passes over the targets, each band of rows on a thread."""
         k = compiled_loops()
 
         for p in range(passes):
             reverse = p % 2 == 1
-            k.patchmatch_pass(
-                self.img,
-                self.src,
-                self.targets,
-                field.arrays,
-                self.r,
-                reverse,
-                max(self.hole.shape),
-                0,
-            )
+            self.searches += 1
+            seed = self.seed * 1_000_003 + self.searches * BANDS
+
+            def scan(band: Band, reverse: bool = reverse, seed: int = seed) -> None:
+                k.seed_random(seed + band.index)  # the loops draw per thread
+                k.patchmatch_pass(
+                    self.img,
+                    self.src,
+                    (self.tys[band.targets], self.txs[band.targets]),
+                    field.arrays,
+                    self.r,
+                    reverse,
+                    max(self.hole.shape),
+                    0,
+                    band.rows.start,
+                    band.rows.stop,
+                )
+
+            self._each_band(scan)
 
     def vote(self, field: NeighbourField, write: np.ndarray | None = None) -> np.ndarray:
-        """The pixels voted by the field, written where ``write`` (else the hole) is true."""
+        """The pixels voted by the field, written where ``write`` (else the hole) is true;
+        each band's rows from the targets within a patch of them (the same sums, in the
+        same order, as one vote over the whole)."""
         k = compiled_loops()
 
         area = (2 * self.r + 1) ** 2
@@ -208,17 +262,67 @@ class _Level:
             float(np.percentile(field.dist[self.tys, self.txs] / area, VOTE_PERCENTILE)), 1.0
         )
         mask = self.hole if write is None else write
-        voted: np.ndarray = k.vote(
-            self.img, mask, self.patch_conf, self.targets, field.arrays, self.r, sigma2
-        )
-        return voted
+        out = self.img.copy()
+
+        def vote_band(band: Band) -> None:
+            near = slice(
+                int(np.searchsorted(self.tys, band.rows.start - self.r)),
+                int(np.searchsorted(self.tys, band.rows.stop + self.r)),
+            )
+            rows = np.zeros_like(mask)
+            rows[band.rows] = mask[band.rows]
+            voted = k.vote(
+                self.img,
+                rows,
+                self.patch_conf,
+                (self.tys[near], self.txs[near]),
+                field.arrays,
+                self.r,
+                sigma2,
+            )
+            out[band.rows] = voted[band.rows]
+
+        self._each_band(vote_band)
+        return out
+
+    def _each_band(self, work: Callable[[Band], None]) -> None:
+        bands = self._bands()
+        if self.pool is None or len(bands) == 1:
+            for band in bands:
+                work(band)
+            return
+        for done in [self.pool.submit(work, band) for band in bands]:
+            done.result()
+
+    def _bands(self) -> list[Band]:
+        """The targets parted into ``BANDS`` runs of whole rows (they are in raster
+        order), or one band when there are few."""
+        h, n = self.hole.shape[0], len(self.tys)
+        if n < BANDED_TARGETS or self.pool is None:
+            return [Band(0, slice(0, n), slice(0, h))]
+        cuts = [0]
+        for band in range(1, BANDS):
+            cuts.append(int(np.searchsorted(self.tys, self.tys[n * band // BANDS])))
+        cuts.append(n)
+        rows = [0, *(int(self.tys[c]) for c in cuts[1:-1]), h]
+        return [
+            Band(b, slice(cuts[b], cuts[b + 1]), slice(rows[b], rows[b + 1])) for b in range(BANDS)
+        ]
 
     def update(self, field: NeighbourField) -> None:
         """Vote the hole's pixels, and measure the field's distances on them again."""
+        self.img = self.vote(field)
+        self.measure(field)
+
+    def measure(self, field: NeighbourField) -> None:
+        """The field's distances measured again on this level's pixels."""
         k = compiled_loops()
 
-        self.img = self.vote(field)
-        k.refresh_distances(self.img, self.targets, field.arrays, self.r)
+        def measure_band(band: Band) -> None:
+            targets = (self.tys[band.targets], self.txs[band.targets])
+            k.refresh_distances(self.img, targets, field.arrays, self.r)
+
+        self._each_band(measure_band)
 
 
 def patchmatch_fill(
@@ -236,7 +340,7 @@ def patchmatch_fill(
         return image.copy()
     fill = int(np.count_nonzero(hole))
     if fill <= params.max_fill_pixels:
-        filled = _structure_and_texture(image, hole, params, cancel, progress)
+        filled = _fill(image, hole, params, cancel, progress)
     else:
         # a large hole is filled at a lower resolution and scaled into place
         h, w = hole.shape
@@ -246,57 +350,46 @@ def patchmatch_fill(
         small_hole = grow_square(
             cv2.resize(hole.astype(np.uint8), size, interpolation=cv2.INTER_AREA) > 0, 1
         )
-        small_filled = _structure_and_texture(small, small_hole, params, cancel, progress)
+        small_filled = _fill(small, small_hole, params, cancel, progress)
         filled = cv2.resize(small_filled, (w, h), interpolation=cv2.INTER_CUBIC)
     out = image.copy()
     out[hole] = filled[hole]
     return out
 
 
-def _structure_and_texture(
+def _fill(
     image: np.ndarray,
     hole: np.ndarray,
     params: CompletionParams,
     cancel: threading.Event | None,
     progress: Progress | None,
 ) -> np.ndarray:
-    """Two completions, on two threads (the compiled loops release the GIL): one started
-    from the smooth fill at a finer level gives the layout and shading, one started coarser
-    gives the fine texture; the result is the first's blur plus the second's detail. Where
-    both would start at the same level, one completion is the result. The edges that cross
-    the hole are drawn first, and filled round. A pattern that repeats round the hole is
-    followed from its copies instead (``_follow_repeat``)."""
-    offsets = repeat_offsets(image, hole) if params.follow_repeats else None
-    if offsets is not None:
-        _check(cancel)
-        # no hand-over to a smooth fill along the edge: the copies continue the known
-        # pixels there already (the membrane takes the last step away), and the smooth
-        # fill only blurred a band along it (the demo's mug: 0.158 → 0.149× Telea's error)
-        return _with_known(
-            image, hole, _follow_repeat(image, hole, offsets, params, cancel, progress)
-        )
-    # FSR or Telea along the edge by the size of the box's hole, whatever edges are carried
-    # across it: a hole just brought under the line by an edge drawn through it took FSR's
-    # seconds (a 200×200 box of the demo: 1.7 s → 3.3 s)
-    frequency_selective = int(np.count_nonzero(hole)) <= params.edge_fill_pixels
-    if params.carry_edges:
-        image, drawn = carry_edges(image, hole)
-        hole = hole & ~drawn
-        if not hole.any():
-            return image
-    texture_levels = _pyramid(image, hole, params.texture_hole_px, params)
-    structure_levels = _pyramid(image, hole, params.structure_hole_px, params)
-    with ThreadPoolExecutor(2) as pool:
+    """The completion, its search on threads of a pool, with the smooth fill for the
+    hole's edge made beside it. The edges that cross the hole are drawn first, and filled
+    round. A pattern that repeats round the hole is followed from its copies instead
+    (``_follow_repeat``)."""
+    with ThreadPoolExecutor(1 + BANDS) as pool:
+        offsets = repeat_offsets(image, hole) if params.follow_repeats else None
+        if offsets is not None:
+            _check(cancel)
+            # no hand-over to a smooth fill along the edge: the copies continue the known
+            # pixels there already (the membrane takes the last step away), and the smooth
+            # fill only blurred a band along it (the demo's mug: 0.158 → 0.149× Telea's)
+            copied = _follow_repeat(image, hole, offsets, params, pool, cancel, progress)
+            return _with_known(image, hole, copied)
+        # FSR or Telea along the edge by the size of the box's hole, whatever edges are
+        # carried across it: a hole just brought under the line by an edge drawn through it
+        # took FSR's seconds (a 200×200 box of the demo: 1.7 s → 3.3 s)
+        frequency_selective = int(np.count_nonzero(hole)) <= params.edge_fill_pixels
+        if params.carry_edges:
+            image, drawn = carry_edges(image, hole)
+            hole = hole & ~drawn
+            if not hole.any():
+                return image
         edge = pool.submit(_edge_fill, image, hole, frequency_selective)
-        layout = None
-        if len(texture_levels) != len(structure_levels):
-            layout = pool.submit(_complete, image, hole, structure_levels, params, cancel, progress)
-        out = _complete(image, hole, texture_levels, params, cancel, progress)
-        if layout is not None:
-            structure, sigma = layout.result(), params.detail_sigma
-            out = cv2.GaussianBlur(structure, (0, 0), sigma) + (
-                out - cv2.GaussianBlur(out, (0, 0), sigma)
-            )
+        featured = with_texture_features(image, hole, params.texture_weight, params.texture_window)
+        levels = _pyramid(featured, hole, params.coarsest_hole_px, params)
+        out = _complete(image, hole, levels, params, pool, cancel, progress)
         smooth = edge.result()
     return _soften_the_edge(image, hole, out, smooth, params)
 
@@ -326,6 +419,7 @@ def _follow_repeat(
     hole: np.ndarray,
     offsets: tuple[np.ndarray, np.ndarray],
     params: CompletionParams,
+    pool: ThreadPoolExecutor,
     cancel: threading.Event | None,
     progress: Progress | None,
 ) -> np.ndarray:
@@ -350,7 +444,7 @@ def _follow_repeat(
             np.clip(start + 0.5, 0, 255).astype(np.uint8), mask, 5, cv2.INPAINT_TELEA
         )
         start[uncopied] = smooth[uncopied]
-    level = _Level.make(image.astype(np.float32), hole, params)
+    level = _Level.make(image.astype(np.float32), hole, params, pool)
     if level is None:
         return start
     level.img = np.ascontiguousarray(start, np.float32)
@@ -361,7 +455,7 @@ def _follow_repeat(
     cy, cx, fits = landing(level.src, ty, tx, dy[ty, tx], dx[ty, tx])
     field.ys[ty[fits], tx[fits]] = cy[fits]
     field.xs[ty[fits], tx[fits]] = cx[fits]
-    k.refresh_distances(level.img, level.targets, field.arrays, level.r)
+    level.measure(field)
     for _ in range(params.repeat_iterations):
         _check(cancel)
         level.search(field, params.passes)
@@ -426,10 +520,12 @@ def _complete(
     hole: np.ndarray,
     pyramid: list[tuple[np.ndarray, np.ndarray]],
     params: CompletionParams,
+    pool: ThreadPoolExecutor,
     cancel: threading.Event | None,
     progress: Progress | None,
 ) -> np.ndarray:
-    """The completion on ``pyramid``, coarse to fine: float32 pixels, the hole filled."""
+    """The completion on ``pyramid`` (colours and texture features), coarse to fine:
+    float32 colours, the hole filled."""
     k = compiled_loops()
 
     k.seed_random(params.seed)
@@ -439,19 +535,22 @@ def _complete(
     for depth in range(n - 1, -1, -1):
         _check(cancel)
         img, level_hole = pyramid[depth]
-        level = _Level.make(img, level_hole, params)
+        level = _Level.make(img, level_hole, params, pool)
         if level is None:
             continue  # only the full size can be: nothing known to copy from at all
         coarsest = field is None
         if coarsest:
-            start = _smooth_fill(img, level_hole)
+            start = img.copy()
+            start[..., :3] = _smooth_fill(img[..., :3], level_hole)
         else:
             # the coarser fill at this scale, so the hole's own pixels (the object being
             # removed) never enter a patch distance
-            start = cv2.resize(result, level_hole.shape[::-1], interpolation=cv2.INTER_LINEAR)
+            start = resize(result, level_hole.shape[::-1], cv2.INTER_LINEAR)
         level.img = np.ascontiguousarray(np.where(level_hole[..., None], start, img), np.float32)
         field = level.carry(field)
-        if not coarsest:
+        if coarsest:
+            _features_from_sources(level, field, params)
+        else:
             # the first estimate here: the carried field voted with this level's own pixels
             level.update(field)
         share = depth / max(1, n - 1)  # 1 at the coarsest level, 0 at the finest
@@ -468,8 +567,23 @@ def _complete(
         if depth == 0:
             result = _from_gradients(level, field)
     if field is None:  # nothing known to copy from (the hole is most of the image)
-        return _smooth_fill(result, hole)
-    return result
+        return _smooth_fill(result[..., :3], hole)
+    return np.ascontiguousarray(result[..., :3])
+
+
+def _features_from_sources(level: _Level, field: NeighbourField, params: CompletionParams) -> None:
+    """The coarsest level's first matches made on colour alone, and the hole's texture
+    features (and colours) voted from the sources they found. Guessed from the hole's edge
+    instead (Telea's, a membrane), the features of a launch tower beside the box ran into
+    the sky it stood in, and a piece of its lattice was copied there."""
+    colour = level.colour_only()
+    colour.measure(field)
+    for _ in range(params.colour_iterations):
+        colour.search(field, params.passes)
+        colour.update(field)
+    level.searches = colour.searches
+    level.img = level.vote(field)
+    level.measure(field)
 
 
 def _meet_the_edge(level: _Level, field: NeighbourField, params: CompletionParams) -> np.ndarray:
@@ -500,5 +614,6 @@ def _from_gradients(level: _Level, field: NeighbourField) -> np.ndarray:
     the voted colours met in a step (a straight crack across a cup's shading, a pale band
     in a sky, a grey smudge beside a spoon); gradients copied from either side leave none,
     nor at the hole's edge."""
-    gx, gy = source_gradients(level.img, grow_square(level.hole, 1), field.ys, field.xs)
-    return from_gradients(level.img, level.hole, gx, gy)
+    colours = np.ascontiguousarray(level.img[..., :3])
+    gx, gy = source_gradients(colours, grow_square(level.hole, 1), field.ys, field.xs)
+    return from_gradients(colours, level.hole, gx, gy)

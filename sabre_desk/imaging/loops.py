@@ -55,7 +55,7 @@ FIELD = (ArrayArg("int32", 2), ArrayArg("int32", 2), ArrayArg("float32", 2))  # 
 #: argument given: the ahead-of-time module knows no defaults)
 LOOPS: dict[str, tuple[Arg, ...]] = {
     "seed_random": (INT,),
-    "patchmatch_pass": (IMAGE, MASK, CENTRES, FIELD, INT, BOOL, INT, INT),
+    "patchmatch_pass": (IMAGE, MASK, CENTRES, FIELD, INT, BOOL, INT, INT, INT, INT),
     "vote": (IMAGE, MASK, WEIGHTS, CENTRES, FIELD, INT, FLOAT),
     "carry_field": (IMAGE, MASK, CENTRES, FIELD, CENTRES, FIELD, INT, INT),
     "refresh_distances": (IMAGE, CENTRES, FIELD, INT),

@@ -21,12 +21,23 @@ def grow_square(mask: np.ndarray, radius: int) -> np.ndarray:
     return cv2.dilate(mask.astype(np.uint8), kernel).astype(bool)
 
 
+def resize(image: np.ndarray, size: tuple[int, int], interpolation: int) -> np.ndarray:
+    """``cv2.resize`` for any number of channels (OpenCV's own takes at most four)."""
+    if image.ndim == 2 or image.shape[2] <= 4:
+        return cv2.resize(image, size, interpolation=interpolation)
+    parts = [
+        cv2.resize(np.ascontiguousarray(image[..., c : c + 3]), size, interpolation=interpolation)
+        for c in range(0, image.shape[2], 3)
+    ]
+    return np.dstack(parts)
+
+
 def shrink(
     image: np.ndarray, mask: np.ndarray, size: tuple[int, int]
 ) -> tuple[np.ndarray, np.ndarray]:
     """``image`` and ``mask`` at ``size`` (width, height), area-averaged: a coarse pixel is in
     the mask if any of the fine pixels under it is (so nothing of a hole is lost)."""
-    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    small = resize(image, size, cv2.INTER_AREA)
     return small, cv2.resize(mask.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0
 
 

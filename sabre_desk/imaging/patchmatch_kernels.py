@@ -42,7 +42,7 @@ def patch_distance(
             x = tx + dx
             if x < 0 or x >= w:
                 continue
-            for c in range(3):
+            for c in range(img.shape[2]):
                 e = img[y, x, c] - img[sy + dy, sx + dx, c]
                 d += e * e
         if d > best:
@@ -81,11 +81,13 @@ def _try(img, src, ty, tx, sy, sx, field, r, apart):  # type: ignore[no-untyped-
 
 @numba.njit(cache=True, nogil=True)
 def patchmatch_pass(  # type: ignore[no-untyped-def]
-    img, src, targets, field, r, reverse, search_radius, apart=0
+    img, src, targets, field, r, reverse, search_radius, apart, row_lo, row_hi
 ):
     """One scan: each target tries its (already improved) neighbours' sources shifted by
     one pixel, then sources at random in a window halving from ``search_radius``; none
-    closer than ``apart`` pixels to it (0: any)."""
+    closer than ``apart`` pixels to it (0: any). Only neighbours on rows ``row_lo`` to
+    ``row_hi`` (excluded) are followed: a band of targets scanned on a thread of its own
+    reads nothing another thread writes, so the result does not depend on their timing."""
     tys, txs = targets
     nny, nnx = field[0], field[1]
     n = tys.shape[0]
@@ -96,7 +98,7 @@ def patchmatch_pass(  # type: ignore[no-untyped-def]
         py, px = ty - step, tx - step
         if 0 <= px < nny.shape[1] and nny[ty, px] >= 0:
             _try(img, src, ty, tx, nny[ty, px], nnx[ty, px] + step, field, r, apart)
-        if 0 <= py < nny.shape[0] and nny[py, tx] >= 0:
+        if row_lo <= py < row_hi and nny[py, tx] >= 0:
             _try(img, src, ty, tx, nny[py, tx] + step, nnx[py, tx], field, r, apart)
         radius = search_radius
         while radius >= 1:
@@ -114,7 +116,8 @@ def vote(img, write, patch_conf, targets, field, r, sigma2):  # type: ignore[no-
     tys, txs = targets
     nny, nnx, nnd = field
     h, w = img.shape[0], img.shape[1]
-    acc = np.zeros((h, w, 3), np.float32)
+    nc = img.shape[2]
+    acc = np.zeros((h, w, nc), np.float32)
     wsum = np.zeros((h, w), np.float32)
     area = (2 * r + 1) * (2 * r + 1)
     for i in range(tys.shape[0]):
@@ -127,14 +130,14 @@ def vote(img, write, patch_conf, targets, field, r, sigma2):  # type: ignore[no-
         for y in range(max(0, ty - r), min(h, ty + r + 1)):
             for x in range(max(0, tx - r), min(w, tx + r + 1)):
                 if write[y, x]:
-                    for c in range(3):
+                    for c in range(nc):
                         acc[y, x, c] += weight * img[sy + y - ty, sx + x - tx, c]
                     wsum[y, x] += weight
     out = img.copy()
     for y in range(h):
         for x in range(w):
             if write[y, x] and wsum[y, x] > 0:
-                for c in range(3):
+                for c in range(nc):
                     out[y, x, c] = acc[y, x, c] / wsum[y, x]
     return out
 

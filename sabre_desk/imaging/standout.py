@@ -115,7 +115,7 @@ def _best_distances(
     none = NeighbourField.empty((1, 1))  # no coarser field: every source drawn at random
     k.carry_field(img, src, (tys, txs), none.arrays, (sys_, sxs), field.arrays, r, apart)
     for p in range(passes):
-        k.patchmatch_pass(img, src, (tys, txs), field.arrays, r, p % 2 == 1, max(h, w), apart)
+        k.patchmatch_pass(img, src, (tys, txs), field.arrays, r, p % 2 == 1, max(h, w), apart, 0, h)
     values = 3 * (2 * r + 1) ** 2
     return field.dist[tys, txs] / values
 
