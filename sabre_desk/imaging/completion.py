@@ -134,6 +134,9 @@ def _halve(img: np.ndarray, hole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return shrink(img, hole, (max(1, (w + 1) // 2), max(1, (h + 1) // 2)))
 
 
+#: the width (pixels, at the coarsest level) of the ring whose median texture features
+#: the hole's are raised to
+FEATURE_RING = 4
 #: the bands of the hole's rows searched at once, each on a thread of its own (a fixed
 #: number, not the machine's cores, so that every machine fills a hole alike)
 BANDS = 2
@@ -573,9 +576,13 @@ def _complete(
 
 def _features_from_sources(level: _Level, field: NeighbourField, params: CompletionParams) -> None:
     """The coarsest level's first matches made on colour alone, and the hole's texture
-    features (and colours) voted from the sources they found. Guessed from the hole's edge
-    instead (Telea's, a membrane), the features of a launch tower beside the box ran into
-    the sky it stood in, and a piece of its lattice was copied there."""
+    features (and colours) voted from the sources they found, each feature no lower than
+    the median of the ring round the hole. Guessed from the hole's edge instead (Telea's,
+    a membrane), the features of a launch tower beside the box ran into the sky it stood
+    in, and a piece of its lattice was copied there; matched on colour, the smooth start
+    found the smoothest sources (a stone's face), and a box on gravel kept less than two
+    thirds of the gravel's edges. A hole is as textured as most of what is round it: on a
+    sky the ring's median is the sky's."""
     colour = level.colour_only()
     colour.measure(field)
     for _ in range(params.colour_iterations):
@@ -583,6 +590,10 @@ def _features_from_sources(level: _Level, field: NeighbourField, params: Complet
         colour.update(field)
     level.searches = colour.searches
     level.img = level.vote(field)
+    ring = grow_square(level.hole, FEATURE_RING) & ~level.hole
+    features = level.img[..., 3:]
+    floor = np.median(features[ring], axis=0)
+    features[level.hole] = np.maximum(features[level.hole], floor)
     level.measure(field)
 
 
