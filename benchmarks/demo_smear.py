@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sabre_desk.demo.cases import tex_mug_brick
-from sabre_desk.demo.writer import case_rng
+from sabre_desk.demo.writer import smear_and_truth
 from sabre_desk.engines.base import RepairOp
 from sabre_desk.engines.patchmatch import PatchMatchEngine, fill_whole_box
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
@@ -34,17 +33,8 @@ BOXES = (
 )
 
 
-def edited_and_truth() -> tuple[np.ndarray, np.ndarray]:
-    """The demo's edited image of tex01, and the same without its smear."""
-    edited, truth = (
-        tex_mug_brick(case_rng(tex_mug_brick), smeared).images["edited"][..., :3]
-        for smeared in (True, False)
-    )
-    return np.ascontiguousarray(edited), np.ascontiguousarray(truth)
-
-
 def main() -> None:
-    edited, truth = edited_and_truth()
+    edited, truth = smear_and_truth()
     h, w = edited.shape[:2]
     smear = np.abs(edited.astype(int) - truth).mean(axis=2) > 20
     engines = {

@@ -14,7 +14,7 @@ from PIL import Image
 from sabre_desk.core.case.project import CASES_DIR
 from sabre_desk.core.making.new_project import init_project
 from sabre_desk.demo.builders import DemoCase
-from sabre_desk.demo.cases import CASE_BUILDERS
+from sabre_desk.demo.cases import CASE_BUILDERS, tex_mug_brick
 from sabre_desk.demo.waiting import write_waiting_specs
 from sabre_desk.ground.aside import built_aside
 from sabre_desk.ground.storage import atomic_write_bytes, atomic_write_json
@@ -85,6 +85,19 @@ def case_rng(build: Callable[..., DemoCase]) -> np.random.Generator:
     and run, so a test or a benchmark can build the very case the demo project holds (with
     or without its defect: ``tex_mug_brick(case_rng(tex_mug_brick), smeared=False)``)."""
     return np.random.default_rng([SEED, CASE_BUILDERS.index(build)])
+
+
+def smear_and_truth() -> tuple[np.ndarray, np.ndarray]:
+    """tex01's edited image (RGB) and the same without its smear, which is drawn last, so
+    nothing else differs: what a repair of the smear should give back, for the tests and
+    the benchmark that score one."""
+    edited, truth = (
+        np.ascontiguousarray(
+            tex_mug_brick(case_rng(tex_mug_brick), smeared).images["edited"][..., :3]
+        )
+        for smeared in (True, False)
+    )
+    return edited, truth
 
 
 def build_demo_cases() -> list[DemoCase]:

@@ -24,20 +24,40 @@ import numpy as np
 
 from sabre_desk.imaging.loops import compiled_loops
 
+#: a step between two pixels copied from unrelated places that is steeper than this (levels,
+#: on any channel) is where two materials meet, and is kept (``source_gradients``)
+MATERIAL_STEP = 40.0
+
 
 def source_gradients(
-    img: np.ndarray, where: np.ndarray, source_ys: np.ndarray, source_xs: np.ndarray
+    img: np.ndarray,
+    where: np.ndarray,
+    source_ys: np.ndarray,
+    source_xs: np.ndarray,
+    material_step: float = MATERIAL_STEP,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The forward differences of ``img`` (float32 H×W×3) along x and y, each pixel where
     ``where`` is true (and a source is given, ≥ 0) taking the differences at its source
-    pixel (``source_ys``, ``source_xs``: int32 H×W)."""
+    pixel (``source_ys``, ``source_xs``: int32 H×W), except across a seam (the next pixel
+    copied from somewhere else) where ``img`` steps by more than ``material_step``: there
+    the fill put two materials side by side (a mug's bricks, the cloth beside it), and the
+    difference copied from either side, which has no such step, carried the one's colour
+    into the other (the demo's check beside its mug glowed orange). A gentler step at a
+    seam, two sources' shading a few levels apart, is taken away."""
     gx, gy = _forward_differences(img)
+    steps = (gx.copy(), gy.copy())
     ys, xs = np.nonzero(where)
     sy, sx = source_ys[ys, xs], source_xs[ys, xs]
     given = sy >= 0
     ys, xs, sy, sx = ys[given], xs[given], sy[given], sx[given]
     gx[ys, xs] = gx[sy, sx]
     gy[ys, xs] = gy[sy, sx]
+    h, w = where.shape
+    for g, step, (dy, dx) in ((gx, steps[0], (0, 1)), (gy, steps[1], (1, 0))):
+        ny, nx = np.minimum(ys + dy, h - 1), np.minimum(xs + dx, w - 1)
+        seam = (source_ys[ny, nx] != sy + dy) | (source_xs[ny, nx] != sx + dx)
+        steep = seam & (np.abs(step[ys, xs]).max(axis=1) > material_step)
+        g[ys[steep], xs[steep]] = step[ys[steep], xs[steep]]
     return gx, gy
 
 

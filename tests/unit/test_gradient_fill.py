@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
+from sabre_desk.demo.writer import smear_and_truth
 from sabre_desk.engines.patchmatch import PatchMatchEngine
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
 from sabre_desk.imaging.geometry import normalize
@@ -75,3 +76,41 @@ def test_a_smooth_surface_is_filled_without_a_step(seed: int) -> None:
     round_box = steep[50:190, 80:240].copy()
     round_box[30:110, 30:130] = 0
     assert steep[80:160, 110:210].max() <= 1.5 * round_box.max()
+
+
+@pytest.mark.parametrize(("step", "kept"), [(120.0, True), (12.0, False)])
+def test_where_two_materials_meet_in_the_fill_the_step_stays(step: float, kept: bool) -> None:
+    """Two pixels side by side copied from unrelated places: where the fill steps steeply
+    between them (a mug's red bricks beside a pale cloth), the step is kept, so neither
+    colour runs into the other; a gentle step (two sources' shading a few levels apart)
+    is taken away. Copied from either side, a steep step was lost, and the demo's cloth
+    beside its mug glowed orange (93 warm pixels on the cloth in the box closest round the
+    smear; none since, test below)."""
+    img = np.full((20, 40, 3), 200.0, np.float32)
+    img[:, :20] -= step  # the fill: one material left, another right
+    hole = np.zeros((20, 40), bool)
+    hole[4:16, 4:36] = True
+    ys = np.full((20, 40), -1, np.int32)
+    xs = np.full((20, 40), -1, np.int32)
+    yy, xx = np.nonzero(np.ones((20, 40), bool))
+    ys[yy, xx], xs[yy, xx] = yy, np.where(xx < 20, 2, 37)  # each half from a flat place
+    gx, gy = source_gradients(img, hole, ys, xs)
+    assert (gx[10, 19] != 0).all() == kept
+    out = from_gradients(img, hole, gx, gy)
+    left, right = out[10, 5:19].mean(), out[10, 21:35].mean()
+    assert (abs(right - left - step) < 1) == kept
+
+
+def test_the_demo_cloth_beside_its_mug_does_not_glow() -> None:
+    """The demo's smear over its mug and gingham, boxed close round the smear: no pixel of
+    the cloth in the box (of the case without the smear) is filled warm. The bricks' own
+    gradients, copied up to the cloth, carried their red into it (93 such pixels)."""
+    edited, truth = smear_and_truth()
+    x0, y0, x1, y1 = 146, 356, 254, 434
+    h, w = truth.shape[:2]
+    order = RepairOrder(box=normalize((x0, y0, x1, y1), w, h), op="remove", instruction="")
+    out = run_repair(edited, order, PatchMatchEngine()).image[y0:y1, x0:x1].astype(int)
+    cloth = truth[y0:y1, x0:x1].astype(int)
+    on_cloth = cloth[..., 2] - cloth[..., 0] > -10  # blue or white, not the red mug
+    warm = out[..., 0] - out[..., 2] > 40
+    assert np.count_nonzero(on_cloth & warm) < 10

@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from sabre_desk.demo.cases import tex_mug_brick
-from sabre_desk.demo.writer import case_rng
+from sabre_desk.demo.writer import smear_and_truth
 from sabre_desk.engines.base import EngineRequest, RepairOp
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
 from sabre_desk.engines.registry import make_engine
@@ -117,12 +116,11 @@ def test_the_demo_smear_boxed_closely_is_removed_whole(box: tuple[int, int, int,
     whole ring: it passed as the cloth's own and was left as it was (a quarter to a third
     of the smear's pixels unchanged). Each patch is now held to the ring's patches of its
     own contrast."""
-    edited = tex_mug_brick(case_rng(tex_mug_brick)).images["edited"][..., :3]
-    clean = tex_mug_brick(case_rng(tex_mug_brick), smeared=False).images["edited"][..., :3]
+    edited, clean = smear_and_truth()
     smear = np.abs(edited.astype(int) - clean).mean(axis=2) > 20
     h, w = edited.shape[:2]
     order = RepairOrder(normalize(box, w, h), RepairOp.REMOVE, "remove the smear")
-    repaired = run_repair(np.ascontiguousarray(edited), order, make_engine("patchmatch")).image
+    repaired = run_repair(edited, order, make_engine("patchmatch")).image
     unchanged = (np.abs(repaired.astype(int) - edited).max(axis=2) <= 2) & smear
     assert smear.sum() > 3000  # the smear is there to be removed
     assert unchanged.sum() < 0.02 * smear.sum()
