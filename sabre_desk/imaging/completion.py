@@ -37,8 +37,9 @@ the completion lays pieces of it offset against one another. It is continued fro
 copies instead (``repeats.py``), refined by a few iterations of the same search and vote at
 full size, and meets the edge as above.
 
-The search runs on two threads (the compiled loops release the GIL), each over a band of
-the hole's rows; neither follows the other's band, so the fill is the same on any machine.
+The search, the vote and the patch distances run on two threads (the compiled loops release
+the GIL), each over a band of the hole's rows; neither follows the other's band, so the fill
+is the same on every run and every machine.
 ``cancel`` is checked between iterations (and levels); ``progress`` (if given) is told of
 each iteration done.
 """

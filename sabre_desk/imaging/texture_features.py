@@ -9,7 +9,7 @@ along x and along y, as two more channels of the patch distance: a smooth patch 
 longer matches a textured one, and the hole keeps the grain of what surrounds it. In the
 hole the features are never guessed from its edge (an edge beside the hole would make a
 textured guess run into a plain sky); they come with the patches copied there, as the
-colours do (``completion._complete``).
+colours do (``completion._features_from_sources``).
 """
 
 from __future__ import annotations
