@@ -37,9 +37,8 @@ the completion lays pieces of it offset against one another. It is continued fro
 copies instead (``repeats.py``), refined by a few iterations of the same search and vote at
 full size, and meets the edge as above.
 
-The search, the vote and the patch distances run on two threads (the compiled loops release
-the GIL), each over a band of the hole's rows; neither follows the other's band, so the fill
-is the same on every run and every machine.
+Each level's patches, and the search, vote and distances over them (on two threads, in
+bands of rows, the same pixels on every run), are ``patch_level``'s.
 ``cancel`` is checked between iterations (and levels); ``progress`` (if given) is told of
 each iteration done.
 """
@@ -49,7 +48,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -60,6 +59,7 @@ from sabre_desk.imaging.fsr import fsr_inpaint
 from sabre_desk.imaging.gradient_fill import from_gradients, membrane, source_gradients
 from sabre_desk.imaging.loops import compiled_loops
 from sabre_desk.imaging.patch_field import NeighbourField, grow_square, landing, resize, shrink
+from sabre_desk.imaging.patch_level import BANDS, PatchLevel, source_centres
 from sabre_desk.imaging.repeats import repeat_offsets
 from sabre_desk.imaging.texture_features import WEIGHT, WINDOW, with_texture_features
 
@@ -116,14 +116,6 @@ class CompletionParams:
 
 Progress = Callable[[int], None]
 
-#: pixels into the hole past which a patch's confidence stops falling (see _Level.make)
-CONF_DEPTH = 40.0
-#: a patch's vote weighs exp(-distance / 2σ²), σ² this percentile of the level's patch
-#: distances: at 50 rather than 75 the better matches count for more and the texture is
-#: kept sharper (textured objects: texture distance 0.51× → 0.49× Telea's on the reported
-#: scenes, 0.46× → 0.45× on others; flat objects and the time unchanged)
-VOTE_PERCENTILE = 50
-
 
 def _check(cancel: threading.Event | None) -> None:
     if cancel is not None and cancel.is_set():
@@ -138,195 +130,6 @@ def _halve(img: np.ndarray, hole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 #: the width (pixels, at the coarsest level) of the ring whose median texture features
 #: the hole's are raised to
 FEATURE_RING = 4
-#: the bands of the hole's rows searched at once, each on a thread of its own (a fixed
-#: number, not the machine's cores, so that every machine fills a hole alike)
-BANDS = 2
-#: below this many target patches the search is not parted into bands
-BANDED_TARGETS = 2_000
-
-
-@dataclass(frozen=True)
-class Band:
-    """A run of the targets on whole rows, searched and voted on a thread of its own."""
-
-    index: int
-    targets: slice  # of the level's targets
-    rows: slice  # the rows they lie on (and the rows a vote of them writes)
-
-
-@dataclass
-class _Level:
-    img: np.ndarray  # float32 (H, W, C): colours (and features), the hole being filled
-    hole: np.ndarray  # bool (H, W)
-    src: np.ndarray  # bool: centres of patches lying wholly on known pixels
-    src_ys: np.ndarray
-    src_xs: np.ndarray
-    tys: np.ndarray  # the target centres: patches touching the hole, in raster order
-    txs: np.ndarray
-    patch_conf: np.ndarray  # float32: each target patch's mean confidence
-    r: int
-    seed: int
-    #: the threads the bands of rows are searched and voted on (None: one band, here)
-    pool: ThreadPoolExecutor | None = None
-    #: searches run so far: each band of each pass draws from a seed of its own
-    searches: int = 0
-
-    @property
-    def targets(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.tys, self.txs
-
-    @property
-    def sources(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.src_ys, self.src_xs
-
-    @classmethod
-    def make(
-        cls,
-        img: np.ndarray,
-        hole: np.ndarray,
-        params: CompletionParams,
-        pool: ThreadPoolExecutor | None = None,
-    ) -> _Level | None:
-        r = params.patch_radius
-        src = _sources(hole, params)
-        if src is None:
-            return None
-        ty, tx = np.nonzero(grow_square(hole, r))
-        sy, sx = np.nonzero(src)
-        distance = cv2.distanceTransform((hole * 255).astype(np.uint8), cv2.DIST_L2, 3)
-        # past CONF_DEPTH pixels in, every patch is as trusted as the next: float32 weights
-        # would otherwise underflow to zero in the middle of a large hole
-        distance = np.minimum(distance, CONF_DEPTH)
-        conf = np.where(hole, params.gamma ** (-distance), 1.0).astype(np.float32)
-        patch_conf = cv2.blur(conf, (2 * r + 1, 2 * r + 1), borderType=cv2.BORDER_REPLICATE)
-        as_int = np.int32
-        return cls(
-            np.ascontiguousarray(img, np.float32),
-            hole,
-            src,
-            sy.astype(as_int),
-            sx.astype(as_int),
-            ty.astype(as_int),
-            tx.astype(as_int),
-            patch_conf,
-            r,
-            params.seed,
-            pool,
-        )
-
-    def colour_only(self) -> _Level:
-        """This level with its colours alone (a copy of the pixels; the same field fits)."""
-        return replace(self, img=np.ascontiguousarray(self.img[..., :3]))
-
-    def carry(self, coarse: NeighbourField | None) -> NeighbourField:
-        """This level's field from the coarser one at twice the scale (random where none)."""
-        k = compiled_loops()
-
-        field = NeighbourField.empty(self.hole.shape)
-        parent = coarse or NeighbourField.empty((1, 1))
-        k.carry_field(
-            self.img, self.src, self.targets, parent.arrays, self.sources, field.arrays, self.r, 0
-        )
-        return field
-
-    def search(self, field: NeighbourField, passes: int) -> None:
-        """``passes`` PatchMatch passes over the targets, each band of rows on a thread."""
-        k = compiled_loops()
-
-        for p in range(passes):
-            reverse = p % 2 == 1
-            self.searches += 1
-            seed = self.seed * 1_000_003 + self.searches * BANDS
-
-            def scan(band: Band, reverse: bool = reverse, seed: int = seed) -> None:
-                k.seed_random(seed + band.index)  # the loops draw per thread
-                k.patchmatch_pass(
-                    self.img,
-                    self.src,
-                    (self.tys[band.targets], self.txs[band.targets]),
-                    field.arrays,
-                    self.r,
-                    reverse,
-                    max(self.hole.shape),
-                    0,
-                    band.rows.start,
-                    band.rows.stop,
-                )
-
-            self._each_band(scan)
-
-    def vote(self, field: NeighbourField, write: np.ndarray | None = None) -> np.ndarray:
-        """The pixels voted by the field, written where ``write`` (else the hole) is true;
-        each band's rows from the targets within a patch of them (the same sums, in the
-        same order, as one vote over the whole)."""
-        k = compiled_loops()
-
-        area = (2 * self.r + 1) ** 2
-        sigma2 = max(
-            float(np.percentile(field.dist[self.tys, self.txs] / area, VOTE_PERCENTILE)), 1.0
-        )
-        mask = self.hole if write is None else write
-        out = self.img.copy()
-
-        def vote_band(band: Band) -> None:
-            near = slice(
-                int(np.searchsorted(self.tys, band.rows.start - self.r)),
-                int(np.searchsorted(self.tys, band.rows.stop + self.r)),
-            )
-            rows = np.zeros_like(mask)
-            rows[band.rows] = mask[band.rows]
-            voted = k.vote(
-                self.img,
-                rows,
-                self.patch_conf,
-                (self.tys[near], self.txs[near]),
-                field.arrays,
-                self.r,
-                sigma2,
-            )
-            out[band.rows] = voted[band.rows]
-
-        self._each_band(vote_band)
-        return out
-
-    def _each_band(self, work: Callable[[Band], None]) -> None:
-        bands = self._bands()
-        if self.pool is None or len(bands) == 1:
-            for band in bands:
-                work(band)
-            return
-        for done in [self.pool.submit(work, band) for band in bands]:
-            done.result()
-
-    def _bands(self) -> list[Band]:
-        """The targets parted into ``BANDS`` runs of whole rows (they are in raster
-        order), or one band when there are few."""
-        h, n = self.hole.shape[0], len(self.tys)
-        if n < BANDED_TARGETS or self.pool is None:
-            return [Band(0, slice(0, n), slice(0, h))]
-        cuts = [0]
-        for band in range(1, BANDS):
-            cuts.append(int(np.searchsorted(self.tys, self.tys[n * band // BANDS])))
-        cuts.append(n)
-        rows = [0, *(int(self.tys[c]) for c in cuts[1:-1]), h]
-        return [
-            Band(b, slice(cuts[b], cuts[b + 1]), slice(rows[b], rows[b + 1])) for b in range(BANDS)
-        ]
-
-    def update(self, field: NeighbourField) -> None:
-        """Vote the hole's pixels, and measure the field's distances on them again."""
-        self.img = self.vote(field)
-        self.measure(field)
-
-    def measure(self, field: NeighbourField) -> None:
-        """The field's distances measured again on this level's pixels."""
-        k = compiled_loops()
-
-        def measure_band(band: Band) -> None:
-            targets = (self.tys[band.targets], self.txs[band.targets])
-            k.refresh_distances(self.img, targets, field.arrays, self.r)
-
-        self._each_band(measure_band)
 
 
 def patchmatch_fill(
@@ -448,7 +251,7 @@ def _follow_repeat(
             np.clip(start + 0.5, 0, 255).astype(np.uint8), mask, 5, cv2.INPAINT_TELEA
         )
         start[uncopied] = smooth[uncopied]
-    level = _Level.make(image.astype(np.float32), hole, params, pool)
+    level = PatchLevel.make(image.astype(np.float32), hole, params, pool)
     if level is None:
         return start
     level.img = np.ascontiguousarray(start, np.float32)
@@ -471,18 +274,6 @@ def _follow_repeat(
     return level.img
 
 
-def _sources(hole: np.ndarray, params: CompletionParams) -> np.ndarray | None:
-    """The centres of the patches lying wholly on known pixels, outside the hole's margin;
-    None when there are none (a level too small to copy from)."""
-    r = params.patch_radius
-    h, w = hole.shape
-    if h <= 2 * r or w <= 2 * r:
-        return None
-    src = ~grow_square(hole, r + params.source_margin)
-    src[:r], src[h - r :], src[:, :r], src[:, w - r :] = False, False, False, False
-    return src if src.any() else None
-
-
 def _pyramid(
     image: np.ndarray, hole: np.ndarray, coarsest_hole_px: int, params: CompletionParams
 ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -493,7 +284,7 @@ def _pyramid(
     pyramid = [(image.astype(np.float32), hole)]
     while longest / 2 ** (len(pyramid) - 1) > coarsest_hole_px:
         small, small_hole = _halve(*pyramid[-1])
-        if small_hole.all() or _sources(small_hole, params) is None:
+        if small_hole.all() or source_centres(small_hole, params) is None:
             break
         pyramid.append((small, small_hole))
     return pyramid
@@ -539,7 +330,7 @@ def _complete(
     for depth in range(n - 1, -1, -1):
         _check(cancel)
         img, level_hole = pyramid[depth]
-        level = _Level.make(img, level_hole, params, pool)
+        level = PatchLevel.make(img, level_hole, params, pool)
         if level is None:
             continue  # only the full size can be: nothing known to copy from at all
         coarsest = field is None
@@ -575,7 +366,9 @@ def _complete(
     return np.ascontiguousarray(result[..., :3])
 
 
-def _features_from_sources(level: _Level, field: NeighbourField, params: CompletionParams) -> None:
+def _features_from_sources(
+    level: PatchLevel, field: NeighbourField, params: CompletionParams
+) -> None:
     """The coarsest level's first matches made on colour alone, and the hole's texture
     features (and colours) voted from the sources they found, each feature no lower than
     the median of the ring round the hole. Guessed from the hole's edge instead (Telea's,
@@ -598,7 +391,9 @@ def _features_from_sources(level: _Level, field: NeighbourField, params: Complet
     level.measure(field)
 
 
-def _meet_the_edge(level: _Level, field: NeighbourField, params: CompletionParams) -> np.ndarray:
+def _meet_the_edge(
+    level: PatchLevel, field: NeighbourField, params: CompletionParams
+) -> np.ndarray:
     """The fill plus the membrane that takes away its step at the hole's edge: the patches
     are voted once more over a ring of known pixels round the hole too, and the difference
     between the photo and that vote on the ring is spread over the hole as the smoothest
@@ -618,7 +413,7 @@ def _meet_the_edge(level: _Level, field: NeighbourField, params: CompletionParam
     return np.where(level.hole[..., None], level.img + spread, level.img)
 
 
-def _from_gradients(level: _Level, field: NeighbourField) -> np.ndarray:
+def _from_gradients(level: PatchLevel, field: NeighbourField) -> np.ndarray:
     """The fill made again from its sources' gradients (``gradient_fill``): each hole pixel
     takes the gradients at the pixel its own patch was copied from, and the pixels with
     those gradients that meet the photo round the hole replace the voted ones. Where the

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from sabre_desk.imaging.completion import CompletionParams, _Level, patchmatch_fill
+from sabre_desk.imaging.completion import CompletionParams, patchmatch_fill
+from sabre_desk.imaging.patch_level import PatchLevel
 from sabre_desk.imaging.texture_features import texture_features
 
 PHOTOS = Path(__file__).parents[1] / "fixtures" / "photos"
@@ -80,10 +81,10 @@ def test_bands_of_rows_vote_as_one_and_fill_alike_every_time() -> None:
     hole[30:130, 40:120] = True
     params = CompletionParams()
     with ThreadPoolExecutor(2) as pool:
-        banded = _Level.make(img, hole, params, pool)
-        whole = _Level.make(img, hole, params)
+        banded = PatchLevel.make(img, hole, params, pool)
+        whole = PatchLevel.make(img, hole, params)
         assert banded is not None and whole is not None
-        assert len(banded._bands()) == 2 and len(whole._bands()) == 1
+        assert len(banded.bands()) == 2 and len(whole.bands()) == 1
         field = banded.carry(None)
         banded.search(field, 2)
         assert np.array_equal(banded.vote(field), whole.vote(field))
