@@ -39,7 +39,6 @@ class ValidityChecks(QObject):
         self._due: str | None = None
         self._wait = QTimer(self)
         self._wait.setSingleShot(True)
-        self._wait.setInterval(CHECK_WAIT_MS)
         self._wait.timeout.connect(self._start_due)
 
     def check(self, case_id: str) -> None:
@@ -60,7 +59,7 @@ class ValidityChecks(QObject):
             self._check = None
         self._due = case_id
         if self.after_paint:
-            self._wait.start()
+            self._wait.start(CHECK_WAIT_MS)
         else:
             self._start_due()
 
