@@ -16,7 +16,7 @@ from typing import Any
 from sabre_desk.cli.common import open_project, reviewer_name
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.spec import ImageRole
-from sabre_desk.core.repair import repairs
+from sabre_desk.core.repair import comparison, repairs
 from sabre_desk.core.repair.instructions import entities, instruction
 from sabre_desk.engines.base import (
     EngineParam,
@@ -152,13 +152,15 @@ def run_repair_command(project: Project, args: argparse.Namespace) -> int:
         grow_px=args.grow,
         feather_px=args.feather,
     )
-    order = RepairOrder(box, op, text, params)
+    # a repair of a box repaired before is the engine's next fill of it, as in the window
+    variant = comparison.next_variant(case.review.repairs, role, box, engine.name)
+    order = RepairOrder(box, op, text, params, variant)
     try:
         record, outcome = repairs.compute_preview(case, role, order, engine)
     finally:
         engine.close()
     repairs.add_preview(project, case, record)
-    print(f"preview {record.id}: {case.folder / record.preview}")
+    print(f"preview {record.id} ({comparison.made_by(record)}): {case.folder / record.preview}")
     print(
         f"  patch {outcome.plan.rect.width}×{outcome.plan.rect.height} at "
         f"({outcome.plan.rect.x0}, {outcome.plan.rect.y0}), seam score {outcome.seam:.2f}"

@@ -38,6 +38,9 @@ class EngineRequest:
     patch_rect: PixelRect  # where the patch sits in the full image
     image_size: tuple[int, int]  # (width, height) of the full image
     cancel: threading.Event = field(default_factory=threading.Event)
+    #: which of an engine's different fills of this box (0 the first): read by an engine
+    #: whose fills vary, so a repair made again is another fill and each is reproducible
+    variant: int = 0
 
 
 @dataclass
@@ -115,6 +118,10 @@ class RepairEngine(Protocol):
     cpu_bound: ClassVar[bool]
     #: Sends the patch over the network; an offline engine never does.
     uses_network: ClassVar[bool]
+    #: Its fill of a box depends on a seed (``EngineRequest.variant``): repaired again, the
+    #: same box gets another fill rather than the same pixels. An engine that fills the same
+    #: way every time (OpenCV's) or asks a model (which answers anew) does not.
+    fills_vary: ClassVar[bool]
     #: A quicker engine whose result the window shows first while this one works (its name
     #: in the registry), or None: both previews are recorded and the reviewer compares them.
     quick_preview: ClassVar[str | None]

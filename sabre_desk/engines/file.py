@@ -35,6 +35,7 @@ class FileEngine:
     )
     cpu_bound: ClassVar[bool] = False
     uses_network: ClassVar[bool] = False
+    fills_vary: ClassVar[bool] = False
     quick_preview: ClassVar[str | None] = None
 
     def __init__(self, file: Path | str | None = None):

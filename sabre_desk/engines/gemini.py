@@ -103,6 +103,7 @@ class GeminiEngine:
     )
     cpu_bound: ClassVar[bool] = False
     uses_network: ClassVar[bool] = True
+    fills_vary: ClassVar[bool] = False
     quick_preview: ClassVar[str | None] = None
 
     def __init__(

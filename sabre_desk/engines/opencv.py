@@ -75,6 +75,7 @@ class OpenCVEngine:
     #: computes here, on this machine's cores: the window runs it in a worker process
     cpu_bound: ClassVar[bool] = True
     uses_network: ClassVar[bool] = False
+    fills_vary: ClassVar[bool] = False  # the same pixels every time
     quick_preview: ClassVar[str | None] = None
     #: whether the fill uses the radius (said in the repair's note)
     uses_radius: ClassVar[bool] = True

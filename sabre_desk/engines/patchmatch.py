@@ -17,6 +17,7 @@ of time in the standalone bundle (``sabre_desk/imaging/loops.py``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar
 
 import numpy as np
@@ -36,6 +37,10 @@ class PatchMatchEngine(OpenCVEngine):
     name: ClassVar[str] = "patchmatch"
     label: ClassVar[str] = "Patch-based completion, offline (carries texture into the box)"
     uses_radius: ClassVar[bool] = False
+    #: repaired again, a box gets another fill: the search starts from other random
+    #: matches (the completion's seed, plus the request's variant), and the first fill of a
+    #: box is always the same one
+    fills_vary: ClassVar[bool] = True
     # Telea, not FSR: on a 200×200 box FSR took 5.2 s against this engine's 1.9 s (it
     # never landed first); Telea, made as a stand-in (registry.make_stand_in), 0.10 s
     quick_preview: ClassVar[str | None] = TeleaEngine.name
@@ -73,7 +78,8 @@ class PatchMatchEngine(OpenCVEngine):
                 hole = found
         check_cancelled(request)
         try:
-            params = CompletionParams(follow_repeats=self.follow_repeats)
+            first = CompletionParams(follow_repeats=self.follow_repeats)
+            params = replace(first, seed=first.seed + request.variant)
             return patchmatch_fill(request.patch, hole, params, cancel=request.cancel)
         except CompletionCancelledError as exc:
             raise RepairCancelledError(str(exc)) from None

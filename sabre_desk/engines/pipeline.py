@@ -118,6 +118,9 @@ class RepairOrder:
     op: RepairOp
     instruction: str
     params: BlendParams = DEFAULT_PARAMS
+    #: which of the engine's fills of this box (``EngineRequest.variant``): the command line
+    #: and the window give each repair of a box the next (``comparison.next_variant``)
+    variant: int = 0
 
     def __post_init__(self) -> None:
         # "remove" from a command line or a saved record becomes the enum (ValueError if bad)
@@ -152,6 +155,7 @@ def run_repair(
         patch_rect=plan.rect,
         image_size=(width, height),
         cancel=cancel or threading.Event(),
+        variant=order.variant,
     )
     reply = engine.repair(request)
     check_cancelled(request)

@@ -34,6 +34,7 @@ class TintEngine:
     )
     cpu_bound: ClassVar[bool] = False  # a thread: this class is not in the worker processes
     uses_network: ClassVar[bool] = False
+    fills_vary: ClassVar[bool] = False
     quick_preview: ClassVar[str | None] = None
 
     def __init__(self, colour: str = "0,200,0") -> None:

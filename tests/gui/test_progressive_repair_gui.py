@@ -210,3 +210,45 @@ def test_the_sweeps_wait_while_a_repair_is_on_its_way(
         seen.append(any(s.running for s in sweeps))
         qtbot.wait(10)
     assert seen and not window.repair_ui.jobs.computing() and not any(seen)
+
+
+def test_repair_again_on_a_patch_based_result_shows_another_fill(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    """Repair again on a fill with a flaw gave the very same pixels: now the next fill."""
+    open_case(window, demo_project, CASE)
+    box_the_fragment(qtbot, window)
+    panel = window.repair_ui.panel
+    panel.engine.setCurrentIndex(panel.engine.findData("patchmatch"))
+    assert panel.run_repair()
+    qtbot.waitUntil(lambda: panel.previews.count() == 2, timeout=60000)
+    qtbot.waitUntil(lambda: panel.selected_repair().engine == "patchmatch")
+    first = panel.selected_repair()
+    panel.again.click()
+    folder = demo_project / "cases" / CASE
+    qtbot.waitUntil(lambda: len(review_repairs(folder)) == 3, timeout=60000)
+    again = review_repairs(folder)[2]
+    assert again["engine"] == "patchmatch" and again["variant"] == 1
+    assert (folder / again["preview"]).read_bytes() != (folder / first.preview).read_bytes()
+    # the newest of the box's patch-based fills is the one shown, named as the second
+    qtbot.waitUntil(lambda: panel.selected_repair().id == again["id"])
+    assert "patchmatch, fill 2" in window.compare.captions[EDITED].text()
+    assert "patchmatch, fill 2" in panel.previews.item(0).text()
+    assert panel.accept.text() == "Accept Patch-based result"
+
+
+def test_a_box_repaired_twice_before_either_lands_gets_two_fills(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    open_case(window, demo_project, CASE)
+    box_the_fragment(qtbot, window)
+    panel = window.repair_ui.panel
+    panel.engine.setCurrentIndex(panel.engine.findData("patchmatch"))
+    assert panel.run_repair() and panel.run_repair()  # Ctrl+R twice at once
+    folder = demo_project / "cases" / CASE
+    review = folder / "reviews" / "alice.json"
+    qtbot.waitUntil(lambda: review.is_file() and len(review_repairs(folder)) == 4, timeout=90000)
+    fills = [r for r in review_repairs(folder) if r["engine"] == "patchmatch"]
+    assert sorted(r.get("variant", 0) for r in fills) == [0, 1]
+    one, two = ((folder / r["preview"]).read_bytes() for r in fills)
+    assert one != two

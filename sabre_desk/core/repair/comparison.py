@@ -6,6 +6,10 @@ alternatives. Which result the entry shows is decided here, by the engines' orde
 (``engines.registry.BY_QUALITY``), never by the order the results arrived in: a quick
 preview landing late must not replace the better result the reviewer is judging.
 
+An engine whose fills vary (the patch-based one: its search starts from random matches)
+makes each repair of a box another fill, numbered (``next_variant``): "Repair again" on a
+fill with a flaw gives a different one, never the same pixels, and each can be made again.
+
 A result made on an image that has changed since (its recorded image hash differs from the
 image's now) can never be accepted, by any path: ``repairs.accept`` refuses it, and the
 window offers to repair again on the current image instead.
@@ -20,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sabre_desk.core.case.review import RepairRecord
-from sabre_desk.engines.registry import quality_rank, result_name
+from sabre_desk.engines.registry import ENGINES, quality_rank, result_name
+from sabre_desk.ground import limits
 from sabre_desk.ground.hashing import file_sha256
 
 #: the review's extra field naming the hash of the image a repair was made on
@@ -29,6 +34,8 @@ IMAGE_HASH = "image_sha256"
 STANDS_IN_FOR = "stands_in_for"
 #: the review's extra field naming the result accepted instead of this one
 NOT_TAKEN_FOR = "not_taken_for"
+#: the review's extra field numbering an engine's fills of one box (absent: the first, 0)
+VARIANT = "variant"
 
 OPEN = ("preview", "reverted", "discarded")  # statuses a result can be accepted from
 
@@ -60,6 +67,42 @@ def stands_in_for(record: RepairRecord) -> str | None:
 def not_taken_for(record: RepairRecord) -> str | None:
     """The id of the result of the same box accepted instead of this one."""
     return _extra(record, NOT_TAKEN_FOR)
+
+
+def variant_of(record: RepairRecord) -> int:
+    """Which of its engine's fills of the box *record* is (0: the first, or not numbered);
+    a value no tool writes reads as 0."""
+    value = (record.model_extra or {}).get(VARIANT)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0
+    return value if 0 <= value <= limits.REPAIRS.most else 0
+
+
+def next_variant(
+    repairs: Iterable[RepairRecord],
+    role: str,
+    box: tuple[float, float, float, float],
+    engine: str,
+    running: Iterable[int] = (),
+) -> int:
+    """The fill a new repair of *box* on *role*'s image by *engine* is made with: 0 for the
+    box's first, else one past the highest of its results by that engine, recorded or
+    still computing (*running*: theirs, from the window's jobs). Always 0 for an engine
+    whose fills do not vary: its every repair of a box gives the same pixels."""
+    kind = ENGINES.get(engine)
+    if kind is None or not kind.fills_vary:
+        return 0
+    key = (str(role), tuple(box))
+    made = [variant_of(r) for r in repairs if box_of(r) == key and r.engine == engine]
+    made += list(running)
+    return max(made) + 1 if made else 0
+
+
+def made_by(record: RepairRecord) -> str:
+    """The engine that made *record*, and which of its fills of the box when not the
+    first: "patchmatch", "patchmatch, fill 2"."""
+    variant = variant_of(record)
+    return f"{record.engine}, fill {variant + 1}" if variant else record.engine
 
 
 def image_digest(path: Path | None) -> str | None:

@@ -510,7 +510,8 @@ def compute_preview(
     """Repair one box of one image and write the preview file (the slow part: runs on a
     worker). The review is not touched; ``add_preview`` records the result. The record
     names the hash of the image it was made on (so it can never be accepted once that image
-    has changed) and, for a quick preview, the better engine it *stands_in_for*."""
+    has changed), for a quick preview the better engine it *stands_in_for*, and which of
+    its engine's fills of the box it is, when not the first."""
     path = case.images.get(role)
     if path is None:
         problem = case.image_problems.get(role)
@@ -527,6 +528,8 @@ def compute_preview(
     extra: dict[str, Any] = {comparison.IMAGE_HASH: made_on}
     if stands_in_for:
         extra[comparison.STANDS_IN_FOR] = stands_in_for
+    if order.variant and type(engine).fills_vary:
+        extra[comparison.VARIANT] = order.variant
     record, _ = save_preview(
         case,
         role,

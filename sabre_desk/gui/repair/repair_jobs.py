@@ -33,6 +33,8 @@ class RepairJob:
     case_id: str
     role: ImageRole
     engine: str
+    box: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)
+    variant: int = 0  # which of the engine's fills of the box (``RepairOrder.variant``)
     cancel: threading.Event = field(default_factory=threading.Event)
     worker: Worker | None = None
     runner: RepairEngine | None = None  # the engine object; the job closes it when it ends
@@ -65,7 +67,7 @@ class RepairJobs(QObject):
         stands_in_for: str | None = None,
     ) -> RepairJob:
         """Run *engine* on the box; *stands_in_for*: it is the quick preview of that engine."""
-        job = RepairJob(next(self._ids), case.case_id, role, engine.name)
+        job = RepairJob(next(self._ids), case.case_id, role, engine.name, order.box, order.variant)
         job.runner = engine
         # The worker gets its own copy: the reviewer keeps editing the live case meanwhile.
         snapshot = replace(
@@ -117,6 +119,18 @@ class RepairJobs(QObject):
 
     def for_case(self, case_id: str) -> list[RepairJob]:
         return [j for j in self.jobs.values() if j.case_id == case_id]
+
+    def variants_running(
+        self, case_id: str, role: ImageRole, box: tuple[float, float, float, float], engine: str
+    ) -> list[int]:
+        """The fills of one box by one engine still computing: a repair asked for twice
+        before the first lands is another fill too."""
+        key = tuple(box)
+        return [
+            j.variant
+            for j in self.for_case(case_id)
+            if j.role == role and j.box == key and j.engine == engine
+        ]
 
     def _finish(self, job: RepairJob) -> None:
         self.jobs.pop(job.id, None)

@@ -324,14 +324,18 @@ class RepairPanel(QWidget):
             return False
         if self.fill_box.isChecked():
             engines = [fill_whole_box(e) if e is not None else None for e in engines]
+        role = ImageRole(self.role.currentData())
         order = RepairOrder(
-            box, RepairOp(self.op.currentData()), self.instruction.toPlainText(), self.params()
+            box,
+            RepairOp(self.op.currentData()),
+            self.instruction.toPlainText(),
+            self.params(),
+            self._next_variant(role, box, name),
         )
         for engine in engines:
             if engine is not None:
                 # the quick preview says it stands in for the engine asked for
                 stand_in = name if engine.name != name else None
-                role = ImageRole(self.role.currentData())
                 self.jobs.submit(self.case, role, order, engine, stand_in)
         if self.controller.editor is not None:
             self.controller.editor.clear_messages()  # what stopped the last try is past
@@ -385,7 +389,7 @@ class RepairPanel(QWidget):
         alternative: bool,
     ) -> None:
         state = comparison.state_text(record, box, current)
-        text = f"{record.id} · {record.op} · {record.engine} · {state}"
+        text = f"{record.id} · {record.op} · {comparison.made_by(record)} · {state}"
         if alternative:
             text = "    ↳ " + text
         if record.warnings:
@@ -451,7 +455,8 @@ class RepairPanel(QWidget):
             action(record.id)
 
     def _repair_again(self) -> None:
-        """Run the selected repair's request once more (engines give new answers)."""
+        """Run the selected repair's request once more: a model gives a new answer, the
+        patch-based engine its next fill of the box."""
         record = self.selected_repair()
         if record is None or self.case is None:
             return
@@ -462,6 +467,23 @@ class RepairPanel(QWidget):
         engine = self._make_engine(record.engine, values)
         if engine is None:
             return
-        order = RepairOrder(record.box, record.op, record.instruction, self.params())
-        self.jobs.submit(self.case, ImageRole(record.image_role), order, engine)
+        role = ImageRole(record.image_role)
+        order = RepairOrder(
+            record.box,
+            record.op,
+            record.instruction,
+            self.params(),
+            self._next_variant(role, record.box, record.engine),
+        )
+        self.jobs.submit(self.case, role, order, engine)
         self._update_running()
+
+    def _next_variant(
+        self, role: ImageRole, box: tuple[float, float, float, float], engine: str
+    ) -> int:
+        """The fill a new repair of *box* by *engine* makes: the next after the box's
+        recorded and still computing ones (another fill, not the same pixels again)."""
+        if self.case is None:
+            return 0
+        running = self.jobs.variants_running(self.case.case_id, role, box, engine)
+        return comparison.next_variant(self.case.review.repairs, role, box, engine, running)

@@ -178,7 +178,8 @@ class RepairUi(QObject):
         digest = comparison.image_digest(case.images.get(role))
         label = comparison.caption_state(record, box, digest)
         compare.captions[LEFT].setText(f"{role.value.capitalize()} (current)")
-        compare.captions[RIGHT].setText(f"Repair {record.id} · {record.engine} · {label}")
+        made_by = comparison.made_by(record)
+        compare.captions[RIGHT].setText(f"Repair {record.id} · {made_by} · {label}")
         current = case.images.get(role)
         try:
             preview: Path | None = repairs.stored_file(case, record.preview)

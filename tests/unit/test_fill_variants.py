@@ -1,0 +1,101 @@
+"""Repaired again, a box gets another fill from the patch-based engine, never the same pixels;
+each fill is numbered in its record and can be made again."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sabre_desk.core.case.review import RepairRecord
+from sabre_desk.core.repair import comparison
+from sabre_desk.demo.writer import smear_and_truth
+from sabre_desk.engines.base import RepairOp
+from sabre_desk.engines.patchmatch import PatchMatchEngine
+from sabre_desk.engines.pipeline import RepairOrder, run_repair
+from sabre_desk.imaging.geometry import normalize
+
+#: the demo's smear, boxed closely (pixels of tex01's edited image)
+SMEAR_BOX = (146, 356, 254, 434)
+BOX = (0.2, 0.3, 0.4, 0.5)
+
+
+def record(engine: str, box: tuple[float, ...] = BOX, **extra: object) -> RepairRecord:
+    return RepairRecord.model_validate(
+        {
+            "id": "r1",
+            "image_role": "edited",
+            "op": "remove",
+            "engine": engine,
+            "box": box,
+            "preview": "repairs/x.png",
+            "status": "preview",
+            **extra,
+        }
+    )
+
+
+def test_each_fill_of_the_smear_differs_and_each_can_be_made_again() -> None:
+    edited, _ = smear_and_truth()
+    h, w = edited.shape[:2]
+    x0, y0, x1, y1 = SMEAR_BOX
+    box = normalize(SMEAR_BOX, w, h)
+
+    def fill(variant: int) -> np.ndarray:
+        order = RepairOrder(box, RepairOp.REMOVE, "", variant=variant)
+        return run_repair(edited, order, PatchMatchEngine()).image[y0:y1, x0:x1].astype(int)
+
+    first, second = fill(0), fill(1)
+    changed = (np.abs(second - first).max(axis=2) > 10).mean()
+    assert changed > 0.05  # a fill a reviewer sees is another one (0.14 of the box here)
+    assert np.array_equal(fill(1), second)  # the same fill again, pixel for pixel
+
+
+def test_the_next_fill_of_a_box_follows_its_engines_fills_of_that_box() -> None:
+    first = record("patchmatch")
+    third = record("patchmatch", variant=2)
+    assert comparison.next_variant([], "edited", BOX, "patchmatch") == 0
+    assert comparison.next_variant([first], "edited", BOX, "patchmatch") == 1
+    assert comparison.next_variant([first, third], "edited", BOX, "patchmatch") == 3
+    # another box, another image, or a fill still computing
+    assert comparison.next_variant([first], "edited", (0.1, 0.1, 0.2, 0.2), "patchmatch") == 0
+    assert comparison.next_variant([first], "base", BOX, "patchmatch") == 0
+    assert comparison.next_variant([first], "edited", BOX, "patchmatch", running=[1]) == 2
+    # engines whose every fill of a box is the same: always their first
+    telea = record("opencv-telea")
+    assert comparison.next_variant([telea, telea], "edited", BOX, "opencv-telea") == 0
+    assert comparison.next_variant([first], "edited", BOX, "no-such-engine") == 0
+
+
+@pytest.mark.parametrize("written", ["2", -1, True, 10**9, None])
+def test_a_fill_number_no_tool_writes_reads_as_the_first(written: object) -> None:
+    assert comparison.variant_of(record("patchmatch", variant=written)) == 0
+
+
+def test_a_fill_is_named_by_its_number_from_the_second_on() -> None:
+    assert comparison.made_by(record("patchmatch")) == "patchmatch"
+    assert comparison.made_by(record("patchmatch", variant=1)) == "patchmatch, fill 2"
+
+
+def test_the_command_line_makes_the_next_fill_of_a_box_repaired_before(
+    demo_project: Path,
+) -> None:
+    case = "tex01_mug_brick"
+    box = ",".join(f"{v:.6f}" for v in (0.19, 0.695, 0.331, 0.848))
+    command = [sys.executable, "-m", "sabre_desk", "repair", str(demo_project), case]
+    command += ["--box", box, "--reviewer", "alice"]
+    said = [
+        subprocess.run(command, capture_output=True, text=True, timeout=300, check=True).stdout
+        for _ in range(2)
+    ]
+    assert "preview r1 (patchmatch):" in said[0]
+    assert "preview r2 (patchmatch, fill 2):" in said[1]
+    folder = demo_project / "cases" / case
+    records = json.loads((folder / "reviews" / "alice.json").read_text())["repairs"]
+    assert "variant" not in records[0] and records[1]["variant"] == 1
+    one, two = ((folder / r["preview"]).read_bytes() for r in records)
+    assert one != two
