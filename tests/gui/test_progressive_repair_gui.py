@@ -21,6 +21,7 @@ from sabre_desk.engines.registry import ENGINES
 from sabre_desk.gui.app import warm_up_later
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.repair.repair_jobs import RepairJob
+from sabre_desk.gui.repair.repair_panel import RepairPanel
 from sabre_desk.imaging.warm import warm_up
 
 FRAGMENT = (0.345, 0.595, 0.41, 0.69)
@@ -30,13 +31,21 @@ def review_repairs(folder: Path) -> list[dict]:
     return json.loads((folder / "reviews" / "alice.json").read_text())["repairs"]
 
 
-def test_the_patch_engine_and_its_quick_preview_run_at_once_and_the_better_is_shown(
+def box_with_the_patch_engine(
     qtbot, window: MainWindow, open_case: Callable, demo_project: Path
-) -> None:
+) -> RepairPanel:
+    """The demo's fragment boxed on its case, the patch-based engine chosen."""
     open_case(window, demo_project, CASE)
     box_the_fragment(qtbot, window)
     panel = window.repair_ui.panel
     panel.engine.setCurrentIndex(panel.engine.findData("patchmatch"))
+    return panel
+
+
+def test_the_patch_engine_and_its_quick_preview_run_at_once_and_the_better_is_shown(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    panel = box_with_the_patch_engine(qtbot, window, open_case, demo_project)
     assert panel.run_repair()
     assert len(window.repair_ui.jobs.jobs) == 2  # both started at once, one Cancel for both
     qtbot.waitUntil(lambda: panel.previews.count() == 2, timeout=60000)
@@ -216,10 +225,7 @@ def test_repair_again_on_a_patch_based_result_shows_another_fill(
     qtbot, window: MainWindow, open_case: Callable, demo_project: Path
 ) -> None:
     """Repair again on a fill with a flaw gave the very same pixels: now the next fill."""
-    open_case(window, demo_project, CASE)
-    box_the_fragment(qtbot, window)
-    panel = window.repair_ui.panel
-    panel.engine.setCurrentIndex(panel.engine.findData("patchmatch"))
+    panel = box_with_the_patch_engine(qtbot, window, open_case, demo_project)
     assert panel.run_repair()
     qtbot.waitUntil(lambda: panel.previews.count() == 2, timeout=60000)
     qtbot.waitUntil(lambda: panel.selected_repair().engine == "patchmatch")
@@ -240,10 +246,7 @@ def test_repair_again_on_a_patch_based_result_shows_another_fill(
 def test_a_box_repaired_twice_before_either_lands_gets_two_fills(
     qtbot, window: MainWindow, open_case: Callable, demo_project: Path
 ) -> None:
-    open_case(window, demo_project, CASE)
-    box_the_fragment(qtbot, window)
-    panel = window.repair_ui.panel
-    panel.engine.setCurrentIndex(panel.engine.findData("patchmatch"))
+    panel = box_with_the_patch_engine(qtbot, window, open_case, demo_project)
     assert panel.run_repair() and panel.run_repair()  # Ctrl+R twice at once
     folder = demo_project / "cases" / CASE
     review = folder / "reviews" / "alice.json"
