@@ -240,7 +240,7 @@ def test_repair_again_on_a_patch_based_result_shows_another_fill(
     qtbot.waitUntil(lambda: panel.selected_repair().id == again["id"])
     assert "patchmatch, fill 2" in window.compare.captions[EDITED].text()
     assert "patchmatch, fill 2" in panel.previews.item(0).text()
-    assert panel.accept.text() == "Accept Patch-based result"
+    assert panel.accept.text() == "Accept Patch-based result (fill 2)"
 
 
 def test_a_box_repaired_twice_before_either_lands_gets_two_fills(

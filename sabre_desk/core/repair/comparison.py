@@ -215,7 +215,9 @@ def accept_label(record: RepairRecord | None, current: str | None) -> str:
         return "Accept"
     if is_stale(record, current):
         return AGAIN
-    return f"Accept {result_name(record.engine)} result"
+    variant = variant_of(record)
+    which = f" (fill {variant + 1})" if variant else ""
+    return f"Accept {result_name(record.engine)} result{which}"
 
 
 def can_accept(record: RepairRecord | None, current: str | None) -> bool:
