@@ -11,6 +11,9 @@ scored:
   that the repair did not change (at most 2 levels): the defect still there;
 - error in the box: mean absolute difference from the truth (0-255).
 
+And the default engine's next fills of each box (as Repair again makes them): the error in
+the box of each, and the share of the box's pixels more than 10 levels off the first fill.
+
 Usage: python benchmarks/demo_smear.py
 """
 
@@ -53,6 +56,21 @@ def main() -> None:
             error = np.abs(out[y0:y1, x0:x1] - truth[y0:y1, x0:x1]).mean()
             cells.append(f"{left:6.0%} / {error:4.1f}")
         print(f"{name:24}" + "".join(f"{cell:>26}" for cell in cells))
+    print("the default's fills 1-4 of each box: error in the box / share of it changed from fill 1")
+    for name, (x0, y0, x1, y1) in BOXES:
+        box = normalize((x0, y0, x1, y1), w, h)
+        fills = [
+            run_repair(edited, RepairOrder(box, RepairOp.REMOVE, "remove", variant=v), engine)
+            .image[y0:y1, x0:x1]
+            .astype(int)
+            for v, engine in enumerate([PatchMatchEngine() for _ in range(4)])
+        ]
+        cells = [
+            f"{np.abs(f - truth[y0:y1, x0:x1]).mean():4.1f} / "
+            f"{(np.abs(f - fills[0]).max(axis=2) > 10).mean():4.0%}"
+            for f in fills
+        ]
+        print(f"{name:24}" + "".join(f"{cell:>14}" for cell in cells))
 
 
 if __name__ == "__main__":

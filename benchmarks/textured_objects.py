@@ -24,8 +24,12 @@ Two more counts, for what a reviewer would still see:
   gradient more than twice the photo's block and above nine in ten of the blocks round the
   box: ``edges_added``): structure copied from elsewhere where the photo has none.
 
+With ``--fills K`` each box is repaired K times by the default engine, the same command run
+again as a reviewer runs Repair again, each a preview the engine numbers as its next fill of
+the box; every fill is scored, and the figures printed per fill.
+
 Usage (needs scikit-image): python benchmarks/textured_objects.py [--cases 12] [--seed N]
-[--keep DIR] (``offline_inpaint.py`` runs it too, after the flat objects)
+[--keep DIR] [--fills K] (``offline_inpaint.py`` runs it too, after the flat objects)
 """
 
 from __future__ import annotations
@@ -244,48 +248,92 @@ def edges_added(scene: Scene, result: np.ndarray) -> int:
     return found
 
 
+def _results(
+    engine: str, made: list[tuple[Scene, str]], outputs: list[np.ndarray], telea: list[np.ndarray]
+) -> list[Result]:
+    return [
+        Result(
+            engine,
+            score(scene, out, 0.0),
+            object_left(scene, out) > 0.1,
+            foreign_blocks(scene, out, smooth),
+            edges_added(scene, out),
+        )
+        for (scene, _), out, smooth in zip(made, outputs, telea, strict=True)
+    ]
+
+
+def _read_rgb(path: Path) -> np.ndarray:
+    return cv2.cvtColor(cv2.imread(str(path), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+
+
+def _write_sources(made: list[tuple[Scene, str]], source: Path) -> None:
+    source.mkdir(parents=True, exist_ok=True)
+    for scene, case_id in made:
+        pasted = cv2.cvtColor(scene.pasted, cv2.COLOR_RGB2BGR)
+        cv2.imwrite(str(source / f"{case_id}.png"), pasted)
+        spec = _spec(case_id, scene.shape, scene.photo)
+        (source / f"{case_id}.json").write_text(json.dumps(spec))
+
+
+def run_fills(count: int, seed: int, fills: int) -> tuple[list[list[Result]], list[Result]]:
+    """Each scene's box repaired *fills* times by the default engine through the command
+    line (previews, not accepted: each run the engine's next fill of the box), and by
+    Telea once; the scores of each fill, fill by fill, and Telea's."""
+    made = scenes(count, seed)
+    with tempfile.TemporaryDirectory(prefix="textured-fills-") as tmp:
+        source = Path(tmp) / "source"
+        _write_sources(made, source)
+        telea_run = run_engines(made, Path(tmp), ("opencv-telea",))["opencv-telea"]
+        project = Path(tmp) / "fills"
+        _cli("init", str(project))
+        _cli("import", str(project), str(source))
+        by_fill: list[list[np.ndarray]] = [[] for _ in range(fills)]
+        for scene, case_id in made:
+            box = ",".join(f"{v:.6f}" for v in scene.box)
+            for _ in range(fills):
+                _cli("repair", str(project), case_id, "--role", "image", "--box", box)
+            folder = project / "cases" / case_id
+            review = json.loads((folder / "reviews" / "bench.json").read_text())
+            for k, record in enumerate(review["repairs"]):
+                assert record.get("variant", 0) == k, record  # the engine's fills, in turn
+                by_fill[k].append(_read_rgb(folder / record["preview"]))
+    fills_scored = [_results("patchmatch", made, outs, telea_run) for outs in by_fill]
+    return fills_scored, _results("opencv-telea", made, telea_run, telea_run)
+
+
+def run_engines(
+    made: list[tuple[Scene, str]], root: Path, engines: tuple[str, ...]
+) -> dict[str, list[np.ndarray]]:
+    """Every scene repaired (and accepted) by each of *engines* in a project of its own,
+    through the command line; the accepted images."""
+    outputs: dict[str, list[np.ndarray]] = {}
+    for engine in engines:
+        project = root / engine
+        _cli("init", str(project))
+        _cli("import", str(project), str(root / "source"))
+        outputs[engine] = []
+        for scene, case_id in made:
+            box = ",".join(f"{v:.6f}" for v in scene.box)
+            _cli(
+                "repair", str(project), case_id, "--role", "image", "--box", box,
+                "--engine", engine, "--accept",
+            )  # fmt: skip
+            outputs[engine].append(_read_rgb(project / "cases" / case_id / "image.png"))
+    return outputs
+
+
 def run(count: int, seed: int, keep: Path | None = None) -> dict[str, list[Result]]:
     """Every scene repaired by each engine through the command line; the scores."""
     made = scenes(count, seed)
     with tempfile.TemporaryDirectory(prefix="textured-") as tmp:
         root = keep or Path(tmp)
-        source = root / "source"
-        source.mkdir(parents=True, exist_ok=True)
-        for scene, case_id in made:
-            cv2.imwrite(
-                str(source / f"{case_id}.png"), cv2.cvtColor(scene.pasted, cv2.COLOR_RGB2BGR)
-            )
-            spec = _spec(case_id, scene.shape, scene.photo)
-            (source / f"{case_id}.json").write_text(json.dumps(spec))
-        outputs: dict[str, list[np.ndarray]] = {}
-        for engine in ENGINES:
-            project = root / engine
-            _cli("init", str(project))
-            _cli("import", str(project), str(source))
-            outputs[engine] = []
-            for scene, case_id in made:
-                box = ",".join(f"{v:.6f}" for v in scene.box)
-                _cli(
-                    "repair", str(project), case_id, "--role", "image", "--box", box,
-                    "--engine", engine, "--accept",
-                )  # fmt: skip
-                out = cv2.imread(str(project / "cases" / case_id / "image.png"), cv2.IMREAD_COLOR)
-                outputs[engine].append(cv2.cvtColor(out, cv2.COLOR_BGR2RGB))
-    results: dict[str, list[Result]] = {}
-    for engine in ENGINES:
-        results[engine] = [
-            Result(
-                engine,
-                score(scene, out, 0.0),
-                object_left(scene, out) > 0.1,
-                foreign_blocks(scene, out, telea),
-                edges_added(scene, out),
-            )
-            for (scene, _), out, telea in zip(
-                made, outputs[engine], outputs["opencv-telea"], strict=True
-            )
-        ]
-    return results
+        _write_sources(made, root / "source")
+        outputs = run_engines(made, root, ENGINES)
+    return {
+        engine: _results(engine, made, outputs[engine], outputs["opencv-telea"])
+        for engine in ENGINES
+    }
 
 
 def ratios(rows: list[Result], telea: list[Result]) -> tuple[float, float, float]:
@@ -329,15 +377,39 @@ def report(results: dict[str, list[Result]], names: list[str]) -> None:
         )
 
 
+def report_fills(by_fill: list[list[Result]], telea: list[Result], count: int, seed: int) -> None:
+    """The figures of each fill against Telea's, and the boxes with an edge added in each."""
+    names = [n for _, n in scenes(count, seed)]
+    print(f"{count} textured objects, each box repaired {len(by_fill)} times (fill by fill)")
+    print(f"{'fill':>4} {'box ×Telea':>10} {'seam':>6} {'texture':>8} {'off':>4} {'edges':>6}")
+    for k, rows in enumerate(by_fill, 1):
+        box, seam, tex = ratios(rows, telea)
+        print(
+            f"{k:4d} {box:10.2f} {seam:6.2f} {tex:8.2f} {sum(r.foreign > 0 for r in rows):4d} "
+            f"{sum(r.edges > 0 for r in rows):6d}"
+        )
+    for i, name in enumerate(names):
+        edges = [rows[i].edges for rows in by_fill]
+        if any(edges):
+            print(f"  {name:28} blocks with an edge added, fill by fill: {edges}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=18)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--keep", type=Path, help="write the projects here and keep them")
+    parser.add_argument(
+        "--fills", type=int, default=1, help="repair each box this many times (fill by fill)"
+    )
     args = parser.parse_args()
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    results = run(args.cases, args.seed, args.keep)
-    report(results, [n for _, n in scenes(args.cases, args.seed)])
+    if args.fills > 1:
+        by_fill, telea = run_fills(args.cases, args.seed, args.fills)
+        report_fills(by_fill, telea, args.cases, args.seed)
+    else:
+        results = run(args.cases, args.seed, args.keep)
+        report(results, [n for _, n in scenes(args.cases, args.seed)])
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
