@@ -16,6 +16,10 @@ from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.settings import load_settings
 
 GUI_TESTS = Path(__file__).parent
+#: the shortest a test waits for something to happen on screen or on disk: the suite runs
+#: beside other work on two cores, where a paint or a save can take seconds; a wait that is
+#: met returns at once, and no test asserts a time (speed is measured in benchmarks/)
+LEAST_WAIT_MS = 10_000
 
 
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
@@ -25,6 +29,17 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     collector = app.findChild(GuiCollector) if app is not None else None
     if collector is not None and (nextitem is None or GUI_TESTS not in nextitem.path.parents):
         collector.stop()
+
+
+@pytest.fixture(autouse=True)
+def patient_waits(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every ``qtbot.waitUntil`` waits at least LEAST_WAIT_MS before it fails."""
+    wait_until = qtbot.waitUntil
+
+    def wait_at_least(callback: Callable[[], object], *, timeout: int = 5000) -> None:
+        wait_until(callback, timeout=max(timeout, LEAST_WAIT_MS))
+
+    monkeypatch.setattr(qtbot, "waitUntil", wait_at_least)
 
 
 @pytest.fixture
