@@ -74,3 +74,28 @@ def test_box_repair_accept_on_edited_with_keys_only(
     assert compare.captions[BASE].text() == "Base"
     assert compare.captions[EDITED].text() == "Edited"
     assert compare.keyboard.role() is not None  # the keyboard still on an image
+
+
+def test_ctrl_r_in_a_comparison_makes_the_boxs_next_fill(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    """In a comparison no box can be selected: Ctrl+R said "select or draw a box first".
+    It repairs the shown result's box again, as Repair again does."""
+    open_case(window, demo_project, CASE)
+    panel = window.repair_ui.panel
+    panel.engine.setCurrentIndex(panel.engine.findData("patchmatch"))
+    compare = window.compare
+    qtbot.mouseClick(compare.canvases[EDITED].viewport(), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: compare.keyboard.role() is EDITED)
+    key(qtbot, window, Qt.Key.Key_B)
+    key(qtbot, window, Qt.Key.Key_R, CTRL)
+    case = window.session.case
+    qtbot.waitUntil(lambda: len(case.review.repairs) == 2, timeout=60000)  # and its stand-in
+    shown = lambda: window.repair_ui.previewing  # noqa: E731
+    qtbot.waitUntil(lambda: shown() is not None and shown().engine == "patchmatch")
+    key(qtbot, window, Qt.Key.Key_R, CTRL)
+    qtbot.waitUntil(lambda: len(case.review.repairs) == 3, timeout=60000)
+    again = case.review.repairs[2]
+    assert again.engine == "patchmatch" and again.box == case.review.repairs[1].box
+    qtbot.waitUntil(lambda: shown().id == again.id)
+    assert "patchmatch, fill 2" in compare.captions[EDITED].text()

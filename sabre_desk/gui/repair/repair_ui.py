@@ -110,9 +110,14 @@ class RepairUi(QObject):
         return boxes[index].box if 0 <= index < len(boxes) else None
 
     def run(self) -> None:
+        """Ctrl+R: repair the selected box; in a repair comparison, where no box can be
+        selected, the shown result's box again, as Repair again does (the patch-based
+        engine's next fill of it)."""
         if self.panel is not None:
             self.dock.raise_()
-            if not self.panel.run_repair():  # why, where the reviewer is looking
+            if self.previewing is not None and self.panel.again.isEnabled():
+                self.panel.again.click()
+            elif not self.panel.run_repair():  # why, where the reviewer is looking
                 self.session.say_here(f"Not repaired: {self.panel.problem}", 6000)
 
     def accept(self) -> None:
