@@ -17,6 +17,7 @@ from sabre_desk.demo.writer import smear_and_truth
 from sabre_desk.engines.base import RepairOp
 from sabre_desk.engines.patchmatch import PatchMatchEngine
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
+from sabre_desk.ground import limits
 from sabre_desk.imaging.geometry import normalize
 
 #: the demo's smear, boxed closely (pixels of tex01's edited image)
@@ -69,6 +70,10 @@ def test_the_next_fill_of_a_box_follows_its_engines_fills_of_that_box() -> None:
     telea = record("opencv-telea")
     assert comparison.next_variant([telea, telea], "edited", BOX, "opencv-telea") == 0
     assert comparison.next_variant([first], "edited", BOX, "no-such-engine") == 0
+    # never a number its own reader would not take back
+    last = record("patchmatch", variant=limits.REPAIRS.most)
+    made = comparison.next_variant([last], "edited", BOX, "patchmatch")
+    assert made == limits.REPAIRS.most == comparison.variant_of(record("patchmatch", variant=made))
 
 
 @pytest.mark.parametrize("written", ["2", -1, True, 10**9, None])

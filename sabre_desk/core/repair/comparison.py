@@ -95,7 +95,8 @@ def next_variant(
     key = (str(role), tuple(box))
     made = [variant_of(r) for r in repairs if box_of(r) == key and r.engine == engine]
     made += list(running)
-    return max(made) + 1 if made else 0
+    # never past what variant_of reads (a review holds no more repairs than that anyway)
+    return min(max(made) + 1, limits.REPAIRS.most) if made else 0
 
 
 def made_by(record: RepairRecord) -> str:
