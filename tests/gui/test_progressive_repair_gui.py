@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_repair_gui import CASE, EDITED, box_the_fragment
+from PySide6.QtCore import Qt
+from test_repair_gui import CASE, EDITED, at, box_the_fragment
 
 from sabre_desk.core.jobs.process_pool import Job
 from sabre_desk.core.repair import repairs
@@ -250,8 +251,30 @@ def test_a_box_repaired_twice_before_either_lands_gets_two_fills(
     assert panel.run_repair() and panel.run_repair()  # Ctrl+R twice at once
     folder = demo_project / "cases" / CASE
     review = folder / "reviews" / "alice.json"
-    qtbot.waitUntil(lambda: review.is_file() and len(review_repairs(folder)) == 4, timeout=90000)
+    qtbot.waitUntil(lambda: review.is_file() and len(review_repairs(folder)) == 3, timeout=90000)
     fills = [r for r in review_repairs(folder) if r["engine"] == "patchmatch"]
     assert sorted(r.get("variant", 0) for r in fills) == [0, 1]
     one, two = ((folder / r["preview"]).read_bytes() for r in fills)
     assert one != two
+    # one quick stand-in: the second repair's would have been the same pixels again
+    assert [r["engine"] for r in review_repairs(folder)].count("opencv-telea") == 1
+
+
+def test_a_box_repaired_again_gets_its_next_fill_and_no_second_stand_in(
+    qtbot, window: MainWindow, open_case: Callable, demo_project: Path
+) -> None:
+    """Each Ctrl+R on a box added two entries, the stand-in the same pixels every time."""
+    panel = box_with_the_patch_engine(qtbot, window, open_case, demo_project)
+    assert panel.run_repair()
+    folder = demo_project / "cases" / CASE
+    review = folder / "reviews" / "alice.json"
+    qtbot.waitUntil(lambda: review.is_file() and len(review_repairs(folder)) == 2, timeout=60000)
+    window.repair_ui.leave_comparison()  # back to the case: the box can be selected again
+    canvas = window.compare.canvases[EDITED]
+    middle = at(canvas, (FRAGMENT[0] + FRAGMENT[2]) / 2, (FRAGMENT[1] + FRAGMENT[3]) / 2)
+    qtbot.mouseClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=middle)  # select it
+    qtbot.waitUntil(lambda: panel.current_box() is not None)
+    assert panel.run_repair()
+    qtbot.waitUntil(lambda: len(review_repairs(folder)) == 3, timeout=60000)
+    last = review_repairs(folder)[2]
+    assert last["engine"] == "patchmatch" and last["variant"] == 1

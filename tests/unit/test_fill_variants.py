@@ -104,3 +104,15 @@ def test_the_command_line_makes_the_next_fill_of_a_box_repaired_before(
     assert "variant" not in records[0] and records[1]["variant"] == 1
     one, two = ((folder / r["preview"]).read_bytes() for r in records)
     assert one != two
+
+
+def test_a_box_with_a_result_on_this_image_gets_no_second_stand_in() -> None:
+    made_on = {comparison.IMAGE_HASH: "now"}
+    result = record("patchmatch", **made_on)
+    assert comparison.wants_stand_in([], "edited", BOX, "now")
+    assert not comparison.wants_stand_in([result], "edited", BOX, "now")
+    assert not comparison.wants_stand_in([], "edited", BOX, "now", on_its_way=True)
+    # a result made on the image before, or of another box or image, shows nothing of it
+    assert comparison.wants_stand_in([result], "edited", BOX, "later")
+    assert comparison.wants_stand_in([result], "edited", (0.1, 0.1, 0.2, 0.2), "now")
+    assert comparison.wants_stand_in([result], "base", BOX, "now")

@@ -99,6 +99,24 @@ def next_variant(
     return min(max(made) + 1, limits.REPAIRS.most) if made else 0
 
 
+def wants_stand_in(
+    repairs: Iterable[RepairRecord],
+    role: str,
+    box: tuple[float, float, float, float],
+    current: str | None,
+    on_its_way: bool = False,
+) -> bool:
+    """Whether a repair of *box* on *role*'s image starts with its engine's quick stand-in:
+    only when the box has no result made on the image as it is now (hash *current*) and
+    none on its way. Repaired again, the box's results are there to compare while the next
+    fill computes; one more stand-in, the same pixels as the last, only lengthened the
+    list (each Ctrl+R added two entries)."""
+    if on_its_way:
+        return False
+    key = (str(role), tuple(box))
+    return current is None or not any(box_of(r) == key and made_on(r) == current for r in repairs)
+
+
 def made_by(record: RepairRecord) -> str:
     """The engine that made *record*, and which of its fills of the box when not the
     first: "patchmatch", "patchmatch, fill 2"."""

@@ -120,17 +120,19 @@ class RepairJobs(QObject):
     def for_case(self, case_id: str) -> list[RepairJob]:
         return [j for j in self.jobs.values() if j.case_id == case_id]
 
+    def for_box(
+        self, case_id: str, role: ImageRole, box: tuple[float, float, float, float]
+    ) -> list[RepairJob]:
+        """The repairs of one box still on their way."""
+        key = tuple(box)
+        return [j for j in self.for_case(case_id) if j.role == role and j.box == key]
+
     def variants_running(
         self, case_id: str, role: ImageRole, box: tuple[float, float, float, float], engine: str
     ) -> list[int]:
         """The fills of one box by one engine still computing: a repair asked for twice
         before the first lands is another fill too."""
-        key = tuple(box)
-        return [
-            j.variant
-            for j in self.for_case(case_id)
-            if j.role == role and j.box == key and j.engine == engine
-        ]
+        return [j.variant for j in self.for_box(case_id, role, box) if j.engine == engine]
 
     def _finish(self, job: RepairJob) -> None:
         self.jobs.pop(job.id, None)

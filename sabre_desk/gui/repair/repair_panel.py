@@ -315,16 +315,21 @@ class RepairPanel(QWidget):
             self.controller.say(self.problem)
             return False
         name = self.engine.currentData()
-        # a slow engine's quick preview first, each its own job and its own record
+        role = ImageRole(self.role.currentData())
+        # a slow engine's quick preview first, each its own job and its own record; none
+        # for a box that has a result on this image, or one on its way
+        chain = preview_chain(name)
+        on_its_way = bool(self.jobs.for_box(self.case.case_id, role, box))
+        current = self.current_digest(role)
+        if not comparison.wants_stand_in(self.case.review.repairs, role, box, current, on_its_way):
+            chain = chain[-1:]
         engines = [
-            self._make_engine(n, self.engine_fields.values(n), stand_in=n != name)
-            for n in preview_chain(name)
+            self._make_engine(n, self.engine_fields.values(n), stand_in=n != name) for n in chain
         ]
         if engines[-1] is None:
             return False
         if self.fill_box.isChecked():
             engines = [fill_whole_box(e) if e is not None else None for e in engines]
-        role = ImageRole(self.role.currentData())
         order = RepairOrder(
             box,
             RepairOp(self.op.currentData()),
