@@ -177,6 +177,7 @@ class MainWindow(QMainWindow):
         self.case_panel_dock.raise_()
         self.repair_ui.show_files_requested.connect(self.display.show_files)
         self.repair_ui.redisplay_requested.connect(self.display.redisplay_case)
+        self.repair_ui.box_reselect_requested.connect(self.boxes_ui.select_when_shown)
         self.changes_ui = ChangesUi(self.session, self.compare, self.workbench, self.jobs, self)
         # The background sweeps (previews, change maps) yield to the reviewer: a while after
         # a case is opened or edited (a box drawn: a repair may be next), and for as long as

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.desk.workbench import ViewMode
+from sabre_desk.core.repair import comparison
 from sabre_desk.gui.main_window import MainWindow
 
 BEFORE, CASE = "ctx02_apple_tennis_ball", "ctx03_wrench_banana"
@@ -99,3 +100,11 @@ def test_ctrl_r_in_a_comparison_makes_the_boxs_next_fill(
     assert again.engine == "patchmatch" and again.box == case.review.repairs[1].box
     qtbot.waitUntil(lambda: shown().id == again.id)
     assert "patchmatch, fill 2" in compare.captions[EDITED].text()
+    # Esc: back to the case with the repaired box selected again, so Ctrl+R acts on it
+    key(qtbot, window, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: shown() is None)
+    qtbot.waitUntil(lambda: panel.current_box() == again.box)
+    key(qtbot, window, Qt.Key.Key_R, CTRL)
+    qtbot.waitUntil(lambda: len(case.review.repairs) == 4, timeout=60000)
+    third = case.review.repairs[3]
+    assert third.engine == "patchmatch" and comparison.variant_of(third) == 2

@@ -40,6 +40,8 @@ LEFT, RIGHT = ImageRole.BASE, ImageRole.EDITED  # the two canvases used for a co
 class RepairUi(QObject):
     show_files_requested = Signal(object, object)  # {role: path or None}, [Box] to draw
     redisplay_requested = Signal()  # show the open case's own images again
+    #: a comparison left: select this box (case id, image role, where) once shown again
+    box_reselect_requested = Signal(str, object, object)
 
     def __init__(
         self,
@@ -214,10 +216,14 @@ class RepairUi(QObject):
             self.compare.canvases[LEFT].zoom_to(self._zoom_box)
 
     def _leave_preview(self, redraw: bool = False) -> None:
-        if self.previewing is None:
+        left, case_id = self.previewing, self._previewing_case
+        if left is None:
             return
         self.workbench.set_mode(ViewMode.REVIEWING)
         if redraw and self.session.case is not None:
+            # the box the comparison was about is selected again, as it was before it
+            role = ImageRole(left.image_role)
+            self.box_reselect_requested.emit(case_id, role, left.box)
             self.redisplay_requested.emit()
 
     def _on_mode_changed(self, mode: ViewMode) -> None:

@@ -29,6 +29,9 @@ class BoxesUi(QObject):
         self.session, self.compare = session, compare
         #: boxes shown instead of the case's (a repair comparison), by image
         self.overlay: dict[ImageRole, list[Box]] | None = None
+        #: the box to select once the case's image of that role is shown again: (case, role,
+        #: where the box is), from a comparison left (``select_when_shown``)
+        self._reselect: tuple[str, ImageRole, Rect] | None = None
         for role, canvas in compare.canvases.items():
             canvas.box_created.connect(lambda box, r=role: self._on_created(r, box))
             canvas.box_edited.connect(lambda i, box, r=role: self._on_changed(r, i, box, False))
@@ -53,9 +56,15 @@ class BoxesUi(QObject):
     def clear_overlay(self) -> None:
         self.overlay = None
 
+    def select_when_shown(self, case_id: str, role: ImageRole, box: Rect) -> None:
+        """Once *case_id*'s *role* image is shown again, select its box at *box* (the box a
+        repair comparison just left was about), if it is still there: Ctrl+R and the
+        arrows then act on it, as before the comparison."""
+        self._reselect = (case_id, role, box)
+
     def refresh(self, role: ImageRole, fresh: bool = False) -> None:
         """Redraw the boxes of *role*, keeping the selection; *fresh*: a newly shown image,
-        nothing selected yet."""
+        nothing selected yet but the box a comparison just left was about."""
         case = self.session.case
         if case is None:
             return
@@ -65,6 +74,12 @@ class BoxesUi(QObject):
             return
         boxes = case.review.boxes_on(role)
         selected = -1 if fresh or canvas.selected_box >= len(boxes) else canvas.selected_box
+        wanted = self._reselect
+        if fresh and wanted is not None and wanted[1] is role:
+            self._reselect = None
+            where = [tuple(b.box) for b in boxes]
+            if wanted[0] == case.case_id and wanted[2] in where:
+                selected = where.index(wanted[2])
         canvas.set_boxes(boxes, selected)
 
     # --- the canvases and the controller ------------------------------------------------------
