@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sabre_desk.demo.writer import smear_and_truth
+from sabre_desk.demo.writer import SMEAR_BOXES, smear_and_truth
 from sabre_desk.engines.base import RepairOp
 from sabre_desk.engines.patchmatch import PatchMatchEngine, fill_whole_box
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
@@ -29,11 +29,7 @@ from sabre_desk.engines.registry import make_engine
 from sabre_desk.imaging.geometry import normalize
 
 #: (name, box in pixels x0, y0, x1, y1)
-BOXES = (
-    ("close round the smear", (146, 356, 254, 434)),
-    ("a few pixels wider", (140, 350, 262, 440)),
-    ("the guide's", (130, 338, 269, 448)),
-)
+BOXES = tuple(SMEAR_BOXES.items())
 
 
 def main() -> None:
@@ -59,11 +55,10 @@ def main() -> None:
     print("the default's fills 1-4 of each box: error in the box / share of it changed from fill 1")
     for name, (x0, y0, x1, y1) in BOXES:
         box = normalize((x0, y0, x1, y1), w, h)
+        orders = [RepairOrder(box, RepairOp.REMOVE, "remove", variant=v) for v in range(4)]
         fills = [
-            run_repair(edited, RepairOrder(box, RepairOp.REMOVE, "remove", variant=v), engine)
-            .image[y0:y1, x0:x1]
-            .astype(int)
-            for v, engine in enumerate([PatchMatchEngine() for _ in range(4)])
+            run_repair(edited, order, PatchMatchEngine()).image[y0:y1, x0:x1].astype(int)
+            for order in orders
         ]
         cells = [
             f"{np.abs(f - truth[y0:y1, x0:x1]).mean():4.1f} / "

@@ -87,6 +87,15 @@ def case_rng(build: Callable[..., DemoCase]) -> np.random.Generator:
     return np.random.default_rng([SEED, CASE_BUILDERS.index(build)])
 
 
+#: boxes reviewers draw round tex01's smear, in pixels of its edited image (x0, y0, x1, y1):
+#: close round it, a few pixels wider, and the guide's (which takes in a third of the mug)
+SMEAR_BOXES: dict[str, tuple[int, int, int, int]] = {
+    "close round the smear": (146, 356, 254, 434),
+    "a few pixels wider": (140, 350, 262, 440),
+    "the guide's": (130, 338, 269, 448),
+}
+
+
 def smear_and_truth() -> tuple[np.ndarray, np.ndarray]:
     """tex01's edited image (RGB) and the same without its smear, which is drawn last, so
     nothing else differs: what a repair of the smear should give back, for the tests and

@@ -84,10 +84,10 @@ def test_a_quick_preview_that_lands_last_does_not_replace_the_shown_better_resul
     quick, _ = repairs.make_preview(case, EDITED, order, FsrEngine(), None, "patchmatch")
     jobs = window.repair_ui.jobs
     panel = window.repair_ui.panel
-    jobs.landed.emit(RepairJob(1, CASE, EDITED, "patchmatch"), better, "patch")
+    jobs.landed.emit(RepairJob(1, CASE, EDITED, "patchmatch", FRAGMENT), better, "patch")
     qtbot.waitUntil(lambda: panel.selected_repair() is not None)
     assert panel.selected_repair().engine == "patchmatch"
-    jobs.landed.emit(RepairJob(2, CASE, EDITED, "opencv-fsr"), quick, "quick")
+    jobs.landed.emit(RepairJob(2, CASE, EDITED, "opencv-fsr", FRAGMENT), quick, "quick")
     qtbot.waitUntil(lambda: panel.previews.count() == 2)
     assert panel.selected_repair().engine == "patchmatch"
     assert "Patch-based" in panel.accept.text()
@@ -118,8 +118,8 @@ def test_a_preview_of_an_image_changed_since_offers_to_repair_again(
     stale, _ = repairs.make_preview(case, EDITED, other, FsrEngine())
     fresh, _ = repairs.make_preview(case, EDITED, order, FsrEngine())
     jobs, panel = window.repair_ui.jobs, window.repair_ui.panel
-    jobs.landed.emit(RepairJob(1, CASE, EDITED, "opencv-fsr"), stale, "a")
-    jobs.landed.emit(RepairJob(2, CASE, EDITED, "opencv-fsr"), fresh, "b")
+    jobs.landed.emit(RepairJob(1, CASE, EDITED, "opencv-fsr", other.box), stale, "a")
+    jobs.landed.emit(RepairJob(2, CASE, EDITED, "opencv-fsr", FRAGMENT), fresh, "b")
     qtbot.waitUntil(lambda: panel.previews.count() == 2)
     panel.select_repair(review_repairs(folder)[1]["id"])
     panel.accept.click()

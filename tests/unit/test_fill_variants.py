@@ -13,15 +13,14 @@ import pytest
 
 from sabre_desk.core.case.review import RepairRecord
 from sabre_desk.core.repair import comparison
-from sabre_desk.demo.writer import smear_and_truth
+from sabre_desk.demo.writer import SMEAR_BOXES, smear_and_truth
 from sabre_desk.engines.base import RepairOp
 from sabre_desk.engines.patchmatch import PatchMatchEngine
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
 from sabre_desk.ground import limits
 from sabre_desk.imaging.geometry import normalize
 
-#: the demo's smear, boxed closely (pixels of tex01's edited image)
-SMEAR_BOX = (146, 356, 254, 434)
+SMEAR_BOX = SMEAR_BOXES["close round the smear"]
 BOX = (0.2, 0.3, 0.4, 0.5)
 
 

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from sabre_desk.demo.writer import smear_and_truth
+from sabre_desk.demo.writer import SMEAR_BOXES, smear_and_truth
 from sabre_desk.engines.patchmatch import PatchMatchEngine
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
 from sabre_desk.imaging.geometry import normalize
@@ -106,7 +106,7 @@ def test_the_demo_cloth_beside_its_mug_does_not_glow() -> None:
     the cloth in the box (of the case without the smear) is filled warm. The bricks' own
     gradients, copied up to the cloth, carried their red into it (93 such pixels)."""
     edited, truth = smear_and_truth()
-    x0, y0, x1, y1 = 146, 356, 254, 434
+    x0, y0, x1, y1 = SMEAR_BOXES["close round the smear"]
     h, w = truth.shape[:2]
     order = RepairOrder(box=normalize((x0, y0, x1, y1), w, h), op="remove", instruction="")
     out = run_repair(edited, order, PatchMatchEngine()).image[y0:y1, x0:x1].astype(int)

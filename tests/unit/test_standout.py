@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from sabre_desk.demo.writer import smear_and_truth
+from sabre_desk.demo.writer import SMEAR_BOXES, smear_and_truth
 from sabre_desk.engines.base import EngineRequest, RepairOp
 from sabre_desk.engines.pipeline import RepairOrder, run_repair
 from sabre_desk.engines.registry import make_engine
@@ -108,7 +108,9 @@ def test_colour_gaps_are_the_distance_to_the_nearest_binned_colour_of_the_palett
     assert _colour_gaps(palette[:50], palette).max() == 0.0  # its own colours: no gap
 
 
-@pytest.mark.parametrize("box", [(146, 356, 254, 434), (140, 350, 262, 440)])
+@pytest.mark.parametrize(
+    "box", [SMEAR_BOXES["close round the smear"], SMEAR_BOXES["a few pixels wider"]]
+)
 def test_the_demo_smear_boxed_closely_is_removed_whole(box: tuple[int, int, int, int]) -> None:
     """The demo's smear over the brick mug and the gingham, boxed with a few pixels round
     it, repaired by the default engine. Its half over the cloth is a few dozen levels off

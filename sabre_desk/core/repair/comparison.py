@@ -92,8 +92,7 @@ def next_variant(
     kind = ENGINES.get(engine)
     if kind is None or not kind.fills_vary:
         return 0
-    key = (str(role), tuple(box))
-    made = [variant_of(r) for r in repairs if box_of(r) == key and r.engine == engine]
+    made = [variant_of(r) for r in of_box(repairs, role, box) if r.engine == engine]
     made += list(running)
     # never past what variant_of reads (a review holds no more repairs than that anyway)
     return min(max(made) + 1, limits.REPAIRS.most) if made else 0
@@ -113,15 +112,21 @@ def wants_stand_in(
     list (each Ctrl+R added two entries)."""
     if on_its_way:
         return False
-    key = (str(role), tuple(box))
-    return current is None or not any(box_of(r) == key and made_on(r) == current for r in repairs)
+    return current is None or not any(made_on(r) == current for r in of_box(repairs, role, box))
+
+
+def fill_name(record: RepairRecord) -> str | None:
+    """Which of its engine's fills of the box *record* is, as the reviewer counts them
+    ("fill 2"); None for the first."""
+    variant = variant_of(record)
+    return f"fill {variant + 1}" if variant else None
 
 
 def made_by(record: RepairRecord) -> str:
     """The engine that made *record*, and which of its fills of the box when not the
     first: "patchmatch", "patchmatch, fill 2"."""
-    variant = variant_of(record)
-    return f"{record.engine}, fill {variant + 1}" if variant else record.engine
+    fill = fill_name(record)
+    return f"{record.engine}, {fill}" if fill else record.engine
 
 
 def image_digest(path: Path | None) -> str | None:
@@ -187,10 +192,17 @@ def group(repairs: Iterable[RepairRecord]) -> list[BoxResults]:
     return [BoxResults(tuple(records)) for records in boxes.values()]
 
 
+def of_box(
+    repairs: Iterable[RepairRecord], role: str, box: tuple[float, float, float, float]
+) -> list[RepairRecord]:
+    """The repairs of one box of *role*'s image, in the order they arrived."""
+    key = (str(role), tuple(box))
+    return [r for r in repairs if box_of(r) == key]
+
+
 def results_of(repairs: Sequence[RepairRecord], record: RepairRecord) -> BoxResults:
     """The results of *record*'s box."""
-    key = box_of(record)
-    return BoxResults(tuple(r for r in repairs if box_of(r) == key))
+    return BoxResults(tuple(of_box(repairs, record.image_role, record.box)))
 
 
 def to_show(repairs: Sequence[RepairRecord], landed: RepairRecord) -> RepairRecord:
@@ -234,9 +246,8 @@ def accept_label(record: RepairRecord | None, current: str | None) -> str:
         return "Accept"
     if is_stale(record, current):
         return AGAIN
-    variant = variant_of(record)
-    which = f" (fill {variant + 1})" if variant else ""
-    return f"Accept {result_name(record.engine)} result{which}"
+    fill = fill_name(record)
+    return f"Accept {result_name(record.engine)} result" + (f" ({fill})" if fill else "")
 
 
 def can_accept(record: RepairRecord | None, current: str | None) -> bool:

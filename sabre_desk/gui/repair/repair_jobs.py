@@ -33,7 +33,7 @@ class RepairJob:
     case_id: str
     role: ImageRole
     engine: str
-    box: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)
+    box: tuple[float, float, float, float]
     variant: int = 0  # which of the engine's fills of the box (``RepairOrder.variant``)
     cancel: threading.Event = field(default_factory=threading.Event)
     worker: Worker | None = None
