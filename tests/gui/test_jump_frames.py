@@ -119,7 +119,11 @@ def test_a_case_is_checked_once_its_images_are_painted(
     open_case(window, project, "a")
     assert window.wait_for_background(15000)
     shown: list[str] = []
-    window.images_shown.connect(shown.append)
+    # the frame on screen, told before the check may start (``images_shown`` is emitted
+    # after it has: the check's worker could look before that signal reached this list)
+    window.display.painted.connect(
+        lambda: shown.append(window.session.case.case_id) if window.session.case else None
+    )
     checked: list[tuple[str, bool]] = []  # case, whether its images were on screen then
     # only the paint may start the check here: on a loaded machine the paint can come
     # later than the wait for a window that paints nothing (that wait has its own test)
