@@ -57,6 +57,7 @@ from sabre_desk.ground.errors import RepairError
 from sabre_desk.imaging.carried_edges import carry_edges
 from sabre_desk.imaging.fsr import fsr_inpaint
 from sabre_desk.imaging.gradient_fill import from_gradients, membrane, source_gradients
+from sabre_desk.imaging.lines_first import lines_first
 from sabre_desk.imaging.loops import compiled_loops
 from sabre_desk.imaging.patch_field import NeighbourField, grow_square, landing, resize, shrink
 from sabre_desk.imaging.patch_level import BANDS, PatchLevel, source_centres
@@ -112,6 +113,10 @@ class CompletionParams:
     #: (``repeats``), with this many iterations at full size to refine them
     follow_repeats: bool = True
     repeat_iterations: int = 4
+    #: the coarsest level starts from the lines that run into the hole grown in first
+    #: (``lines_first``), the smooth fill only round them: a fill with another layout,
+    #: for the fills after the first to take turns with
+    lines_first: bool = False
 
 
 Progress = Callable[[int], None]
@@ -337,6 +342,10 @@ def _complete(
         if coarsest:
             start = img.copy()
             start[..., :3] = _smooth_fill(img[..., :3], level_hole)
+            if params.lines_first:
+                grown = lines_first(img, level_hole, start[..., :3], params.patch_radius)
+                if grown is not None:
+                    start[..., :3] = grown
         else:
             # the coarser fill at this scale, so the hole's own pixels (the object being
             # removed) never enter a patch distance

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -53,6 +54,42 @@ def test_each_fill_of_the_smear_differs_and_each_can_be_made_again() -> None:
     changed = (np.abs(second - first).max(axis=2) > 10).mean()
     assert changed > 0.05  # a fill a reviewer sees is another one (0.14 of the box here)
     assert np.array_equal(fill(1), second)  # the same fill again, pixel for pixel
+
+
+def tower_on_sky(left: int, seed: int) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    """A lattice tower (two legs 20 pixels apart, braced crosswise every 20 rows) standing
+    in an evening sky that lightens downward, and the same with an orange disc pasted over
+    its middle; the box a reviewer draws round the disc (pixels)."""
+    size, gap, period = 200, 20, 20
+    rng = np.random.default_rng(seed)
+    shade = np.linspace(0, 1, size)[:, None, None]
+    sky = np.array([60, 80, 130]) + np.array([40, 40, 30]) * shade
+    img = sky + rng.normal(0, 2, (size, size, 3))
+    right = left + gap
+    for row in range(size):
+        step = round((row % period) * gap / period)
+        img[row, [left, left + 1, right, right + 1, left + step, right - step]] = (90, 70, 40)
+    truth = np.clip(img, 0, 255).astype(np.uint8)
+    pasted = truth.copy()
+    middle = (left + right) // 2
+    cv2.circle(pasted, (middle, size // 2), 22, (230, 120, 30), -1)
+    return truth, pasted, (middle - 30, size // 2 - 30, middle + 30, size // 2 + 30)
+
+
+@pytest.mark.parametrize(("left", "seed"), [(90, 0), (84, 1)])
+def test_the_second_fill_carries_a_tower_through_the_box(left: int, seed: int) -> None:
+    """Every fill started from the smooth fill shares its layout: a tower cut off by the
+    first stayed cut off in every fill after it. The second grows the lines in first."""
+    truth, pasted, box = tower_on_sky(left, seed)
+    x0, y0, _, y1 = box
+    order = RepairOrder(normalize(box, 200, 200), RepairOp.REMOVE, "", variant=1)
+    second = run_repair(pasted, order, PatchMatchEngine()).image.astype(float)
+    rows, legs = slice(y0 + 10, y1 - 10), [left, left + 1, left + 20, left + 21]
+
+    def darkness(image: np.ndarray) -> float:  # of the legs against the sky beside them
+        return float(image[rows, x0 : x0 + 6].mean() - image[rows][:, legs].mean())
+
+    assert darkness(second) > 0.6 * darkness(truth.astype(float))  # 0.77, 0.93; fill 1: 0.07, 0.25
 
 
 def test_the_next_fill_of_a_box_follows_its_engines_fills_of_that_box() -> None:

@@ -1,0 +1,124 @@
+"""Another start for the coarsest level: the lines that run into the hole grown in first.
+
+The completion starts its coarsest level from a smooth fill, which keeps the broad layout
+best on average. But every fill made from it shares that layout: where a launch tower's
+lattice crosses the box, the smooth fill blurs it into the sky, the search then matches
+the blur with the flattest sources, and the tower stops at the box's edge in every fill
+the artist asks for. So the fills after the first take turns (``CompletionParams.
+lines_first``): every other one starts from this.
+
+Criminisi, Pérez and Toyama's exemplar fill ("Region filling and object removal by
+exemplar-based image inpainting", 2004) at the coarsest level: the patch on the hole's edge
+filled next is the one where an edge runs into the hole most strongly (its data term, the
+isophote against the edge's normal) among those with the most known pixels (its
+confidence, here weighed less than in the paper, ``CONFIDENCE_POWER``, so a line reaches
+across before the flat parts round it close over it), and its unknown pixels are copied
+from the known patch that best matches its known ones. Only what was grown while an edge
+ran into the hole is kept (``STRUCTURE``); the rest of the hole keeps the smooth start,
+whose layout the copies of flat parts would only scatter. Then the completion goes on as
+ever: its iterations at every level clean what the copies left ragged.
+
+Measured on the textured objects of ``benchmarks/textured_objects.py`` (docs/performance.md,
+"Another fill"): as good on average as the smooth start, better where a structure crosses
+the box, worse on some others (a saucer's rim with a notch, a joint of mortar carried too
+far), which is why it is an alternative and not the first fill.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+#: a patch's priority is confidence ** CONFIDENCE_POWER × (edge strength + FLAT): where no
+#: edge runs into the hole the most confident patch goes first, the fill peeling inward
+CONFIDENCE_POWER = 0.3
+FLAT = 0.01
+#: pixels grown while the edge strength was at least this keep their copies, the others the
+#: smooth start (0.02: the isophotes, averaged over the patch, 5 grey levels a pixel square
+#: to the hole's edge; a sky's noise is a tenth of that)
+STRUCTURE = 0.02
+
+
+def lines_first(
+    img: np.ndarray, hole: np.ndarray, smooth: np.ndarray, radius: int
+) -> np.ndarray | None:
+    """The colours (float32 H×W×3) of ``img`` with the hole grown in patch by patch from
+    the known patches of side 2·radius + 1, in priority order, where lines ran into it, and
+    ``smooth`` elsewhere in it; None when no patch lies wholly outside the hole."""
+    hole = hole.astype(bool)
+    h, w = hole.shape
+    side = 2 * radius + 1
+    if h < side or w < side:
+        return None
+    whole = cv2.erode((~hole).astype(np.uint8), np.ones((side, side), np.uint8)) > 0
+    whole[:radius] = whole[h - radius :] = False
+    whole[:, :radius] = whole[:, w - radius :] = False
+    src_ys, src_xs = np.nonzero(whole)
+    if src_ys.size == 0:
+        return None
+    colours = np.ascontiguousarray(img[..., :3], np.float32).copy()
+    offsets = np.arange(-radius, radius + 1)
+    dy, dx = (a.ravel() for a in np.meshgrid(offsets, offsets, indexing="ij"))
+    # every source patch's colours, one row each, and their squares: a patch's distance
+    # over its known pixels is then two products with the known pixels' mask
+    sources = colours[src_ys[:, None] + dy, src_xs[:, None] + dx].reshape(len(src_ys), -1)
+    squares = sources * sources
+    filled = ~hole
+    confidence = filled.astype(np.float32)
+    grown_on_line = np.zeros((h, w), bool)
+    while not filled.all():
+        front_ys, front_xs = np.nonzero(_front(filled))
+        strength = _edge_strength(colours, filled, radius)
+        patch_confidence = _mean(confidence, side)
+        priority = patch_confidence[front_ys, front_xs] ** CONFIDENCE_POWER * (
+            strength[front_ys, front_xs] + FLAT
+        )
+        at = int(np.argmax(priority))
+        y, x = int(front_ys[at]), int(front_xs[at])
+        ys, xs = np.clip(y + dy, 0, h - 1), np.clip(x + dx, 0, w - 1)
+        known = filled[ys, xs]
+        mask = np.repeat(known.astype(np.float32), 3)
+        distance = squares @ mask - 2.0 * (sources @ (mask * colours[ys, xs].ravel()))
+        pick = int(np.argmin(distance))
+        ty, tx = ys[~known], xs[~known]
+        colours[ty, tx] = colours[src_ys[pick] + (ty - y), src_xs[pick] + (tx - x)]
+        confidence[ty, tx] = patch_confidence[y, x]
+        grown_on_line[ty, tx] = strength[y, x] >= STRUCTURE
+        filled[ty, tx] = True
+    flat = hole & ~grown_on_line
+    colours[flat] = smooth[flat]
+    return colours
+
+
+def _front(filled: np.ndarray) -> np.ndarray:
+    """The unfilled pixels with a filled neighbour (of eight)."""
+    grown = cv2.dilate(filled.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    front: np.ndarray = grown & ~filled
+    return front
+
+
+def _mean(values: np.ndarray, side: int) -> np.ndarray:
+    mean: np.ndarray = cv2.blur(values, (side, side), borderType=cv2.BORDER_REPLICATE)
+    return mean
+
+
+def _edge_strength(colours: np.ndarray, filled: np.ndarray, radius: int) -> np.ndarray:
+    """How strongly an edge of the filled pixels runs into the unfilled ones at each pixel:
+    the isophote (the gradient turned a right angle), averaged over the filled pixels of
+    the patch round it, against the normal of the fill's front, in grey levels per pixel
+    over 4·255 (Sobel's weights)."""
+    grey = colours.mean(axis=2)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    # a gradient counts only where its 3×3 window is all filled, not across the front
+    inside = cv2.erode(filled.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(np.float32)
+    side = 2 * radius + 1
+    weight = _mean(inside, side) + 1e-6
+    gx_near = _mean(gx * inside, side) / weight
+    gy_near = _mean(gy * inside, side) / weight
+    known = filled.astype(np.float32)
+    nx = cv2.Sobel(known, cv2.CV_32F, 1, 0, ksize=3)
+    ny = cv2.Sobel(known, cv2.CV_32F, 0, 1, ksize=3)
+    norm = np.sqrt(nx * nx + ny * ny) + 1e-6
+    strength: np.ndarray = np.abs(-gy_near * nx + gx_near * ny) / norm / (4 * 255.0)
+    return strength

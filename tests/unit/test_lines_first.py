@@ -1,0 +1,50 @@
+"""The coarsest level's other start: the lines that run into the hole grown in first, the
+smooth fill everywhere else."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sabre_desk.imaging.lines_first import lines_first
+
+
+def sky(size: int = 64, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    shade = np.linspace(0, 1, size)[:, None, None]
+    return (np.array([60.0, 80, 130]) + 30 * shade + rng.normal(0, 2, (size, size, 3))).astype(
+        np.float32
+    )
+
+
+def square_hole(size: int = 64, side: int = 24) -> np.ndarray:
+    hole = np.zeros((size, size), bool)
+    start = (size - side) // 2
+    hole[start : start + side, start : start + side] = True
+    return hole
+
+
+def test_where_no_line_runs_in_the_start_is_the_smooth_fill() -> None:
+    img, hole = sky(), square_hole()
+    smooth = np.full(img.shape, 100.0, np.float32)
+    grown = lines_first(img, hole, smooth, 3)
+    assert grown is not None
+    assert np.array_equal(grown[hole], smooth[hole])  # no flat copies scattered in
+    assert np.array_equal(grown[~hole], img[~hole])  # and the known pixels as they were
+
+
+def test_a_line_across_the_hole_is_grown_through_it() -> None:
+    img, hole = sky(), square_hole()
+    img[:, 30:32] = (200, 190, 160)  # a pale pole from top to bottom
+    smooth = np.full(img.shape, 100.0, np.float32)
+    grown = lines_first(img, hole, smooth, 3)
+    assert grown is not None
+    pole = grown[hole.any(axis=1)][:, 30:32].mean(axis=(0, 1))
+    assert np.abs(pole - (200, 190, 160)).max() < 20
+
+
+def test_no_patch_wholly_outside_the_hole_grows_nothing() -> None:
+    img = sky(16)
+    hole = np.ones((16, 16), bool)
+    hole[0, 0] = False
+    assert lines_first(img, hole, img, 3) is None
+    assert lines_first(img[:5, :5], hole[:5, :5], img[:5, :5], 3) is None
