@@ -14,14 +14,15 @@ isophote against the edge's normal) among those with the most known pixels (its
 confidence, here weighed less than in the paper, ``CONFIDENCE_POWER``, so a line reaches
 across before the flat parts round it close over it), and its unknown pixels are copied
 from the known patch that best matches its known ones. Only what was grown while an edge
-ran into the hole is kept (``STRUCTURE``); the rest of the hole keeps the smooth start,
-whose layout the copies of flat parts would only scatter. Then the completion goes on as
+ran into the hole, and stays near the smooth fill's colours when blurred, is kept
+(``STRUCTURE``, ``AGREE``); the rest of the hole keeps the smooth start, whose layout the
+copies of flat parts would only scatter. Then the completion goes on as
 ever: its iterations at every level clean what the copies left ragged.
 
 Measured on the textured objects of ``benchmarks/textured_objects.py`` (docs/performance.md,
-"Another fill"): as good on average as the smooth start, better where a structure crosses
-the box, worse on some others (a saucer's rim with a notch, a joint of mortar carried too
-far), which is why it is an alternative and not the first fill.
+"Another fill"): about as good on average as the smooth start, better where a structure
+crosses the box, worse on some others (a joint of mortar laid across a brick), which is why
+it is an alternative and not the first fill.
 """
 
 from __future__ import annotations
@@ -37,15 +38,46 @@ FLAT = 0.01
 #: smooth start (0.02: the isophotes, averaged over the patch, 5 grey levels a pixel square
 #: to the hole's edge; a sky's noise is a tenth of that)
 STRUCTURE = 0.02
+#: ...and whose mean over a window of this side is within this many levels (of 0–255, in
+#: every channel) of the smooth fill's: a fill of this start alone laid a launch light's
+#: star in a sky and a dark blob like an eye's corner in a cat's fur; a tower's lattice,
+#: thin lines on the sky, stays well within it
+AGREE = 30.0
+AGREE_WINDOW = 7
+#: a hole of more pixels is not grown (each step fills at most a patch, and looks at every
+#: source): the coarsest level's hole is at most 48 pixels long (2,304 pixels); one larger
+#: is most of its image, where the pyramid stopped early, and keeps the smooth start
+MOST_PIXELS = 4 * 48 * 48
 
 
 def lines_first(
     img: np.ndarray, hole: np.ndarray, smooth: np.ndarray, radius: int
 ) -> np.ndarray | None:
     """The colours (float32 H×W×3) of ``img`` with the hole grown in patch by patch from
-    the known patches of side 2·radius + 1, in priority order, where lines ran into it, and
-    ``smooth`` elsewhere in it; None when no patch lies wholly outside the hole."""
+    the known patches of side 2·radius + 1 near it, in priority order, where lines ran into
+    it, and ``smooth`` elsewhere in it; None when the hole is too large to grow
+    (``MOST_PIXELS``) or no patch near it lies wholly outside it."""
     hole = hole.astype(bool)
+    ys, xs = np.nonzero(hole)
+    if ys.size == 0 or ys.size > MOST_PIXELS:
+        return None
+    # the hole's box grown by its longer side every way: the sources, and every step's
+    # work, are bounded by the hole rather than by the image
+    reach = max(int(ys.max() - ys.min()), int(xs.max() - xs.min())) + 1 + radius
+    h, w = hole.shape
+    y0, y1 = max(0, int(ys.min()) - reach), min(h, int(ys.max()) + 1 + reach)
+    x0, x1 = max(0, int(xs.min()) - reach), min(w, int(xs.max()) + 1 + reach)
+    window = (slice(y0, y1), slice(x0, x1))
+    colours = np.ascontiguousarray(img[..., :3], np.float32).copy()
+    grown = _grow(colours[window], hole[window], np.asarray(smooth, np.float32)[window], radius)
+    if grown is None:
+        return None
+    colours[window] = grown
+    return colours
+
+
+def _grow(img: np.ndarray, hole: np.ndarray, smooth: np.ndarray, radius: int) -> np.ndarray | None:
+    """``lines_first`` within its window."""
     h, w = hole.shape
     side = 2 * radius + 1
     if h < side or w < side:
@@ -56,7 +88,8 @@ def lines_first(
     src_ys, src_xs = np.nonzero(whole)
     if src_ys.size == 0:
         return None
-    colours = np.ascontiguousarray(img[..., :3], np.float32).copy()
+    colours = np.ascontiguousarray(img, np.float32).copy()
+    smooth = np.ascontiguousarray(smooth, np.float32)
     offsets = np.arange(-radius, radius + 1)
     dy, dx = (a.ravel() for a in np.meshgrid(offsets, offsets, indexing="ij"))
     # every source patch's colours, one row each, and their squares: a patch's distance
@@ -85,8 +118,12 @@ def lines_first(
         confidence[ty, tx] = patch_confidence[y, x]
         grown_on_line[ty, tx] = strength[y, x] >= STRUCTURE
         filled[ty, tx] = True
-    flat = hole & ~grown_on_line
-    colours[flat] = smooth[flat]
+    # a copy whose local mean strays far from the smooth fill's is something else copied
+    # in (a launch light's star in a clear sky, an eye's dark corner in the fur), not a line
+    # carried on: the smooth start is kept there too
+    strays = np.abs(_mean(colours, AGREE_WINDOW) - _mean(smooth, AGREE_WINDOW)).max(axis=2)
+    smooth_here = hole & (~grown_on_line | (strays > AGREE))
+    colours[smooth_here] = smooth[smooth_here]
     return colours
 
 

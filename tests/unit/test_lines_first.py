@@ -3,7 +3,9 @@ smooth fill everywhere else."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
+import pytest
 
 from sabre_desk.imaging.lines_first import lines_first
 
@@ -32,14 +34,35 @@ def test_where_no_line_runs_in_the_start_is_the_smooth_fill() -> None:
     assert np.array_equal(grown[~hole], img[~hole])  # and the known pixels as they were
 
 
-def test_a_line_across_the_hole_is_grown_through_it() -> None:
+def pole_across(colour: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sky with a pole two pixels wide from top to bottom, the hole across it, and
+    Telea's smooth fill of the hole (which fades the pole into the sky)."""
     img, hole = sky(), square_hole()
-    img[:, 30:32] = (200, 190, 160)  # a pale pole from top to bottom
-    smooth = np.full(img.shape, 100.0, np.float32)
+    img[:, 30:32] = colour
+    pixels = np.clip(img, 0, 255).astype(np.uint8)
+    smooth = cv2.inpaint(pixels, hole.astype(np.uint8) * 255, 5, cv2.INPAINT_TELEA)
+    return img, hole, smooth.astype(np.float32)
+
+
+@pytest.mark.parametrize("colour", [(200, 190, 160), (40, 35, 30)])
+def test_a_line_across_the_hole_is_grown_through_it(colour: tuple[int, int, int]) -> None:
+    img, hole, smooth = pole_across(colour)
     grown = lines_first(img, hole, smooth, 3)
     assert grown is not None
     pole = grown[hole.any(axis=1)][:, 30:32].mean(axis=(0, 1))
-    assert np.abs(pole - (200, 190, 160)).max() < 20
+    assert np.abs(pole - colour).max() < 20
+    faded = smooth[hole.any(axis=1)][:, 30:32].mean(axis=(0, 1))
+    assert np.abs(faded - colour).max() > 40  # what the smooth start alone gives
+
+
+def test_copies_that_stray_far_from_the_smooth_fill_are_left_to_it() -> None:
+    """Whatever ran in, a copy whose blurred colours are far from the smooth fill's is
+    something else copied in (a launch light's star in a sky), not a line carried on."""
+    img, hole, _ = pole_across((200, 190, 160))
+    smooth = np.full(img.shape, 100.0, np.float32)  # a smooth fill with no pole at all
+    grown = lines_first(img, hole, smooth, 3)
+    assert grown is not None
+    assert np.array_equal(grown[hole], smooth[hole])
 
 
 def test_no_patch_wholly_outside_the_hole_grows_nothing() -> None:
