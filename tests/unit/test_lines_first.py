@@ -71,3 +71,12 @@ def test_no_patch_wholly_outside_the_hole_grows_nothing() -> None:
     hole[0, 0] = False
     assert lines_first(img, hole, img, 3) is None
     assert lines_first(img[:5, :5], hole[:5, :5], img[:5, :5], 3) is None
+
+
+def test_a_hole_too_large_to_grow_keeps_the_smooth_start() -> None:
+    """The coarsest level's hole is at most 48 pixels long; one far larger is most of its
+    image (the pyramid stopped early), and growing it patch by patch would take minutes."""
+    img = sky(160)
+    hole = square_hole(160, 100)  # 10,000 pixels
+    assert lines_first(img, hole, img, 3) is None
+    assert lines_first(img, square_hole(160, 48), img, 3) is not None
