@@ -343,7 +343,10 @@ def _complete(
             start = img.copy()
             start[..., :3] = _smooth_fill(img[..., :3], level_hole)
             if params.lines_first:
-                grown = lines_first(img, level_hole, start[..., :3], params.patch_radius)
+                # a hole far larger than the coarsest level's is most of its image (the
+                # pyramid stopped early): it keeps the smooth start
+                most = 4 * params.coarsest_hole_px**2
+                grown = lines_first(img, level_hole, start[..., :3], params.patch_radius, most)
                 if grown is not None:
                     start[..., :3] = grown
         else:

@@ -44,22 +44,19 @@ STRUCTURE = 0.02
 #: thin lines on the sky, stays well within it
 AGREE = 30.0
 AGREE_WINDOW = 7
-#: a hole of more pixels is not grown (each step fills at most a patch, and looks at every
-#: source): the coarsest level's hole is at most 48 pixels long (2,304 pixels); one larger
-#: is most of its image, where the pyramid stopped early, and keeps the smooth start
-MOST_PIXELS = 4 * 48 * 48
 
 
 def lines_first(
-    img: np.ndarray, hole: np.ndarray, smooth: np.ndarray, radius: int
+    img: np.ndarray, hole: np.ndarray, smooth: np.ndarray, radius: int, most_pixels: int
 ) -> np.ndarray | None:
     """The colours (float32 H×W×3) of ``img`` with the hole grown in patch by patch from
     the known patches of side 2·radius + 1 near it, in priority order, where lines ran into
-    it, and ``smooth`` elsewhere in it; None when the hole is too large to grow
-    (``MOST_PIXELS``) or no patch near it lies wholly outside it."""
+    it, and ``smooth`` elsewhere in it; None when the hole has more than ``most_pixels``
+    (each step fills at most a patch and looks at every source: the caller bounds the
+    time) or no patch near it lies wholly outside it."""
     hole = hole.astype(bool)
     ys, xs = np.nonzero(hole)
-    if ys.size == 0 or ys.size > MOST_PIXELS:
+    if ys.size == 0 or ys.size > most_pixels:
         return None
     # the hole's box grown by its longer side every way: the sources, and every step's
     # work, are bounded by the hole rather than by the image
