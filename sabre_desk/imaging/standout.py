@@ -15,6 +15,7 @@ the edges of a mug or a plate, which repeat least and would let a smear pass. Wh
 is the defect; box pixels nearer in colour to it than to the ring, and pixels just beside it
 that stand out a little, join it; it grows by a few pixels (an object's anti-aliased edge, a
 shadow), and each piece becomes its convex hull, so no part of it survives inside the fill.
+Pixels just beside it of its colours and of none of the photo's near them join it last.
 
 When nothing stands out, or only specks do, or nearly all of the box does, there is nothing
 to keep: the caller fills the whole box, as the other engines do. A defect that looks like
@@ -65,6 +66,9 @@ class StandoutParams:
     beside: int = 6
     #: pixels added round what stands out (an object's soft edge, its halo)
     halo: int = 4
+    #: a pixel beside what stands out is compared with the photo's colours within this
+    #: many pixels of it (``_left_of_defect``)
+    local: int = 12
     #: past this share of the box standing out, the whole box is filled; below this
     #: one too: a defect boxed with a margin is more of its box than a few specks, and
     #: one the ring resembles (a pale stroke along a cup's white rim) may show only in
@@ -195,10 +199,58 @@ def standout_mask(
     beside = _core(box, box_d > weak, r) & grow_round(mask, params.beside)
     if (beside & ~mask).any():
         mask = _convex_pieces(grow_round(mask | beside, 1), params.halo) & box
+    # and what is left of the defect just beside that, by the colours of the photo near it
+    mask |= grow_round(_left_of_defect(img, box, mask, standing, src, params), 2) & box
     share = np.count_nonzero(mask) / np.count_nonzero(box)
     if not params.least <= share <= params.most:
         return None
     return mask
+
+
+def _left_of_defect(
+    img: np.ndarray,
+    box: np.ndarray,
+    mask: np.ndarray,
+    standing: np.ndarray,
+    src: np.ndarray,
+    params: StandoutParams,
+) -> np.ndarray:
+    """The box pixels beside the defect (within ``beside``) that are of its colours (within
+    half ``colour_floor``) and of none of the photo's near them (``local`` pixels round:
+    the ring's and the box's kept pixels; 1.5 ``colour_floor`` off): what the tests above
+    let pass because the ring has that colour somewhere else. A grey horse cut from gravel
+    on a cat's fur left the tip of a hoof at the box's edge, which the grey rim of the eye
+    across the box matched in colour and the box's patches over it, mostly fur, in patch;
+    the fill left it as a grey speck. Only those pixels join the mask (not its hull taken
+    again): the hole changes by a few pixels, not by a band round it."""
+    near = grow_round(mask, params.beside) & box & ~mask
+    if not near.any():
+        return np.zeros(box.shape, bool)
+    photo = src | (box & ~grow_round(mask, params.beside))
+    local = params.local
+    defect_gap = _colour_gaps(img[near], img[standing])
+    ys, xs = np.nonzero(near)
+    photo_gap = np.full(len(ys), np.inf, np.float32)
+    h, w = box.shape
+    for ty in range(int(ys.min()) // local, int(ys.max()) // local + 1):
+        for tx in range(int(xs.min()) // local, int(xs.max()) // local + 1):
+            here = (ys // local == ty) & (xs // local == tx)
+            if not here.any():
+                continue
+            window = (
+                slice(max(0, (ty - 1) * local), min(h, (ty + 2) * local)),
+                slice(max(0, (tx - 1) * local), min(w, (tx + 2) * local)),
+            )
+            palette = img[window][photo[window]]
+            if len(palette) >= FEWEST_PATCHES:
+                photo_gap[here] = _colour_gaps(img[ys[here], xs[here]], palette)
+    left = np.zeros(box.shape, bool)
+    left[ys, xs] = (
+        (defect_gap <= params.colour_floor / 2)
+        & (photo_gap >= 1.5 * params.colour_floor)
+        & np.isfinite(photo_gap)
+    )
+    return left
 
 
 def _thresholds(

@@ -139,3 +139,19 @@ def test_a_ring_too_thin_to_match_itself_fills_the_whole_box() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert standout_mask(image, box) is None
+
+
+def test_a_piece_of_the_object_the_ring_elsewhere_has_the_colour_of_is_not_left() -> None:
+    """A grey horse cut from gravel, pasted on a cat's fur by its eye: the tip of a hoof at
+    the box's edge stood out by neither test (the eye's grey rim, across the box, has its
+    grey; the box's patches over it were mostly fur), fell just outside the hull of the
+    rest, and the fill left it as a grey speck. The fur round the hoof has no grey: the
+    pixels beside the defect are held to the photo's colours near them."""
+    pasted = np.asarray(Image.open(PHOTOS / "chelsea_horse.png").convert("RGB"))
+    horse = np.asarray(Image.open(PHOTOS / "chelsea_horse_object.png")) > 0
+    box = np.zeros(horse.shape, bool)
+    box[24:64, 24:72] = True
+    mask = standout_mask(pasted, box)
+    assert mask is not None
+    assert mask[horse & box].all()
+    assert mask.sum() < 0.8 * box.sum()  # and the fur round the horse is still kept
