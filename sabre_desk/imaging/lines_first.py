@@ -90,8 +90,12 @@ def _grow(img: np.ndarray, hole: np.ndarray, smooth: np.ndarray, radius: int) ->
     offsets = np.arange(-radius, radius + 1)
     dy, dx = (a.ravel() for a in np.meshgrid(offsets, offsets, indexing="ij"))
     # every source patch's colours, one row each, and their squares: a patch's distance
-    # over its known pixels is then two products with the known pixels' mask
-    sources = colours[src_ys[:, None] + dy, src_xs[:, None] + dx].reshape(len(src_ys), -1)
+    # over its known pixels is then two products with the known pixels' mask. The colours
+    # are taken to whole levels: every sum is then a whole number below 2^24 (for
+    # patches of up to 9×9), exact in float32 in any order, so the pick is the same on
+    # every machine's BLAS
+    levels = np.rint(colours)
+    sources = levels[src_ys[:, None] + dy, src_xs[:, None] + dx].reshape(len(src_ys), -1)
     squares = sources * sources
     filled = ~hole
     confidence = filled.astype(np.float32)
@@ -108,10 +112,11 @@ def _grow(img: np.ndarray, hole: np.ndarray, smooth: np.ndarray, radius: int) ->
         ys, xs = np.clip(y + dy, 0, h - 1), np.clip(x + dx, 0, w - 1)
         known = filled[ys, xs]
         mask = np.repeat(known.astype(np.float32), 3)
-        distance = squares @ mask - 2.0 * (sources @ (mask * colours[ys, xs].ravel()))
+        distance = squares @ mask - 2.0 * (sources @ (mask * levels[ys, xs].ravel()))
         pick = int(np.argmin(distance))
         ty, tx = ys[~known], xs[~known]
         colours[ty, tx] = colours[src_ys[pick] + (ty - y), src_xs[pick] + (tx - x)]
+        levels[ty, tx] = levels[src_ys[pick] + (ty - y), src_xs[pick] + (tx - x)]
         confidence[ty, tx] = patch_confidence[y, x]
         grown_on_line[ty, tx] = strength[y, x] >= STRUCTURE
         filled[ty, tx] = True

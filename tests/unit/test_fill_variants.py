@@ -89,7 +89,7 @@ def test_the_second_fill_carries_a_tower_through_the_box(left: int, seed: int) -
     def darkness(image: np.ndarray) -> float:  # of the legs against the sky beside them
         return float(image[rows, x0 : x0 + 6].mean() - image[rows][:, legs].mean())
 
-    assert darkness(second) > 0.6 * darkness(truth.astype(float))  # 0.77, 0.93; fill 1: 0.07, 0.25
+    assert darkness(second) > 0.6 * darkness(truth.astype(float))  # 0.76, 0.92; fill 1: 0.07, 0.25
 
 
 def test_the_next_fill_of_a_box_follows_its_engines_fills_of_that_box() -> None:
