@@ -232,18 +232,20 @@ def _left_of_defect(
     ys, xs = np.nonzero(near)
     photo_gap = np.full(len(ys), np.inf, np.float32)
     h, w = box.shape
-    for ty in range(int(ys.min()) // local, int(ys.max()) // local + 1):
-        for tx in range(int(xs.min()) // local, int(xs.max()) // local + 1):
-            here = (ys // local == ty) & (xs // local == tx)
-            if not here.any():
-                continue
-            window = (
-                slice(max(0, (ty - 1) * local), min(h, (ty + 2) * local)),
-                slice(max(0, (tx - 1) * local), min(w, (tx + 2) * local)),
-            )
-            palette = img[window][photo[window]]
-            if len(palette) >= FEWEST_PATCHES:
-                photo_gap[here] = _colour_gaps(img[ys[here], xs[here]], palette)
+    # by tiles of ``local`` pixels, each against the photo in the tiles round it
+    tiles, which = np.unique((ys // local) * w + xs // local, return_inverse=True)
+    order = np.argsort(which.ravel(), kind="stable")
+    starts = np.searchsorted(which.ravel()[order], np.arange(len(tiles) + 1))
+    for index, tile in enumerate(tiles):
+        ty, tx = divmod(int(tile), w)
+        here = order[starts[index] : starts[index + 1]]
+        window = (
+            slice(max(0, (ty - 1) * local), min(h, (ty + 2) * local)),
+            slice(max(0, (tx - 1) * local), min(w, (tx + 2) * local)),
+        )
+        palette = img[window][photo[window]]
+        if len(palette) >= FEWEST_PATCHES:
+            photo_gap[here] = _colour_gaps(img[ys[here], xs[here]], palette)
     left = np.zeros(box.shape, bool)
     left[ys, xs] = (
         (defect_gap <= params.colour_floor / 2)
