@@ -346,7 +346,7 @@ def _complete(
                 # a hole far larger than the coarsest level's is most of its image (the
                 # pyramid stopped early): it keeps the smooth start
                 most = 4 * params.coarsest_hole_px**2
-                grown = lines_first(img, level_hole, start[..., :3], params.patch_radius, most)
+                grown = lines_first(img, level_hole, start[..., :3], params, most)
                 if grown is not None:
                     start[..., :3] = grown
         else:

@@ -30,6 +30,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from sabre_desk.imaging.patch_field import grow_square
+from sabre_desk.imaging.patch_level import LevelSettings, source_centres
+
 #: a patch's priority is confidence ** CONFIDENCE_POWER × (edge strength + FLAT): where no
 #: edge runs into the hole the most confident patch goes first, the fill peeling inward
 CONFIDENCE_POWER = 0.3
@@ -47,44 +50,48 @@ AGREE_WINDOW = 7
 
 
 def lines_first(
-    img: np.ndarray, hole: np.ndarray, smooth: np.ndarray, radius: int, most_pixels: int
+    img: np.ndarray,
+    hole: np.ndarray,
+    smooth: np.ndarray,
+    params: LevelSettings,
+    most_pixels: int,
 ) -> np.ndarray | None:
     """The colours (float32 H×W×3) of ``img`` with the hole grown in patch by patch from
-    the known patches of side 2·radius + 1 near it, in priority order, where lines ran into
-    it, and ``smooth`` elsewhere in it; None when the hole has more than ``most_pixels``
-    (each step fills at most a patch and looks at every source: the caller bounds the
-    time) or no patch near it lies wholly outside it."""
+    the known patches near it (the completion's own sources, ``source_centres``), in
+    priority order, where lines ran into it, and ``smooth`` elsewhere in it; None when the
+    hole has more than ``most_pixels`` (each step fills at most a patch and looks at every
+    source: the caller bounds the time) or no patch near it lies wholly outside it."""
     hole = hole.astype(bool)
     ys, xs = np.nonzero(hole)
     if ys.size == 0 or ys.size > most_pixels:
         return None
     # the hole's box grown by its longer side every way: the sources, and every step's
     # work, are bounded by the hole rather than by the image
+    radius = params.patch_radius
     reach = max(int(ys.max() - ys.min()), int(xs.max() - xs.min())) + 1 + radius
     h, w = hole.shape
     y0, y1 = max(0, int(ys.min()) - reach), min(h, int(ys.max()) + 1 + reach)
     x0, x1 = max(0, int(xs.min()) - reach), min(w, int(xs.max()) + 1 + reach)
     window = (slice(y0, y1), slice(x0, x1))
     colours = np.ascontiguousarray(img[..., :3], np.float32).copy()
-    grown = _grow(colours[window], hole[window], np.asarray(smooth, np.float32)[window], radius)
+    grown = _grow(colours[window], hole[window], np.asarray(smooth, np.float32)[window], params)
     if grown is None:
         return None
     colours[window] = grown
     return colours
 
 
-def _grow(img: np.ndarray, hole: np.ndarray, smooth: np.ndarray, radius: int) -> np.ndarray | None:
+def _grow(
+    img: np.ndarray, hole: np.ndarray, smooth: np.ndarray, params: LevelSettings
+) -> np.ndarray | None:
     """``lines_first`` within its window."""
     h, w = hole.shape
+    radius = params.patch_radius
     side = 2 * radius + 1
-    if h < side or w < side:
+    whole = source_centres(hole, params)  # None too where the window is under a patch
+    if whole is None:
         return None
-    whole = cv2.erode((~hole).astype(np.uint8), np.ones((side, side), np.uint8)) > 0
-    whole[:radius] = whole[h - radius :] = False
-    whole[:, :radius] = whole[:, w - radius :] = False
     src_ys, src_xs = np.nonzero(whole)
-    if src_ys.size == 0:
-        return None
     colours = np.ascontiguousarray(img, np.float32).copy()
     smooth = np.ascontiguousarray(smooth, np.float32)
     offsets = np.arange(-radius, radius + 1)
@@ -101,7 +108,7 @@ def _grow(img: np.ndarray, hole: np.ndarray, smooth: np.ndarray, radius: int) ->
     confidence = filled.astype(np.float32)
     grown_on_line = np.zeros((h, w), bool)
     while not filled.all():
-        front_ys, front_xs = np.nonzero(_front(filled))
+        front_ys, front_xs = np.nonzero(grow_square(filled, 1) & ~filled)
         strength = _edge_strength(colours, filled, radius)
         patch_confidence = _mean(confidence, side)
         priority = patch_confidence[front_ys, front_xs] ** CONFIDENCE_POWER * (
@@ -127,13 +134,6 @@ def _grow(img: np.ndarray, hole: np.ndarray, smooth: np.ndarray, radius: int) ->
     smooth_here = hole & (~grown_on_line | (strays > AGREE))
     colours[smooth_here] = smooth[smooth_here]
     return colours
-
-
-def _front(filled: np.ndarray) -> np.ndarray:
-    """The unfilled pixels with a filled neighbour (of eight)."""
-    grown = cv2.dilate(filled.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    front: np.ndarray = grown & ~filled
-    return front
 
 
 def _mean(values: np.ndarray, side: int) -> np.ndarray:

@@ -7,7 +7,11 @@ import cv2
 import numpy as np
 import pytest
 
+from sabre_desk.imaging.completion import CompletionParams
 from sabre_desk.imaging.lines_first import lines_first
+
+#: the completion's own patches (7×7) and sources
+PARAMS = CompletionParams()
 
 #: as the completion bounds it: four times the coarsest level's hole of 48 pixels square
 MOST = 4 * 48 * 48
@@ -31,7 +35,7 @@ def square_hole(size: int = 64, side: int = 24) -> np.ndarray:
 def test_where_no_line_runs_in_the_start_is_the_smooth_fill() -> None:
     img, hole = sky(), square_hole()
     smooth = np.full(img.shape, 100.0, np.float32)
-    grown = lines_first(img, hole, smooth, 3, MOST)
+    grown = lines_first(img, hole, smooth, PARAMS, MOST)
     assert grown is not None
     assert np.array_equal(grown[hole], smooth[hole])  # no flat copies scattered in
     assert np.array_equal(grown[~hole], img[~hole])  # and the known pixels as they were
@@ -50,7 +54,7 @@ def pole_across(colour: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray, n
 @pytest.mark.parametrize("colour", [(200, 190, 160), (40, 35, 30)])
 def test_a_line_across_the_hole_is_grown_through_it(colour: tuple[int, int, int]) -> None:
     img, hole, smooth = pole_across(colour)
-    grown = lines_first(img, hole, smooth, 3, MOST)
+    grown = lines_first(img, hole, smooth, PARAMS, MOST)
     assert grown is not None
     pole = grown[hole.any(axis=1)][:, 30:32].mean(axis=(0, 1))
     assert np.abs(pole - colour).max() < 20
@@ -63,7 +67,7 @@ def test_copies_that_stray_far_from_the_smooth_fill_are_left_to_it() -> None:
     something else copied in (a launch light's star in a sky), not a line carried on."""
     img, hole, _ = pole_across((200, 190, 160))
     smooth = np.full(img.shape, 100.0, np.float32)  # a smooth fill with no pole at all
-    grown = lines_first(img, hole, smooth, 3, MOST)
+    grown = lines_first(img, hole, smooth, PARAMS, MOST)
     assert grown is not None
     assert np.array_equal(grown[hole], smooth[hole])
 
@@ -72,8 +76,8 @@ def test_no_patch_wholly_outside_the_hole_grows_nothing() -> None:
     img = sky(16)
     hole = np.ones((16, 16), bool)
     hole[0, 0] = False
-    assert lines_first(img, hole, img, 3, MOST) is None
-    assert lines_first(img[:5, :5], hole[:5, :5], img[:5, :5], 3, MOST) is None
+    assert lines_first(img, hole, img, PARAMS, MOST) is None
+    assert lines_first(img[:5, :5], hole[:5, :5], img[:5, :5], PARAMS, MOST) is None
 
 
 def test_a_hole_too_large_to_grow_keeps_the_smooth_start() -> None:
@@ -81,5 +85,5 @@ def test_a_hole_too_large_to_grow_keeps_the_smooth_start() -> None:
     image (the pyramid stopped early), and growing it patch by patch would take minutes."""
     img = sky(160)
     hole = square_hole(160, 100)  # 10,000 pixels
-    assert lines_first(img, hole, img, 3, MOST) is None
-    assert lines_first(img, square_hole(160, 48), img, 3, MOST) is not None
+    assert lines_first(img, hole, img, PARAMS, MOST) is None
+    assert lines_first(img, square_hole(160, 48), img, PARAMS, MOST) is not None
