@@ -223,10 +223,11 @@ def _left_of_defect(
     across the box matched in colour and the box's patches over it, mostly fur, in patch;
     the fill left it as a grey speck. Only those pixels join the mask (not its hull taken
     again): the hole changes by a few pixels, not by a band round it."""
-    near = grow_round(mask, params.beside) & box & ~mask
+    beside = grow_round(mask, params.beside)
+    near = beside & box & ~mask
     if not near.any():
         return np.zeros(box.shape, bool)
-    photo = src | (box & ~grow_round(mask, params.beside))
+    photo = src | (box & ~beside)
     local = params.local
     defect_gap = _colour_gaps(img[near], img[standing])
     ys, xs = np.nonzero(near)
