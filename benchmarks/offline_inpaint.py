@@ -24,9 +24,12 @@ compiles or loads its loops on first use), and how soon a cancel stops the latte
 The load average is printed at the start and the end (the machine may be shared).
 
 Needs scikit-image for the photographs (only this script does): pip install scikit-image.
+Then the textured objects of ``textured_objects.py`` (cut from other photos, removed through
+``sabre-desk repair``), unless ``--no-textured``: both sets in one run.
+
 Usage: python benchmarks/offline_inpaint.py [--per-photo 4] [--engines a,b] [--no-speed]
-[--seed N] (the objects' placement; the figures in docs/performance.md are of the default,
-and other seeds give scenes no engine's parameters were chosen on)
+[--no-textured] [--seed N] (the objects' placement; the figures in docs/performance.md are
+of the default, and other seeds give scenes no engine's parameters were chosen on)
 """
 
 from __future__ import annotations
@@ -317,6 +320,11 @@ def main() -> None:
     )
     parser.add_argument("--no-speed", action="store_true")
     parser.add_argument(
+        "--no-textured",
+        action="store_true",
+        help="skip the textured objects (benchmarks/textured_objects.py) run after the flat ones",
+    )
+    parser.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, help="where the objects go and what they are"
     )
     args = parser.parse_args()
@@ -327,6 +335,12 @@ def main() -> None:
     compare(scenes(args.per_photo, args.seed), offline_engines(wanted))
     if not args.no_speed:
         speed()
+    if not args.no_textured:
+        # the textured objects (cut from other photos), scored as these are, beside the script
+        import textured_objects
+
+        print()
+        textured_objects.measure(18, textured_objects.DEFAULT_SEED)
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

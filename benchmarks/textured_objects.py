@@ -29,7 +29,8 @@ again as a reviewer runs Repair again, each a preview the engine numbers as its 
 the box; every fill is scored, and the figures printed per fill.
 
 Usage (needs scikit-image): python benchmarks/textured_objects.py [--cases 12] [--seed N]
-[--keep DIR] [--fills K] (``offline_inpaint.py`` runs it too, after the flat objects)
+[--keep DIR] [--fills K] (``offline_inpaint.py`` runs it too, after the flat objects,
+unless ``--no-textured``)
 """
 
 from __future__ import annotations
@@ -276,23 +277,29 @@ def _write_sources(made: list[tuple[Scene, str]], source: Path) -> None:
         (source / f"{case_id}.json").write_text(json.dumps(spec))
 
 
-def run_fills(count: int, seed: int, fills: int) -> tuple[list[list[Result]], list[Result]]:
+def _box_arg(scene: Scene) -> str:
+    """The scene's box as ``sabre-desk repair --box`` takes it."""
+    return ",".join(f"{v:.6f}" for v in scene.box)
+
+
+def run_fills(
+    made: list[tuple[Scene, str]], fills: int, keep: Path | None = None
+) -> tuple[list[list[Result]], list[Result]]:
     """Each scene's box repaired *fills* times by the default engine through the command
     line (previews, not accepted: each run the engine's next fill of the box), and by
     Telea once; the scores of each fill, fill by fill, and Telea's."""
-    made = scenes(count, seed)
     with tempfile.TemporaryDirectory(prefix="textured-fills-") as tmp:
-        source = Path(tmp) / "source"
+        root = keep or Path(tmp)
+        source = root / "source"
         _write_sources(made, source)
-        telea_run = run_engines(made, Path(tmp), ("opencv-telea",))["opencv-telea"]
-        project = Path(tmp) / "fills"
+        telea_run = run_engines(made, root, ("opencv-telea",))["opencv-telea"]
+        project = root / "fills"
         _cli("init", str(project))
         _cli("import", str(project), str(source))
         by_fill: list[list[np.ndarray]] = [[] for _ in range(fills)]
         for scene, case_id in made:
-            box = ",".join(f"{v:.6f}" for v in scene.box)
             for _ in range(fills):
-                _cli("repair", str(project), case_id, "--role", "image", "--box", box)
+                _cli("repair", str(project), case_id, "--role", "image", "--box", _box_arg(scene))
             folder = project / "cases" / case_id
             review = json.loads((folder / "reviews" / "bench.json").read_text())
             for k, record in enumerate(review["repairs"]):
@@ -314,18 +321,16 @@ def run_engines(
         _cli("import", str(project), str(root / "source"))
         outputs[engine] = []
         for scene, case_id in made:
-            box = ",".join(f"{v:.6f}" for v in scene.box)
             _cli(
-                "repair", str(project), case_id, "--role", "image", "--box", box,
+                "repair", str(project), case_id, "--role", "image", "--box", _box_arg(scene),
                 "--engine", engine, "--accept",
             )  # fmt: skip
             outputs[engine].append(_read_rgb(project / "cases" / case_id / "image.png"))
     return outputs
 
 
-def run(count: int, seed: int, keep: Path | None = None) -> dict[str, list[Result]]:
+def run(made: list[tuple[Scene, str]], keep: Path | None = None) -> dict[str, list[Result]]:
     """Every scene repaired by each engine through the command line; the scores."""
-    made = scenes(count, seed)
     with tempfile.TemporaryDirectory(prefix="textured-") as tmp:
         root = keep or Path(tmp)
         _write_sources(made, root / "source")
@@ -377,10 +382,9 @@ def report(results: dict[str, list[Result]], names: list[str]) -> None:
         )
 
 
-def report_fills(by_fill: list[list[Result]], telea: list[Result], count: int, seed: int) -> None:
+def report_fills(by_fill: list[list[Result]], telea: list[Result], names: list[str]) -> None:
     """The figures of each fill against Telea's, and the boxes with an edge added in each."""
-    names = [n for _, n in scenes(count, seed)]
-    print(f"{count} textured objects, each box repaired {len(by_fill)} times (fill by fill)")
+    print(f"{len(names)} textured objects, each box repaired {len(by_fill)} times (fill by fill)")
     print(f"{'fill':>4} {'box ×Telea':>10} {'seam':>6} {'texture':>8} {'off':>4} {'edges':>6}")
     for k, rows in enumerate(by_fill, 1):
         box, seam, tex = ratios(rows, telea)
@@ -404,13 +408,19 @@ def main() -> None:
     )
     args = parser.parse_args()
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    if args.fills > 1:
-        by_fill, telea = run_fills(args.cases, args.seed, args.fills)
-        report_fills(by_fill, telea, args.cases, args.seed)
-    else:
-        results = run(args.cases, args.seed, args.keep)
-        report(results, [n for _, n in scenes(args.cases, args.seed)])
+    measure(args.cases, args.seed, args.keep, args.fills)
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def measure(count: int, seed: int, keep: Path | None = None, fills: int = 1) -> None:
+    """The scenes made once, repaired, and reported (``offline_inpaint.py`` runs this too,
+    after its flat objects)."""
+    made = scenes(count, seed)
+    names = [name for _, name in made]
+    if fills > 1:
+        report_fills(*run_fills(made, fills, keep), names)
+    else:
+        report(run(made, keep), names)
 
 
 if __name__ == "__main__":
