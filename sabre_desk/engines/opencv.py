@@ -25,7 +25,7 @@ from sabre_desk.engines.base import (
     RepairOp,
     check_cancelled,
 )
-from sabre_desk.ground.errors import EngineUnavailableError
+from sabre_desk.ground.errors import EngineUnavailableError, RepairError
 
 #: FSR's time grows with the pixels to fill (about 1 s per 18,000 on one core); a larger box
 #: is filled at a lower resolution and scaled up into place, so no repair takes minutes.
@@ -111,6 +111,12 @@ class OpenCVEngine:
         b = request.box
         pad = 2  # inpaint slightly beyond the box so no edge of the object survives
         mask[max(0, b.y0 - pad) : min(h, b.y1 + pad), max(0, b.x0 - pad) : min(w, b.x1 + pad)] = 255
+        if mask.all():
+            # FSR made up colours from nothing (a magenta box), Telea left the box as it was
+            raise RepairError(
+                f"the box covers the whole image: {self.name} fills a box from the photo round "
+                "it, and none is left; draw the box round the defect, inside the image"
+            )
         radius = self.radius or min(MAX_RADIUS, max(3, min(b.width, b.height) // 8))
         # OpenCV works in BGR; inpainting is channel-symmetric, so RGB in, RGB out is fine.
         filled = self.fill_request(request, mask, radius)

@@ -104,7 +104,8 @@ class CompletionParams:
     #: 2.5 rather than 5 keeps more texture at the same error (measured on scenes of
     #: benchmarks/offline_inpaint.py other than the reported ones)
     edge_px: float = 2.5
-    #: past this many pixels in the hole, the smooth fill for the edge is Telea's
+    #: past this many pixels in the hole, a smooth fill (for the edge, and the coarsest
+    #: level's start) is Telea's rather than FSR's
     edge_fill_pixels: int = 12_000
     seed: int = 1
     #: the edges that cross the hole are drawn across it first (``carried_edges``)
@@ -192,13 +193,14 @@ def _fill(
         # FSR or Telea along the edge by the size of the box's hole, whatever edges are
         # carried across it: a hole just brought under the line by an edge drawn through it
         # took FSR's seconds (a 200×200 box of the demo: 1.7 s → 3.3 s)
-        frequency_selective = int(np.count_nonzero(hole)) <= params.edge_fill_pixels
+        box_hole_small = np.count_nonzero(hole) <= params.edge_fill_pixels
+        edge_limit = params.edge_fill_pixels if box_hole_small else 0
         if params.carry_edges:
             image, drawn = carry_edges(image, hole)
             hole = hole & ~drawn
             if not hole.any():
                 return image
-        edge = pool.submit(_edge_fill, image, hole, frequency_selective)
+        edge = pool.submit(_smooth_fill, image.astype(np.float32), hole, edge_limit)
         featured = with_texture_features(image, hole, params.texture_weight, params.texture_window)
         levels = _pyramid(featured, hole, params.coarsest_hole_px, params)
         out = _complete(image, hole, levels, params, pool, cancel, progress)
@@ -295,21 +297,16 @@ def _pyramid(
     return pyramid
 
 
-def _edge_fill(image: np.ndarray, hole: np.ndarray, frequency_selective: bool) -> np.ndarray:
-    """The smooth fill for the hole's edge: the frequency-selective one for a small hole
-    (its time grows with the hole: ``edge_fill_pixels``), else Telea's (a few milliseconds
-    at any size)."""
-    if frequency_selective:
-        return _smooth_fill(image.astype(np.float32), hole)
-    mask = hole.astype(np.uint8) * 255
-    return cv2.inpaint(image, mask, 5, cv2.INPAINT_TELEA).astype(np.float32)
-
-
-def _smooth_fill(img: np.ndarray, hole: np.ndarray) -> np.ndarray:
-    """The coarsest level's start: OpenCV's frequency-selective reconstruction (contrib
-    build), which keeps the broad layout best, else Telea's."""
+def _smooth_fill(img: np.ndarray, hole: np.ndarray, most_pixels: int) -> np.ndarray:
+    """A smooth fill of ``hole`` (float32 colours): OpenCV's frequency-selective
+    reconstruction (contrib build), which keeps the broad layout best, for a hole of at most
+    ``most_pixels`` (its time grows with the hole: a hole of 86,000 pixels took it 29 s, one
+    of 390,000 minutes, and it cannot be cancelled); else, or without the contrib build,
+    Telea's (milliseconds at any size). The coarsest level's hole is normally far below the
+    limit; it reaches it when a box leaves too thin a ring of photo for the pyramid to go
+    down (a box over nearly the whole image), or none at all."""
     small = np.clip(img + 0.5, 0, 255).astype(np.uint8)
-    if not hasattr(cv2, "xphoto"):
+    if np.count_nonzero(hole) > most_pixels or not hasattr(cv2, "xphoto"):
         mask = hole.astype(np.uint8) * 255
         return cv2.inpaint(small, mask, 5, cv2.INPAINT_TELEA).astype(np.float32)
     return fsr_inpaint(small, hole).astype(np.float32)
@@ -341,7 +338,7 @@ def _complete(
         coarsest = field is None
         if coarsest:
             start = img.copy()
-            start[..., :3] = _smooth_fill(img[..., :3], level_hole)
+            start[..., :3] = _smooth_fill(img[..., :3], level_hole, params.edge_fill_pixels)
             if params.lines_first:
                 # a hole far larger than the coarsest level's is most of its image (the
                 # pyramid stopped early): it keeps the smooth start
@@ -374,7 +371,7 @@ def _complete(
         if depth == 0:
             result = _from_gradients(level, field)
     if field is None:  # nothing known to copy from (the hole is most of the image)
-        return _smooth_fill(result[..., :3], hole)
+        return _smooth_fill(result[..., :3], hole, params.edge_fill_pixels)
     return np.ascontiguousarray(result[..., :3])
 
 

@@ -21,6 +21,8 @@ from sabre_desk.engines.registry import (
     make_stand_in,
     preview_chain,
 )
+from sabre_desk.ground.errors import RepairError
+from sabre_desk.imaging import completion
 from sabre_desk.imaging.patch import PixelRect
 
 PHOTOS = Path(__file__).parents[1] / "fixtures" / "photos"
@@ -143,16 +145,52 @@ def test_repair_with_the_patch_engine_on_the_demo(
     assert np.array_equal(after[: h // 3], before[: h // 3])  # far from the box: untouched
 
 
-@pytest.mark.parametrize("box", [PixelRect(0, 0, 160, 160), PixelRect(0, 70, 4, 73)])
-def test_a_box_with_little_or_nothing_around_it_still_gets_a_fill(box: PixelRect) -> None:
-    """The whole image (nothing known to copy from: the smooth fill) or a sliver on its
-    edge: a result of the patch's size, the box no longer the pasted colour."""
+def test_a_sliver_on_the_image_s_edge_gets_a_fill() -> None:
+    """A box of 4×3 pixels on the image's left edge: a result of the patch's size, the box
+    no longer the pasted colour."""
+    box = PixelRect(0, 70, 4, 73)
     pasted = brick()
     pasted[box.y0 : box.y1, box.x0 : box.x1] = (0, 255, 0)
     reply = make_engine("patchmatch").repair(request(pasted, box, threading.Event()))
     assert reply.patch.shape == pasted.shape
     inside = reply.patch[box.y0 : box.y1, box.x0 : box.x1].reshape(-1, 3)
     assert not (inside == (0, 255, 0)).all(axis=1).any()
+
+
+@pytest.mark.parametrize("name", ["patchmatch", "opencv-telea", "opencv-fsr"])
+def test_a_box_over_the_whole_image_is_refused_with_its_reason(name: str) -> None:
+    """Nothing is left round the box to fill it from: FSR made up a magenta box (after
+    minutes on a photo of 768×512), Telea left the box as it was. The reviewer is told why."""
+    pasted = brick()
+    h, w = pasted.shape[:2]
+    with pytest.raises(RepairError, match="the box covers the whole image"):
+        make_engine(name).repair(request(pasted, PixelRect(0, 0, w, h), threading.Event()))
+
+
+def test_a_box_over_nearly_all_of_the_image_asks_no_slow_smooth_fill(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A box leaving 3 pixels of photo round it: too thin a ring for the pyramid to go down,
+    so the coarsest level's hole is large. Its smooth start was FSR's, whose time grows with
+    the hole and which cannot be cancelled (half a minute for a box of 0.96 of a 768×512
+    image, where an ordinary box takes a second); past the limit it is Telea's, as the edge's
+    smooth fill is. Every hole FSR is asked to fill is counted."""
+    asked: list[int] = []
+    real = completion.fsr_inpaint
+
+    def counted(image: np.ndarray, hole: np.ndarray) -> np.ndarray:
+        asked.append(int(np.count_nonzero(hole)))
+        return real(image, hole)
+
+    monkeypatch.setattr(completion, "fsr_inpaint", counted)
+    pasted = brick()
+    h, w = pasted.shape[:2]
+    box = PixelRect(3, 3, w - 3, h - 3)
+    pasted[box.y0 : box.y1, box.x0 : box.x1] = (0, 255, 0)
+    reply = make_engine("patchmatch").repair(request(pasted, box, threading.Event()))
+    inside = reply.patch[box.y0 : box.y1, box.x0 : box.x1].reshape(-1, 3)
+    assert not (inside == (0, 255, 0)).all(axis=1).any()
+    assert max(asked, default=0) <= completion.CompletionParams().edge_fill_pixels
 
 
 def test_a_box_on_smooth_shading_is_filled_along_it_with_no_step_at_its_edge() -> None:
