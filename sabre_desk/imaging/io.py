@@ -316,10 +316,51 @@ def find_image(folder: Path, role: str) -> Path | None:
 
 def encode_png(rgb: np.ndarray) -> bytes:
     """The pixels (RGB, or one channel) as PNG bytes, lossless."""
+    return _encode_png_bytes(np.ascontiguousarray(rgb[..., ::-1]) if rgb.ndim == 3 else rgb)
+
+
+#: the kinds of image whose pixels hold more than 8-bit RGB does: transparency, 16-bit grey
+_ALPHA_MODES = ("RGBA", "LA", "PA")
+_SIXTEEN_BIT_MODES = ("I;16", "I;16B", "I;16L")
+
+
+def encode_repaired(
+    original: bytes, seen: np.ndarray, repaired: np.ndarray, max_pixels: int = MAX_PIXELS
+) -> bytes:
+    """The repaired image as PNG bytes, in the original's own kind where 8-bit RGB would
+    lose something of it: a transparent image stays transparent, a 16-bit grey one 16-bit.
+    Only the pixels the repair changed (where ``repaired`` differs from ``seen``, the RGB
+    view of ``original`` the repair was made on) take new values, opaque, as the reviewer
+    saw them; every other pixel keeps the original's exact value. Written as 8-bit RGB, a
+    repair of one box turned a transparent image opaque over white and cut a 16-bit one to
+    8 bits, everywhere. Any other image is written as 8-bit RGB, which loses nothing of it."""
+    with _opened(io.BytesIO(original), None, max_pixels) as img:
+        transparent = img.mode in _ALPHA_MODES or (img.mode == "P" and "transparency" in img.info)
+        if not transparent and img.mode not in _SIXTEEN_BIT_MODES:
+            return encode_png(repaired)
+        _decode(img, None, max_pixels)
+        transpose = _TRANSPOSE.get(_orientation(img))
+        upright = img.transpose(transpose) if transpose is not None else img
+        native = np.array(upright.convert("RGBA") if transparent else upright)
+    if native.shape[:2] != repaired.shape[:2] or seen.shape != repaired.shape:
+        return encode_png(repaired)
+    changed = (repaired != seen).any(axis=2)
+    if transparent:
+        native[changed, :3] = repaired[changed]
+        native[changed, 3] = 255
+        return _encode_png_bytes(native[..., [2, 1, 0, 3]])
+    # 16-bit grey: each changed pixel's grey, scaled as the reader scales it back (v·257)
+    grey = repaired[changed].astype(np.float64).mean(axis=1)
+    sixteen = native.astype(np.uint16)
+    sixteen[changed] = np.rint(grey * 257).astype(np.uint16)
+    return _encode_png_bytes(sixteen)
+
+
+def _encode_png_bytes(pixels: np.ndarray) -> bytes:
+    """OpenCV's PNG of pixels already in its channel order (BGR, BGRA or one channel)."""
     import cv2  # OpenCV loads in a third of a second: only when an image is encoded
 
-    pixels = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR) if rgb.ndim == 3 else rgb
     ok, encoded = cv2.imencode(".png", pixels, [cv2.IMWRITE_PNG_COMPRESSION, PNG_LEVEL])
     if not ok:
-        raise ValueError(f"PNG encoding failed for pixels of shape {rgb.shape}")
+        raise ValueError(f"PNG encoding failed for pixels of shape {pixels.shape}")
     return encoded.tobytes()

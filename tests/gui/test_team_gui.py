@@ -25,6 +25,7 @@ from sabre_desk.core.team.ratings import adjudicator_rule
 from sabre_desk.core.team.team import write_team_settings
 from sabre_desk.gui.main_window import MainWindow
 from sabre_desk.gui.shortcuts import shortcuts_html
+from sabre_desk.imaging.io import encode_png
 
 EDITED = ImageRole.EDITED
 BOB_BOX = {"image_role": "edited", "label": "target", "box": [0.1, 0.1, 0.5, 0.5]}
@@ -46,7 +47,7 @@ def repair_elsewhere(root: Path, case_id: str, seed: int) -> Case:
     info = case.image_info[EDITED]
     pixels = rgb_array(info.width, info.height, seed)
     box = {"op": "remove", "box": (0, 0, 1, 1)}
-    record, _ = repairs.save_preview(case, EDITED, pixels, "file", box)
+    record, _ = repairs.save_preview(case, EDITED, encode_png(pixels), "file", box)
     repairs.add_preview(alice, case, record)
     repairs.accept(alice, case, record.id)
     return case

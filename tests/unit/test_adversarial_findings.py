@@ -19,6 +19,7 @@ from sabre_desk.core.repair import repairs
 from sabre_desk.engines.opencv import FsrEngine
 from sabre_desk.engines.pipeline import RepairOrder
 from sabre_desk.ground.errors import StorageError
+from sabre_desk.imaging.io import encode_png, load_image
 from sabre_desk.settings import Settings, save_settings, settings_path
 
 CASE = "ctx03_wrench_banana"
@@ -37,7 +38,11 @@ def test_repairs_finishing_in_the_same_second_keep_their_own_files(
     def save(pixels: np.ndarray) -> None:
         start.wait()
         record, _ = repairs.save_preview(
-            case, ImageRole.EDITED, pixels, "x", {"op": "remove", "box": (0.1, 0.1, 0.2, 0.2)}
+            case,
+            ImageRole.EDITED,
+            encode_png(pixels),
+            "x",
+            {"op": "remove", "box": (0.1, 0.1, 0.2, 0.2)},
         )
         saved.append((record.preview, pixels))
 
@@ -48,7 +53,7 @@ def test_repairs_finishing_in_the_same_second_keep_their_own_files(
         t.join()
     assert len({name for name, _ in saved}) == len(images)
     for name, pixels in saved:
-        assert np.array_equal(repairs.load_image(case.folder / name), pixels)
+        assert np.array_equal(load_image(case.folder / name), pixels)
 
 
 def test_a_second_window_does_not_roll_back_an_accept_still_running(demo_project: Path) -> None:

@@ -19,6 +19,7 @@ from sabre_desk.core.case.validate import validate_project
 from sabre_desk.core.repair import repairs
 from sabre_desk.core.team.final import all_reviews, final_decision
 from sabre_desk.ground.errors import RepairError, ReviewError
+from sabre_desk.imaging.io import encode_png, load_image
 
 
 def _review(case_id: str, reviewer: str, **fields: object) -> dict:
@@ -125,11 +126,11 @@ def test_accept_sets_aside_a_second_image_of_the_same_role(
     (folder / "edited.jpg").write_bytes(stray)  # a second edited image (another extension)
     project = Project.open(root, "alice")
     case = project.load_case("c1")
-    pixels = repairs.load_image(case.images[ImageRole.EDITED])
+    pixels = load_image(case.images[ImageRole.EDITED])
     record, _ = repairs.save_preview(
         case,
         ImageRole.EDITED,
-        pixels,
+        encode_png(pixels),
         "opencv-telea",
         {"op": "remove", "box": (0.1, 0.1, 0.5, 0.5)},
     )

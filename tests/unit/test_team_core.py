@@ -16,6 +16,7 @@ from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.repair import repairs
 from sabre_desk.core.team.final import all_reviews, question_edits, settle
 from sabre_desk.core.team.team import case_team, in_queue, queue, write_team_settings
+from sabre_desk.imaging.io import encode_png
 
 EDITED = ImageRole.EDITED
 
@@ -24,7 +25,11 @@ def preview(project: Project, case: Case, seed: int = 1) -> str:
     """A repair preview of the Edited image (random pixels of the same size), recorded."""
     width, height = case.image_info[EDITED].width, case.image_info[EDITED].height
     record, _ = repairs.save_preview(
-        case, EDITED, rgb_array(width, height, seed), "file", {"op": "remove", "box": (0, 0, 1, 1)}
+        case,
+        EDITED,
+        encode_png(rgb_array(width, height, seed)),
+        "file",
+        {"op": "remove", "box": (0, 0, 1, 1)},
     )
     repairs.add_preview(project, case, record)
     return record.id

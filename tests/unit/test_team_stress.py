@@ -62,6 +62,7 @@ from sabre_desk.core.repair import repairs
 from sabre_desk.core.case.project import Project
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.ground.errors import ProjectError
+from sabre_desk.imaging.io import encode_png
 
 root, log, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
 project = Project.open(root, "fixer")
@@ -77,8 +78,9 @@ with open(log, "a") as acks:
                 repairs.recover(project, case)
             info = case.image_info[ImageRole.EDITED]
             image = pixels.integers(0, 256, (info.height, info.width, 3), dtype=np.uint8)
+            whole = {"op": "remove", "box": (0, 0, 1, 1)}
             record, _ = repairs.save_preview(
-                case, ImageRole.EDITED, image, "file", {"op": "remove", "box": (0, 0, 1, 1)}
+                case, ImageRole.EDITED, encode_png(image), "file", whole
             )
             repairs.add_preview(project, case, record)
             repairs.accept(project, case, record.id)

@@ -22,8 +22,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from sabre_desk.core.case.binding import bind, folder_hashes
 from sabre_desk.core.case.locks import case_lock
 from sabre_desk.core.case.project import Case, Project
@@ -39,9 +37,9 @@ from sabre_desk.ground.reading import MB, read_limited
 from sabre_desk.ground.storage import LOCK_TIMEOUT_S, atomic_write_bytes, create_new_file
 from sabre_desk.imaging.io import (
     IMAGE_EXTENSIONS,
-    encode_png,
+    encode_repaired,
     find_image,
-    load_image,
+    image_from_bytes,
     probe_image,
 )
 
@@ -130,10 +128,10 @@ def find_repair(case: Case, repair_id: str) -> RepairRecord:
 
 
 def save_preview(
-    case: Case, role: ImageRole, pixels: np.ndarray, engine: str, record: dict[str, Any]
+    case: Case, role: ImageRole, png: bytes, engine: str, record: dict[str, Any]
 ) -> tuple[RepairRecord, Path]:
-    """Write a repaired image into ``repairs/`` and describe it (no id yet and not in the
-    review: ``add_preview`` does both, on the thread that owns the review)."""
+    """Write a repaired image (PNG bytes) into ``repairs/`` and describe it (no id yet and
+    not in the review: ``add_preview`` does both, on the thread that owns the review)."""
     full = limits.REPAIRS
     if len(case.review.repairs) >= full.most:  # refused before the preview file is made
         raise RepairError(
@@ -144,7 +142,7 @@ def save_preview(
     folder = _own_folder(case, REPAIRS_DIR)
     # the reviewer in the name: two clones of a project never make one name twice
     stem = f"{case.case_id}__{_stamp()}__{engine}__{case.review.reviewer}__repaired"
-    path = create_new_file(folder, stem, ".png", encode_png(pixels))
+    path = create_new_file(folder, stem, ".png", png)
     repair = RepairRecord.model_validate(
         {
             **record,
@@ -523,8 +521,11 @@ def compute_preview(
     from sabre_desk.engines.pipeline import run_repair  # OpenCV: not before the first repair
 
     _charge_to_ledger(case, engine)
-    made_on = hashlib.sha256(_read_image_file(path)).hexdigest()
-    outcome = run_repair(load_image(path), order, engine, cancel)
+    # the hash, the pixels repaired and the kind of image kept are all of the same bytes
+    original = _read_image_file(path)
+    made_on = hashlib.sha256(original).hexdigest()
+    seen = image_from_bytes(original)
+    outcome = run_repair(seen, order, engine, cancel)
     extra: dict[str, Any] = {comparison.IMAGE_HASH: made_on}
     if stands_in_for:
         extra[comparison.STANDS_IN_FOR] = stands_in_for
@@ -533,7 +534,7 @@ def compute_preview(
     record, _ = save_preview(
         case,
         role,
-        outcome.image,
+        encode_repaired(original, seen, outcome.image),
         engine.name,
         {
             "op": order.op,
