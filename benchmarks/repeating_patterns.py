@@ -33,10 +33,16 @@ from sabre_desk.demo.cases import tex_mug_brick
 from sabre_desk.demo.scenes import kitchen_table
 from sabre_desk.engines.base import RepairEngine, RepairOp
 from sabre_desk.engines.patchmatch import PatchMatchEngine
-from sabre_desk.engines.pipeline import RepairOrder, run_repair
+from sabre_desk.engines.pipeline import (
+    SURROUND_LEAST_PX,
+    SURROUND_SHARE,
+    RepairOrder,
+    run_repair,
+)
 from sabre_desk.engines.registry import make_engine
 from sabre_desk.imaging.geometry import normalize
-from sabre_desk.imaging.repeats import repeat_offsets
+from sabre_desk.imaging.patch import PixelRect, expand
+from sabre_desk.imaging.repeats import repeat_offsets, repeat_search
 
 MUG_BOXES = ((0.121816, 0.581395, 0.3433, 0.880399), (0.125, 0.59, 0.34, 0.87))
 CLOTH_BOXES = (
@@ -120,6 +126,7 @@ def taken_for_a_repeat() -> None:
     )  # fmt: skip
     rng = np.random.default_rng(1)
     followed: list[str] = []
+    around_only: list[str] = []
     boxes = 0
     for name in names:
         picture = np.asarray(getattr(skimage.data, name)())
@@ -138,11 +145,27 @@ def taken_for_a_repeat() -> None:
             hole = np.zeros(patch.shape[:2], bool)
             hole[y - y0 : y - y0 + side, x - x0 : x - x0 + side] = True
             boxes += 1
-            if repeat_offsets(patch, hole) is not None:
+            search = repeat_search(patch, hole)
+            if search.offsets is not None:
                 followed.append(name)
+                continue
+            if not search.seen:
+                continue
+            # where the patch shows a repeat it cannot follow, the engine looks wider
+            wide = expand(
+                PixelRect(x, y, x + side, y + side), w, h, SURROUND_SHARE, SURROUND_LEAST_PX
+            )
+            around = np.ascontiguousarray(picture[wide.slices])
+            wide_hole = np.zeros(around.shape[:2], bool)
+            wide_hole[y - wide.y0 : y - wide.y0 + side, x - wide.x0 : x - wide.x0 + side] = True
+            if repeat_offsets(around, wide_hole) is not None:
+                around_only.append(name)
     print(
         f"taken for a repeat: {len(followed)} of {boxes} boxes on {len(names)} of "
-        f"scikit-image's pictures ({', '.join(followed) or 'none'})"
+        f"scikit-image's pictures ({', '.join(followed) or 'none'}); where the patch shows "
+        f"a repeat it cannot follow, in the surroundings the engine looks at then (the box "
+        f"grown by {SURROUND_SHARE:g}× its size): {len(around_only)} more "
+        f"({', '.join(around_only) or 'none'})"
     )
 
 

@@ -1,7 +1,8 @@
 """The small protocol every repair engine speaks.
 
-An engine sees only the patch (clean and marked copies) and the box inside it, never the
-full image; it returns a repaired patch of any size, which the pipeline fits and blends.
+An engine sees only the patch (clean and marked copies) and the box inside it, and a
+wider crop round the patch to look at (``Surround``), never the full image; it returns a
+repaired patch of any size, which the pipeline fits and blends.
 
 An engine class also says what it is, for the command line and the window to show without
 knowing any engine by name: its name and label, the operations it can do, whether it
@@ -28,6 +29,16 @@ from sabre_desk.imaging.patch import PixelRect
 ALL_OPS: frozenset[RepairOp] = frozenset(RepairOp)
 
 
+@dataclass(frozen=True)
+class Surround:
+    """A wider crop of the image round the patch, to look at and never to return: a
+    pattern that repeats (a gingham's check) may repeat farther apart than the patch's
+    margin shows, most of all where something else (a plate) fills part of it."""
+
+    pixels: np.ndarray  # RGB uint8
+    patch_at: tuple[int, int]  # (x, y) of the patch's top left corner in ``pixels``
+
+
 @dataclass
 class EngineRequest:
     op: RepairOp
@@ -41,6 +52,8 @@ class EngineRequest:
     #: which of an engine's different fills of this box (0 the first): read by an engine
     #: whose fills vary, so a repair made again is another fill and each is reproducible
     variant: int = 0
+    #: the image round the patch, wider (none when the patch was sent scaled down)
+    surround: Surround | None = None
 
 
 @dataclass

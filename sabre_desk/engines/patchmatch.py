@@ -85,7 +85,11 @@ class PatchMatchEngine(OpenCVEngine):
                 seed=first.seed + request.variant,
                 lines_first=lines_first_fill(request.variant),
             )
-            return patchmatch_fill(request.patch, hole, params, cancel=request.cancel)
+            around = request.surround
+            surround = (around.pixels, around.patch_at) if around is not None else None
+            return patchmatch_fill(
+                request.patch, hole, params, cancel=request.cancel, surround=surround
+            )
         except CompletionCancelledError as exc:
             raise RepairCancelledError(str(exc)) from None
 

@@ -153,9 +153,17 @@ def mismatch(classes: np.ndarray, known: np.ndarray, count: int) -> Mismatch:
 def find_steps(img: np.ndarray, hole: np.ndarray, params: RepeatParams) -> tuple[Step, Step] | None:
     """The repeat's two steps in the known pixels round ``hole`` (float32 RGB ``img``), the
     clearest first; None when nothing repeats both ways clearly."""
+    return _steps(img, hole, params)[0]
+
+
+def _steps(
+    img: np.ndarray, hole: np.ndarray, params: RepeatParams
+) -> tuple[tuple[Step, Step] | None, bool]:
+    """``find_steps``'s answer, and whether a clear step of a repeat was seen at all (one
+    way only, or two that are not one pattern's)."""
     known = ~hole
     if np.count_nonzero(known) < 64:
-        return None
+        return None, False
     blurred = cv2.GaussianBlur(img, (0, 0), params.blur) if params.blur > 0 else img
     classes = colour_classes(blurred, known, params)
     field = mismatch(classes, known, params.classes)
@@ -203,7 +211,7 @@ def find_steps(img: np.ndarray, hole: np.ndarray, params: RepeatParams) -> tuple
     # repeats more of the pixels is the one round the hole), multiples of it shortened
     steps = sorted((s for s in steps if repeats(s)), key=field.at)
     if not steps:
-        return None
+        return None, False
     told_pairs = params.least_told * np.count_nonzero(known)
 
     def together(a: Step, b: Step) -> bool:
@@ -229,8 +237,8 @@ def find_steps(img: np.ndarray, hole: np.ndarray, params: RepeatParams) -> tuple
             if field.at(second) > params.most_mismatch or not repeats(second):
                 second = shortened(other)
             if together(first, second):
-                return first, second
-    return None
+                return (first, second), True
+    return None, True
 
 
 def _along_one_line(a: Step, b: Step) -> bool:
@@ -310,26 +318,57 @@ def _smaller(image: np.ndarray, hole: np.ndarray, scale: int) -> tuple[np.ndarra
     return small.astype(np.float32), small_hole
 
 
+@dataclass(frozen=True)
+class RepeatSearch:
+    """What the search round a hole found: the copies to take (``repeat_offsets``), and
+    whether a clear step of a repeat was seen at all, followed or not (one way only: a
+    plate hides the check's other way; or too far apart for the copies to reach the hole),
+    where a wider look may find the pattern whole."""
+
+    offsets: tuple[np.ndarray, np.ndarray] | None
+    seen: bool
+
+
 def repeat_offsets(
     image: np.ndarray, hole: np.ndarray, params: RepeatParams | None = None
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """For each pixel of the patch, the offset (dy, dx: int32 H×W maps) its copy is taken
     from, meaningful in the hole; None when the patch round the hole does not repeat both
-    ways, or too few copies reach the hole. The steps are found at full size (a patch of
-    more than ``most_patch_pixels`` at a lower scale, and measured again at full size); a
-    large hole is labelled at a lower scale, each label then the multiples of the full-size
-    steps it stands for (the completion started from these copies refines them)."""
+    ways, or too few copies reach the hole (``repeat_search``)."""
+    return repeat_search(image, hole, params).offsets
+
+
+def repeat_search(
+    image: np.ndarray, hole: np.ndarray, params: RepeatParams | None = None
+) -> RepeatSearch:
+    """``repeat_offsets``'s copies, and whether a repeat was seen. The steps are found at
+    full size (a patch of more than ``most_patch_pixels`` at a lower scale, and measured
+    again at full size); a large hole is labelled at a lower scale, each label then the
+    multiples of the full-size steps it stands for (the completion started from these
+    copies refines them)."""
     params = params or RepeatParams()
     h, w = hole.shape
     if not hole.any() or hole.all():
-        return None
+        return RepeatSearch(None, False)
     search_scale = max(1, int(np.ceil((h * w / params.most_patch_pixels) ** 0.5)))
     searched, searched_hole = _smaller(image, hole, search_scale)
     if not searched_hole.any() or searched_hole.all():
-        return None
-    found = find_steps(searched, searched_hole, params)
-    if found is None:
-        return None
+        return RepeatSearch(None, False)
+    found, seen = _steps(searched, searched_hole, params)
+    offsets = None if found is None else _offsets(image, hole, found, search_scale, params)
+    return RepeatSearch(offsets, seen)
+
+
+def _offsets(
+    image: np.ndarray,
+    hole: np.ndarray,
+    found: tuple[Step, Step],
+    search_scale: int,
+    params: RepeatParams,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The copies of the repeat of steps ``found`` (at 1/``search_scale``), labelled; None
+    where too few reach the hole."""
+    h, w = hole.shape
     steps = found
     if search_scale > 1:
         a, b = (
