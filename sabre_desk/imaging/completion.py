@@ -153,8 +153,8 @@ def patchmatch_fill(
 ) -> np.ndarray:
     """``image`` (RGB uint8) with the pixels where ``hole`` is true filled by exemplar
     completion; every other pixel unchanged. A pattern that repeats round the hole is
-    looked for in ``surround`` too, when the image alone shows none (``_follow_repeat``).
-    Raises CompletionCancelledError on cancel."""
+    looked for in ``surround`` too, where the image shows one it cannot follow
+    (``_repeat_followed``). Raises CompletionCancelledError on cancel."""
     params = params or CompletionParams()
     hole = hole.astype(bool)
     if not hole.any():

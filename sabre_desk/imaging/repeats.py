@@ -31,6 +31,11 @@ patches ("Statistics of patch offsets for image completion", ECCV 2012). Here:
    that meets the known pixels round the hole, strays least from what the copies agree on
    at each pixel (their median: a copy that lands on a plate one repeat away is outvoted),
    and whose neighbouring copies differ least where they meet.
+4. **Checked**: the copies must give back the known pixels in a ring round the hole
+   (``_copies_fit``); the colour classes can agree where the pixels do not.
+
+``repeat_search`` also says whether a clear step was seen at all, where the pattern could
+not be followed: the completion then looks again in a wider crop round the patch.
 
 Measured (``benchmarks/repeating_patterns.py``): the demo's brick mug on its gingham,
 boxed whole, and boxes on the plain cloth; the textured and flat objects of the other
