@@ -524,8 +524,7 @@ def compute_preview(
     # the hash, the pixels repaired and the kind of image kept are all of the same bytes
     original = _read_image_file(path)
     made_on = hashlib.sha256(original).hexdigest()
-    seen = image_from_bytes(original)
-    outcome = run_repair(seen, order, engine, cancel)
+    outcome = run_repair(image_from_bytes(original), order, engine, cancel)
     extra: dict[str, Any] = {comparison.IMAGE_HASH: made_on}
     if stands_in_for:
         extra[comparison.STANDS_IN_FOR] = stands_in_for
@@ -534,7 +533,7 @@ def compute_preview(
     record, _ = save_preview(
         case,
         role,
-        encode_repaired(original, seen, outcome.image),
+        encode_repaired(original, outcome.image),
         engine.name,
         {
             "op": order.op,
