@@ -33,15 +33,10 @@ from sabre_desk.demo.cases import tex_mug_brick
 from sabre_desk.demo.scenes import kitchen_table
 from sabre_desk.engines.base import RepairEngine, RepairOp
 from sabre_desk.engines.patchmatch import PatchMatchEngine
-from sabre_desk.engines.pipeline import (
-    SURROUND_LEAST_PX,
-    SURROUND_SHARE,
-    RepairOrder,
-    run_repair,
-)
+from sabre_desk.engines.pipeline import SURROUND_SHARE, RepairOrder, run_repair, surround_rect
 from sabre_desk.engines.registry import make_engine
 from sabre_desk.imaging.geometry import normalize
-from sabre_desk.imaging.patch import PixelRect, expand
+from sabre_desk.imaging.patch import PixelRect
 from sabre_desk.imaging.repeats import repeat_offsets, repeat_search
 
 MUG_BOXES = ((0.121816, 0.581395, 0.3433, 0.880399), (0.125, 0.59, 0.34, 0.87))
@@ -152,9 +147,8 @@ def taken_for_a_repeat() -> None:
             if not search.seen:
                 continue
             # where the patch shows a repeat it cannot follow, the engine looks wider
-            wide = expand(
-                PixelRect(x, y, x + side, y + side), w, h, SURROUND_SHARE, SURROUND_LEAST_PX
-            )
+            patch_rect = PixelRect(x0, y0, min(w, x + side + margin), min(h, y + side + margin))
+            wide = surround_rect(PixelRect(x, y, x + side, y + side), patch_rect, w, h)
             around = np.ascontiguousarray(picture[wide.slices])
             wide_hole = np.zeros(around.shape[:2], bool)
             wide_hole[y - wide.y0 : y - wide.y0 + side, x - wide.x0 : x - wide.x0 + side] = True

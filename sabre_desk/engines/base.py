@@ -35,7 +35,7 @@ class Surround:
     pattern that repeats (a gingham's check) may repeat farther apart than the patch's
     margin shows, most of all where something else (a plate) fills part of it."""
 
-    pixels: np.ndarray  # RGB uint8
+    pixels: np.ndarray  # RGB uint8, a view of the image: read, never written
     patch_at: tuple[int, int]  # (x, y) of the patch's top left corner in ``pixels``
 
 

@@ -103,26 +103,24 @@ class RepairOutcome:
         )
 
 
-def _surround(image: np.ndarray, plan: RepairPlan) -> Surround | None:
-    """The image round the patch, its box grown by ``SURROUND_SHARE`` of its size (at
-    least ``SURROUND_LEAST_PX``); None when that is no wider than the patch, or too large."""
-    height, width = image.shape[:2]
-    box = PixelRect(
-        plan.rect.x0 + plan.box.x0,
-        plan.rect.y0 + plan.box.y0,
-        plan.rect.x0 + plan.box.x1,
-        plan.rect.y0 + plan.box.y1,
-    )
+def surround_rect(box: PixelRect, rect: PixelRect, width: int, height: int) -> PixelRect:
+    """The stretch of a ``width``×``height`` image an engine may look at round the patch
+    ``rect`` of ``box`` (both in image pixels): the box grown by ``SURROUND_SHARE`` of its
+    size (at least ``SURROUND_LEAST_PX``), and never less than the patch."""
     wide = expand(box, width, height, SURROUND_SHARE, SURROUND_LEAST_PX)
-    wide = PixelRect(
-        min(wide.x0, plan.rect.x0),
-        min(wide.y0, plan.rect.y0),
-        max(wide.x1, plan.rect.x1),
-        max(wide.y1, plan.rect.y1),
+    return PixelRect(
+        min(wide.x0, rect.x0), min(wide.y0, rect.y0), max(wide.x1, rect.x1), max(wide.y1, rect.y1)
     )
-    if wide == plan.rect or wide.width * wide.height > SURROUND_MOST_PIXELS:
+
+
+def _surround(image: np.ndarray, box: PixelRect, rect: PixelRect) -> Surround | None:
+    """The image round the patch ``rect`` (``surround_rect``), as a view: only an engine
+    that reads it pays for it. None when it is no wider than the patch, or too large."""
+    height, width = image.shape[:2]
+    wide = surround_rect(box, rect, width, height)
+    if wide == rect or wide.width * wide.height > SURROUND_MOST_PIXELS:
         return None
-    return Surround(crop(image, wide), (plan.rect.x0 - wide.x0, plan.rect.y0 - wide.y0))
+    return Surround(image[wide.slices], (rect.x0 - wide.x0, rect.y0 - wide.y0))
 
 
 def _engine_view(patch: np.ndarray, box: PixelRect) -> tuple[np.ndarray, PixelRect, float]:
@@ -195,7 +193,7 @@ def run_repair(
         variant=order.variant,
     )
     if scale == 1.0:
-        request.surround = _surround(image, plan)
+        request.surround = _surround(image, box_to_pixels(order.box, width, height), plan.rect)
     reply = engine.repair(request)
     check_cancelled(request)
     raw = as_rgb8(reply.patch)
