@@ -101,8 +101,7 @@ def _grow(
     # are taken to whole levels: every sum is then a whole number below 2^24 (for
     # patches of up to 9×9), exact in float32 in any order, so the pick is the same on
     # every machine's BLAS
-    levels = np.rint(colours)
-    sources = levels[src_ys[:, None] + dy, src_xs[:, None] + dx].reshape(len(src_ys), -1)
+    sources = np.rint(colours[src_ys[:, None] + dy, src_xs[:, None] + dx]).reshape(len(src_ys), -1)
     squares = sources * sources
     filled = ~hole
     confidence = filled.astype(np.float32)
@@ -119,11 +118,10 @@ def _grow(
         ys, xs = np.clip(y + dy, 0, h - 1), np.clip(x + dx, 0, w - 1)
         known = filled[ys, xs]
         mask = np.repeat(known.astype(np.float32), 3)
-        distance = squares @ mask - 2.0 * (sources @ (mask * levels[ys, xs].ravel()))
+        distance = squares @ mask - 2.0 * (sources @ (mask * np.rint(colours[ys, xs]).ravel()))
         pick = int(np.argmin(distance))
         ty, tx = ys[~known], xs[~known]
         colours[ty, tx] = colours[src_ys[pick] + (ty - y), src_xs[pick] + (tx - x)]
-        levels[ty, tx] = levels[src_ys[pick] + (ty - y), src_xs[pick] + (tx - x)]
         confidence[ty, tx] = patch_confidence[y, x]
         grown_on_line[ty, tx] = strength[y, x] >= STRUCTURE
         filled[ty, tx] = True
