@@ -61,7 +61,7 @@ from sabre_desk.imaging.lines_first import lines_first
 from sabre_desk.imaging.loops import compiled_loops
 from sabre_desk.imaging.patch_field import NeighbourField, grow_square, landing, resize, shrink
 from sabre_desk.imaging.patch_level import BANDS, PatchLevel, source_centres
-from sabre_desk.imaging.repeats import repeat_offsets, repeat_search
+from sabre_desk.imaging.repeats import copies_of, repeat_search
 from sabre_desk.imaging.texture_features import WEIGHT, WINDOW, with_texture_features
 
 
@@ -251,27 +251,50 @@ def _repeat_followed(
     margin a plate half fills shows its step one way only, one whose repeat is about the
     hole's width has too few copies in reach, and the completion laid offset pieces of it
     (a box of 61 pixels on the demo's gingham: 19.5 levels of error, 2.8 from the
-    surroundings). Where nothing repeats (grass, gravel, a sky) it is not looked for
-    again: the wider search took a quarter of a second."""
+    surroundings). Where the steps were found but some hole pixels have no copy of their
+    own on the patch (its margin narrower than a repeat), the same steps are followed in
+    the surround, whose copies reach them: filled from their neighbours' copies, which fall
+    in the hole, and smoothed over, they were rounded blobs of the wrong colour (the demo's
+    gingham above its plate, 5.2 levels off the cloth). Where nothing repeats (grass,
+    gravel, a sky) it is not looked for again: the wider search took a quarter of a
+    second."""
     search = repeat_search(image, hole)
+    wide = _surround_of(image, hole, surround) if search.seen and not search.whole else None
+    if wide is not None:
+        pixels, wide_hole, (x, y) = wide
+        _check(cancel)
+        # the patch's own steps where its copies were taken, else a search of its own
+        followed = search.offsets is not None and search.steps is not None
+        found = (
+            copies_of(pixels, wide_hole, search.steps)
+            if followed and search.steps is not None
+            else repeat_search(pixels, wide_hole)
+        )
+        offsets = found.offsets
+        if offsets is not None:
+            _check(cancel)
+            copied = _follow_repeat(pixels, wide_hole, offsets, params, pool, cancel, progress)
+            return np.ascontiguousarray(copied[y : y + hole.shape[0], x : x + hole.shape[1]])
     if search.offsets is not None:
         _check(cancel)
         return _follow_repeat(image, hole, search.offsets, params, pool, cancel, progress)
-    if surround is None or not search.seen:
+    return None
+
+
+def _surround_of(
+    image: np.ndarray, hole: np.ndarray, surround: Surroundings | None
+) -> tuple[np.ndarray, np.ndarray, tuple[int, int]] | None:
+    """The surround's pixels, the hole placed in them, and where the image lies in them;
+    None without one, or when it is not this image's (a patch sent scaled down)."""
+    if surround is None:
         return None
     pixels, (x, y) = surround
     h, w = hole.shape
     if not np.array_equal(pixels[y : y + h, x : x + w], image):
-        return None  # not the surroundings of this image (a patch sent scaled down)
+        return None
     wide_hole = np.zeros(pixels.shape[:2], bool)
     wide_hole[y : y + h, x : x + w] = hole
-    _check(cancel)
-    offsets = repeat_offsets(pixels, wide_hole)
-    if offsets is None:
-        return None
-    _check(cancel)
-    copied = _follow_repeat(pixels, wide_hole, offsets, params, pool, cancel, progress)
-    return np.ascontiguousarray(copied[y : y + h, x : x + w])
+    return pixels, wide_hole, (x, y)
 
 
 def _follow_repeat(

@@ -60,7 +60,7 @@ LOOPS: dict[str, tuple[Arg, ...]] = {
     "carry_field": (IMAGE, MASK, CENTRES, FIELD, CENTRES, FIELD, INT, INT),
     "refresh_distances": (IMAGE, CENTRES, FIELD, INT),
     "relax": (IMAGE, MASK, INT, FLOAT),
-    "repeat_labels": (IMAGE, MASK, INDICES, INDICES, INT, INT, FLOAT),
+    "repeat_labels": (IMAGE, MASK, MASK, INDICES, INDICES, INT, INT, FLOAT),
 }
 
 _NUMBERS: dict[str, tuple[type, ...]] = {

@@ -223,11 +223,11 @@ UNMATCHED = 3 * 255.0**2
 
 
 @numba.njit(cache=True, nogil=True)
-def _copy(img, hole, y, x, dy, dx, c):  # type: ignore[no-untyped-def]
-    """Channel c of the pixel (dy, dx) away from (y, x), or -1 where that is not a known
-    pixel of the patch."""
+def _copy(img, source, y, x, dy, dx, c):  # type: ignore[no-untyped-def]
+    """Channel c of the pixel (dy, dx) away from (y, x), or -1 where that is not a pixel
+    of the patch a copy may come from."""
     sy, sx = y + dy, x + dx
-    if sy < 0 or sx < 0 or sy >= hole.shape[0] or sx >= hole.shape[1] or hole[sy, sx]:
+    if sy < 0 or sx < 0 or sy >= source.shape[0] or sx >= source.shape[1] or not source[sy, sx]:
         return -1.0
     return img[sy, sx, c]
 
@@ -245,10 +245,11 @@ def _apart(one, other):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True, nogil=True)
-def repeat_labels(img, hole, oys, oxs, nearest, sweeps, typical):  # type: ignore[no-untyped-def]
+def repeat_labels(img, hole, source, oys, oxs, nearest, sweeps, typical):  # type: ignore[no-untyped-def]
     """For each hole pixel, which offset (oys[k], oxs[k]) to copy it from (-1 outside the
-    hole, and where no offset lands on a known pixel): among the ``nearest`` shortest
-    offsets that copy a known pixel (the offsets come shortest first), the labelling that
+    hole, and where no offset lands on a ``source`` pixel: a known pixel that is part of
+    the pattern): among the ``nearest`` shortest offsets that copy a source pixel (the
+    offsets come shortest first), the labelling that
     meets the known pixels round the hole, strays least from what its copies agree on at
     each pixel (``typical`` times the squared distance to their median), and whose
     neighbouring copies differ least where they meet (He and Sun's offset labels).
@@ -275,7 +276,7 @@ def repeat_labels(img, hole, oys, oxs, nearest, sweeps, typical):  # type: ignor
     count = np.zeros(n, np.int32)
     for i in range(n):
         for k in range(nk):
-            if _copy(img, hole, ys[i], xs[i], oys[k], oxs[k], 0) >= 0:
+            if _copy(img, source, ys[i], xs[i], oys[k], oxs[k], 0) >= 0:
                 cand[i, count[i]] = k
                 count[i] += 1
                 if count[i] == nearest:
@@ -285,7 +286,7 @@ def repeat_labels(img, hole, oys, oxs, nearest, sweeps, typical):  # type: ignor
         for m in range(count[i]):
             for c in range(3):
                 colours[i, m, c] = _copy(
-                    img, hole, ys[i], xs[i], oys[cand[i, m]], oxs[cand[i, m]], c
+                    img, source, ys[i], xs[i], oys[cand[i, m]], oxs[cand[i, m]], c
                 )
     dys = (0, 0, -1, 1)  # neighbours: left, right, up, down
     dxs = (-1, 1, 0, 0)
@@ -300,7 +301,7 @@ def repeat_labels(img, hole, oys, oxs, nearest, sweeps, typical):  # type: ignor
                 if not (0 <= qy < h and 0 <= qx < w) or hole[qy, qx]:
                     continue
                 for c in range(3):
-                    v = _copy(img, hole, qy, qx, oys[k], oxs[k], c)
+                    v = _copy(img, source, qy, qx, oys[k], oxs[k], c)
                     if v < 0:
                         unary[i, m] += UNMATCHED
                         break
@@ -309,7 +310,7 @@ def repeat_labels(img, hole, oys, oxs, nearest, sweeps, typical):  # type: ignor
             for c in range(3):
                 for m in range(count[i]):
                     k = cand[i, m]
-                    copies[m] = _copy(img, hole, y, x, oys[k], oxs[k], c)
+                    copies[m] = _copy(img, source, y, x, oys[k], oxs[k], c)
                 middle = np.median(copies[: count[i]])
                 for m in range(count[i]):
                     unary[i, m] += typical * (copies[m] - middle) * (copies[m] - middle)
@@ -347,10 +348,12 @@ def repeat_labels(img, hole, oys, oxs, nearest, sweeps, typical):  # type: ignor
                 order = np.argsort(belief[: count[i]])
                 for mq in range(count[q]):
                     for c in range(3):
-                        at_i[mq, c] = _copy(img, hole, y, x, oys[cand[q, mq]], oxs[cand[q, mq]], c)
+                        at_i[mq, c] = _copy(
+                            img, source, y, x, oys[cand[q, mq]], oxs[cand[q, mq]], c
+                        )
                 for m in range(count[i]):
                     for c in range(3):
-                        at_q[m, c] = _copy(img, hole, qy, qx, oys[cand[i, m]], oxs[cand[i, m]], c)
+                        at_q[m, c] = _copy(img, source, qy, qx, oys[cand[i, m]], oxs[cand[i, m]], c)
                 lowest = np.inf
                 for mq in range(count[q]):
                     b = cand[q, mq]

@@ -27,7 +27,9 @@ patches ("Statistics of patch offsets for image completion", ECCV 2012). Here:
 2. **The copies**: every sum of up to twelve of each step that stays on the patch. Where
    fewer than two copies reach most of the hole (a box much wider than the patch round it,
    a repeat as wide as the patch), the pattern is not followed.
-3. **Which copy each pixel takes** (``patchmatch_kernels.repeat_labels``): the labelling
+3. **Which copy each pixel takes** (``patchmatch_kernels.repeat_labels``), from the
+   pixels of the pattern alone where they give every hole pixel a copy (``_in_pattern``:
+   the wall beside a check is not copied from): the labelling
    that meets the known pixels round the hole, strays least from what the copies agree on
    at each pixel (their median: a copy that lands on a plate one repeat away is outvoted),
    and whose neighbouring copies differ least where they meet.
@@ -35,7 +37,8 @@ patches ("Statistics of patch offsets for image completion", ECCV 2012). Here:
    (``_copies_fit``); the colour classes can agree where the pixels do not.
 
 ``repeat_search`` also says whether a clear step was seen at all, where the pattern could
-not be followed: the completion then looks again in a wider crop round the patch.
+not be followed, and whether every hole pixel had a copy of its own: the completion then
+looks again in a wider crop round the patch (``copies_of`` follows the same steps there).
 
 Measured (``benchmarks/repeating_patterns.py``): the demo's brick mug on its gingham,
 boxed whole, and boxes on the plain cloth; the textured and flat objects of the other
@@ -44,7 +47,7 @@ benchmarks have no such repeat, and their figures are unchanged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -338,10 +341,15 @@ class RepeatSearch:
     """What the search round a hole found: the copies to take (``repeat_offsets``), and
     whether a clear step of a repeat was seen at all, followed or not (one way only: a
     plate hides the check's other way; or too far apart for the copies to reach the hole),
-    where a wider look may find the pattern whole."""
+    where a wider look may find the pattern whole. ``steps`` are the repeat's two steps
+    (full size) where they were found; ``whole`` says whether every hole pixel has a copy
+    of its own on the patch (where one has none, it takes its neighbours' copy, whose copy
+    may fall in the hole: a wider crop holds more copies of the same steps)."""
 
     offsets: tuple[np.ndarray, np.ndarray] | None
     seen: bool
+    steps: tuple[Step, Step] | None = None
+    whole: bool = False
 
 
 def repeat_offsets(
@@ -370,10 +378,36 @@ def repeat_search(
     if not searched_hole.any() or searched_hole.all():
         return RepeatSearch(None, False)
     found, seen = _steps(searched, searched_hole, params)
-    offsets = None if found is None else _offsets(image, hole, found, search_scale, params)
-    if offsets is not None and not _copies_fit(image, hole, offsets, params):
-        offsets = None
-    return RepeatSearch(offsets, seen)
+    if found is None:
+        return RepeatSearch(None, seen)
+    steps = found
+    if search_scale > 1:
+        a, b = (
+            refined((dy * search_scale, dx * search_scale), image, ~hole, search_scale)
+            for dy, dx in found
+        )
+        steps = (a, b)
+    return replace(copies_of(image, hole, steps, params, search_scale), seen=seen)
+
+
+def copies_of(
+    image: np.ndarray,
+    hole: np.ndarray,
+    steps: tuple[Step, Step],
+    params: RepeatParams | None = None,
+    least_scale: int = 1,
+) -> RepeatSearch:
+    """The copies of the repeat of full-size ``steps`` round ``hole`` (found round the same
+    hole in a smaller crop: ``repeat_search``), labelled (at 1/``least_scale`` or less) and
+    checked (``_copies_fit``)."""
+    params = params or RepeatParams()
+    labelled = _offsets(image, hole, steps, params, least_scale)
+    if labelled is None:
+        return RepeatSearch(None, True, steps)
+    offsets, whole = labelled
+    if not _copies_fit(image, hole, offsets, params):
+        return RepeatSearch(None, True, steps)
+    return RepeatSearch(offsets, True, steps, whole)
 
 
 def _copies_fit(
@@ -405,24 +439,64 @@ def _copies_fit(
     return bool(copied <= params.ring_factor * grain + params.ring_floor)
 
 
+def _in_pattern(
+    image: np.ndarray, hole: np.ndarray, steps: tuple[Step, Step], params: RepeatParams
+) -> np.ndarray:
+    """The known pixels a copy may come from: those that repeat, each about the same as a
+    known pixel one step away (either way) along each of the two steps, within the
+    tolerance ``_copies_fit`` gives the ring, and round which the pattern differs half a
+    step away (a plain area matches itself at any offset). A crop holds more than the
+    pattern: the wall above a cloth, a plate on it, whose pixels are the check's colours
+    often enough (a white wall, a white square) for the labelling to take them (the demo's
+    gingham boxed above its plate, from its surroundings: blocks of wall in the cloth)."""
+    known = ~hole
+    pixels = image.astype(np.float32)
+    h, w = hole.shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    tolerance = params.ring_factor * _grain(pixels, known) + params.ring_floor
+
+    def apart(dy: int, dx: int) -> tuple[np.ndarray, np.ndarray]:
+        """How far each pixel is from the one (dy, dx) away, and where that is known."""
+        sy, sx, landed = landing(known, yy, xx, dy, dx)
+        return np.abs(pixels - pixels[sy, sx]).mean(axis=2), landed & known
+
+    repeating = known.copy()
+    contrast = np.zeros((h, w), np.float32)
+    count = np.zeros((h, w), np.float32)
+    for dy, dx in steps:
+        nearest = np.full((h, w), np.inf, np.float32)
+        for sign in (1, -1):
+            far, landed = apart(sign * dy, sign * dx)
+            nearest = np.minimum(nearest, np.where(landed, far, np.inf))
+            half, half_landed = apart(sign * dy // 2, sign * dx // 2)
+            contrast += np.where(half_landed, half, 0)
+            count += half_landed
+        repeating &= nearest <= tolerance
+    side = max(3, min(max(abs(dy), abs(dx)) for dy, dx in steps) // 4) | 1
+    window = (side, side)
+    mean_contrast = cv2.boxFilter(contrast, -1, window, normalize=False) / np.maximum(
+        cv2.boxFilter(count, -1, window, normalize=False), 1
+    )
+    return repeating & (mean_contrast > tolerance)
+
+
+def _grain(pixels: np.ndarray, where: np.ndarray) -> float:
+    """The mean difference between neighbouring pixels (along the rows) where ``where``."""
+    beside = np.abs(pixels[:, 1:] - pixels[:, :-1]).mean(axis=2)
+    return float(beside[where[:, 1:]].mean()) if where[:, 1:].any() else 0.0
+
+
 def _offsets(
     image: np.ndarray,
     hole: np.ndarray,
-    found: tuple[Step, Step],
-    search_scale: int,
+    steps: tuple[Step, Step],
     params: RepeatParams,
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """The copies of the repeat of steps ``found`` (at 1/``search_scale``), labelled; None
-    where too few reach the hole."""
+    least_scale: int,
+) -> tuple[tuple[np.ndarray, np.ndarray], bool] | None:
+    """The copies of the repeat of full-size ``steps``, labelled, and whether every hole
+    pixel had a copy on a known pixel to choose; None where too few reach the hole."""
     h, w = hole.shape
-    steps = found
-    if search_scale > 1:
-        a, b = (
-            refined((dy * search_scale, dx * search_scale), image, ~hole, search_scale)
-            for dy, dx in found
-        )
-        steps = (a, b)
-    scale = max(search_scale, int(np.ceil((np.count_nonzero(hole) / params.most_pixels) ** 0.5)))
+    scale = max(least_scale, int(np.ceil((np.count_nonzero(hole) / params.most_pixels) ** 0.5)))
     small, small_hole = _smaller(image, hole, scale)
     small_steps = tuple((round(dy / scale), round(dx / scale)) for dy, dx in steps)
     first, second = small_steps
@@ -432,17 +506,28 @@ def _offsets(
     reaching = copies_reaching(small_hole, offsets)
     if np.mean(reaching >= params.least_copies) < params.covered:
         return None
-    labels = compiled_loops().repeat_labels(
-        np.ascontiguousarray(small, np.float32),
-        np.ascontiguousarray(small_hole),
-        np.ascontiguousarray(offsets[:, 0]),
-        np.ascontiguousarray(offsets[:, 1]),
-        params.nearest,
-        params.sweeps,
-        params.typical,
-    )
+
+    def labelled_from(source: np.ndarray) -> np.ndarray:
+        found: np.ndarray = compiled_loops().repeat_labels(
+            np.ascontiguousarray(small, np.float32),
+            np.ascontiguousarray(small_hole),
+            np.ascontiguousarray(source),
+            np.ascontiguousarray(offsets[:, 0]),
+            np.ascontiguousarray(offsets[:, 1]),
+            params.nearest,
+            params.sweeps,
+            params.typical,
+        )
+        return found
+
+    # copies from the pattern alone where they reach every hole pixel; else from any known
+    # pixel, as a pixel with no copy takes its neighbours' (which may land on the plate)
+    labels = labelled_from(_in_pattern(small, small_hole, (first, second), params))
+    if not (labels[small_hole] >= 0).all():
+        labels = labelled_from(~small_hole)
     if (labels[small_hole] < 0).all():
         return None
+    whole = bool((labels[small_hole] >= 0).all())
     # each full-size pixel takes the label of the nearest labelled pixel at the small scale
     labelled = labels >= 0
     _, nearest = cv2.distanceTransformWithLabels(
@@ -458,4 +543,4 @@ def _offsets(
     ]
     # at full size, each copy is its multiples of the full-size steps
     full_size = multiples @ np.array(steps, np.int32)
-    return full_size[full, 0].astype(np.int32), full_size[full, 1].astype(np.int32)
+    return (full_size[full, 0].astype(np.int32), full_size[full, 1].astype(np.int32)), whole

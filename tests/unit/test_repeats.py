@@ -25,7 +25,13 @@ from sabre_desk.imaging.completion import (
     patchmatch_fill,
 )
 from sabre_desk.imaging.geometry import normalize
-from sabre_desk.imaging.repeats import RepeatParams, find_steps, repeat_offsets
+from sabre_desk.imaging.repeats import (
+    RepeatParams,
+    copies_of,
+    find_steps,
+    repeat_offsets,
+    repeat_search,
+)
 
 PHOTOS = Path(__file__).parents[1] / "fixtures" / "photos"
 DemoBuilder = Callable[[np.random.Generator], DemoCase]
@@ -186,6 +192,17 @@ def test_a_box_whose_margin_a_plate_fills_is_filled_with_the_cloth() -> None:
     assert error < 5.5
 
 
+def _cloth_left(build: DemoBuilder, box: tuple[float, float, float, float]) -> float:
+    """A box on the plain cloth of a demo case's Base image, filled whole by the default
+    engine through the pipeline: the error in the box against the cloth itself."""
+    base = np.ascontiguousarray(build(case_rng(build)).images["base"][:, :, :3])
+    h, w = base.shape[:2]
+    x0, y0, x1, y1 = int(box[0] * w), int(box[1] * h), int(box[2] * w), int(box[3] * h)
+    order = RepairOrder(box, RepairOp.REMOVE, "clear the cloth")
+    repaired = run_repair(base, order, PatchMatchEngine(whole_box=True)).image
+    return float(np.abs(repaired[y0:y1, x0:x1].astype(float) - base[y0:y1, x0:x1]).mean())
+
+
 @pytest.mark.parametrize("build", [tex_mug_brick, tex_board_marble, ctx_apple_tennis_ball])
 def test_a_box_beside_the_plate_s_rim_is_filled_with_the_cloth(build: DemoBuilder) -> None:
     """A box dropped on the plain gingham of three of the demo's own Base images, right of
@@ -194,14 +211,56 @@ def test_a_box_beside_the_plate_s_rim_is_filled_with_the_cloth(build: DemoBuilde
     past the 0.35 a step was allowed, and the completion laid offset pieces of the check
     (16.1, 17.9, 16.4 levels off the cloth; Telea 19.5). At 0.40 the check is followed
     (4.5, 4.3, 4.3): the copies are checked against the pixels round the box anyway."""
-    base = np.ascontiguousarray(build(case_rng(build)).images["base"][:, :, :3])
-    h, w = base.shape[:2]
-    box = (0.56, 0.44, 0.64, 0.56)
-    x0, y0, x1, y1 = int(box[0] * w), int(box[1] * h), int(box[2] * w), int(box[3] * h)
-    order = RepairOrder(box, RepairOp.REMOVE, "clear the cloth")
-    repaired = run_repair(base, order, PatchMatchEngine(whole_box=True)).image
-    error = np.abs(repaired[y0:y1, x0:x1].astype(float) - base[y0:y1, x0:x1]).mean()
-    assert error < 8.0
+    assert _cloth_left(build, (0.56, 0.44, 0.64, 0.56)) < 8.0
+
+
+@pytest.mark.parametrize("build", [tex_mug_brick, tex_board_marble, ctx_apple_tennis_ball])
+def test_a_box_wider_than_the_check_s_repeat_is_the_cloth_again(build: DemoBuilder) -> None:
+    """**B**'s box on the plain gingham of the demo's Base images, left of the middle: the
+    box (61 pixels) is wider than the check's repeat (48) and its margin (29) narrower, so
+    a third of the box had no copy of its own on the patch; those pixels took their
+    neighbours' copies, which fall in the box, and were smoothed over into rounded blobs
+    of the wrong colour (5.4, 5.5, 5.4 levels off the cloth). The same steps are followed
+    in the surroundings, whose copies reach every pixel: the cloth's own grain (2.6)."""
+    assert _cloth_left(build, (0.36, 0.44, 0.44, 0.56)) < 3.5
+
+
+def test_copies_come_from_the_pattern_not_the_plain_wall_beside_it() -> None:
+    """A check under a plain wall of the check's own light colour, a box in the check just
+    under the wall: copies a repeat up land on the wall, whose pixels are near enough the
+    light squares for the labelling to take them (1,455 of the box's 3,600 were; on the
+    demo, with the wall's tile lines). Only pixels that repeat, and differ half a repeat
+    away, are copied from: the few wall pixels left are those a few pixels above the
+    check, where half a repeat down is the check."""
+    truth = _check(240, 40, noise=3)
+    image = truth.copy()
+    image[:60] = (200, 180, 120)  # the wall: the check's light colour, plain
+    image[:60, ::17] = image[:60, 1::17] = (150, 130, 80)  # its tile lines
+    hole = np.zeros((240, 240), bool)
+    hole[66:126, 90:150] = True
+    found = copies_of(image, hole, ((40, 0), (0, 40)))
+    assert found.offsets is not None and found.whole
+    dy, _ = found.offsets
+    ys, xs = np.nonzero(hole)
+    assert np.count_nonzero(ys + dy[ys, xs] < 60) < 0.05 * len(ys)
+    filled = patchmatch_fill(image, hole)
+    assert np.abs(filled[hole].astype(float) - truth[hole]).mean() < 6.0
+
+
+def test_a_patch_narrower_than_the_repeat_says_its_copies_do_not_reach_every_pixel() -> None:
+    """The search tells the completion where some hole pixels have no copy of their own on
+    the patch (``whole``): the patch's margin is narrower than a repeat."""
+    yy, xx = np.mgrid[0:300, 0:300]
+    stripes = (yy // 24 % 2) + (xx // 24 % 2)  # a gingham: white, light and dark, 48 apart
+    colours = np.array([(235, 232, 225), (170, 185, 215), (120, 145, 200)], np.float64)
+    noise = np.random.default_rng(1).normal(0, 3, (300, 300, 3))
+    truth = np.clip(colours[stripes] + noise, 0, 255).astype(np.uint8)
+    hole = _square((300, 300), 117, 66)
+    patch = (slice(88, 212), slice(88, 212))  # the box with 29 pixels round it
+    narrow = repeat_search(np.ascontiguousarray(truth[patch]), hole[patch])
+    assert narrow.offsets is not None and narrow.steps is not None and not narrow.whole
+    wide = copies_of(truth, hole, narrow.steps)
+    assert wide.offsets is not None and wide.whole
 
 
 @pytest.mark.parametrize(("seed", "middle"), [(1, 0.5), (2, 0.6)])
@@ -251,7 +310,7 @@ def test_without_following_repeats_no_repeat_is_looked_for(monkeypatch: pytest.M
         raise AssertionError("a repeat was looked for")
 
     monkeypatch.setattr(completion, "repeat_search", looked)
-    monkeypatch.setattr(completion, "repeat_offsets", looked)
+    monkeypatch.setattr(completion, "copies_of", looked)
     completed = patchmatch_fill(image, hole, CompletionParams(follow_repeats=False))
     followed_error = np.abs(followed[hole].astype(float) - truth[hole]).mean()
     completed_error = np.abs(completed[hole].astype(float) - truth[hole]).mean()
