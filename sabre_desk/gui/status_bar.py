@@ -22,11 +22,20 @@ SAVE_STATE_TEXT = {
 }
 
 
+def pane_name(caption: str) -> str:
+    """What a pane shows, for the status bar: its caption up to the first " · " ("Repair r3
+    · patchmatch · preview" is "repair r3", "Edited (current)" is "edited (current)"). In a
+    repair comparison the two canvases show the repaired image and the preview whatever
+    their roles: named by role, the bar said "base" over the Edited image."""
+    name = caption.split(" · ", 1)[0].strip()
+    return name[:1].lower() + name[1:]
+
+
 class PositionLabel(QLabel):
-    def show_position(self, role: ImageRole, zoom: float, xy: tuple[int, int] | None) -> None:
+    def show_position(self, name: str, zoom: float, xy: tuple[int, int] | None) -> None:
         """*xy*: the image pixel under the pointer (None: off the image)."""
         where = f"  x {xy[0]}  y {xy[1]}" if xy is not None else ""
-        self.setText(f"{role.value}{where}  ·  {zoom * 100:.0f}%")
+        self.setText(f"{name}{where}  ·  {zoom * 100:.0f}%")
 
 
 class SaveLabel(QLabel):
@@ -96,4 +105,6 @@ class WindowStatus(QObject):
             self.show_position(role, None)
 
     def show_position(self, role: ImageRole, xy: tuple[int, int] | None) -> None:
-        self.position_label.show_position(role, self.compare.canvases[role].screen_zoom, xy)
+        """The pane under the pointer named by what it shows (its caption), else its role."""
+        name = pane_name(self.compare.captions[role].text()) or role.value
+        self.position_label.show_position(name, self.compare.canvases[role].screen_zoom, xy)

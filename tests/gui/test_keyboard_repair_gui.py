@@ -65,6 +65,14 @@ def test_box_repair_accept_on_edited_with_keys_only(
     qtbot.waitUntil(lambda: window.repair_ui.previewing is not None, timeout=30000)
     assert window.repair_ui.previewing.image_role == EDITED
     assert window.workbench.mode is ViewMode.REPAIR_COMPARISON
+    # the status bar names what the pane under the pointer shows: the Edited image on the
+    # left (Base's canvas: "base", it said), the preview on the right
+    record = window.repair_ui.previewing
+    for canvas, name in ((base, "edited (current)"), (compare.canvases[EDITED], record.id)):
+        middle = canvas.viewport().rect().center()
+        qtbot.mouseMove(canvas.viewport(), middle)
+        qtbot.waitUntil(lambda n=name: n in window.status.position_label.text())
+    assert window.status.position_label.text().startswith(f"repair {record.id}")
     key(qtbot, window, Qt.Key.Key_Return, CTRL)
     qtbot.waitUntil(lambda: sha(folder / "edited.png") != edited_before, timeout=10000)
     assert sha(folder / "base.png") == base_before  # Base untouched
