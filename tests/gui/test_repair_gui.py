@@ -337,3 +337,35 @@ def test_the_box_hint_names_the_image_once(
     panel = window.repair_ui.panel
     panel.refresh()
     assert panel.box_label.text() == "Draw or select a box on the image"
+
+
+def test_a_repair_picked_from_the_list_names_its_own_image(
+    qtbot, make_window: Callable[..., MainWindow], open_case: Callable, demo_project: Path
+) -> None:
+    """A repair of Base, picked from the list in the next session (the Repair tab starts
+    on Edited): the tab's Image field names Base, the image the comparison shows and Repair
+    again repairs, not Edited."""
+    window = make_window()
+    open_case(window, demo_project, CASE)
+    quick_engine(window)
+    base = window.compare.canvases[ImageRole.BASE]
+    viewport = base.viewport()
+    start, end = at(base, 0.3, 0.3), at(base, 0.4, 0.4)
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=start)
+    qtbot.mouseMove(viewport, end)
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=end)
+    panel = window.repair_ui.panel
+    qtbot.waitUntil(lambda: panel.current_role() is ImageRole.BASE)
+    panel.run_repair()
+    case = window.session.case
+    qtbot.waitUntil(lambda: len(case.review.repairs) == 1, timeout=REPAIR_LANDS_MS)
+    assert window.wait_for_background(60_000)
+    window.close()  # the next session: the tab starts on Edited
+    window = make_window()
+    open_case(window, demo_project, CASE)
+    panel = window.repair_ui.panel
+    assert panel.current_role() is EDITED
+    panel.select_repair("r1")
+    qtbot.waitUntil(lambda: window.repair_ui.previewing is not None)
+    assert panel.current_role() is ImageRole.BASE
+    assert panel.role.currentText() == "Base"

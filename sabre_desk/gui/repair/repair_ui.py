@@ -170,6 +170,10 @@ class RepairUi(QObject):
             self._leave_preview(redraw=True)
             return
         role = ImageRole(record.image_role)
+        if self.panel is not None:
+            # the tab names the image this repair is of (Repair again repairs its box
+            # there): it said "Edited" over a comparison of a Base repair picked from the list
+            self.panel.choose_role(role)
         # The same repair shown again (accepted, reverted, undone), or another of the same
         # box (a slow engine's result after its quick preview): the reviewer keeps the zoom
         # they were judging it at (the view state's); a repair of another box opens zoomed
