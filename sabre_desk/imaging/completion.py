@@ -264,10 +264,10 @@ def _repeat_followed(
         pixels, wide_hole, (x, y) = wide
         _check(cancel)
         # the patch's own steps where its copies were taken, else a search of its own
-        followed = search.offsets is not None and search.steps is not None
+        steps = search.steps if search.offsets is not None else None
         found = (
-            copies_of(pixels, wide_hole, search.steps)
-            if followed and search.steps is not None
+            copies_of(pixels, wide_hole, steps)
+            if steps is not None
             else repeat_search(pixels, wide_hole)
         )
         offsets = found.offsets
