@@ -6,7 +6,9 @@ structure: an arc across gravel, an elbow between two joints of mortar. Here box
 500 pixels are laid on seven of scikit-image's photographs (gravel, grass, a cat, a cup of
 coffee, a launch pad, a brick wall, an astronaut), at their own size and twice it, three
 places each, the patch round each box as the repair pipeline cuts it (``plan_repair``: the
-box grown by half its size), and the edges the engine would carry through the box are drawn.
+box grown by half its size), and the edges the engine would carry through the box are drawn
+(``completion.edges_carried``: followed on into the surroundings the pipeline hands the
+engine where the patch gives none).
 Nothing covers the photo, so the photo is the truth: for each box that gets an edge, the
 share of the drawn pixels more than 40 levels off the photo's (a few pixels' shift of a
 sharp edge counts too, so a right edge is rarely 0).
@@ -42,9 +44,19 @@ def measure() -> dict[str, float | None]:
     import cv2
     import skimage.data
 
-    from sabre_desk.engines.pipeline import plan_repair
+    from sabre_desk.engines.pipeline import plan_repair, surround_rect
     from sabre_desk.imaging.carried_edges import carry_edges
     from sabre_desk.imaging.geometry import normalize
+    from sabre_desk.imaging.patch import PixelRect
+
+    try:
+        from sabre_desk.imaging.completion import edges_carried
+    except ImportError:  # a version (--other) that carried edges on the patch alone
+
+        def edges_carried(
+            patch: np.ndarray, hole: np.ndarray, _: object
+        ) -> tuple[np.ndarray, np.ndarray]:
+            return carry_edges(patch, hole)
 
     found: dict[str, float | None] = {}
     for name in PHOTOS:
@@ -69,7 +81,11 @@ def measure() -> dict[str, float | None]:
                     patch = np.ascontiguousarray(img[r.y0 : r.y1, r.x0 : r.x1])
                     hole = np.zeros(patch.shape[:2], bool)
                     hole[b.y0 : b.y1, b.x0 : b.x1] = True
-                    drawn, band = carry_edges(patch, hole)
+                    # and the surroundings it hands the engine, where the edges are
+                    # followed on when the patch gives none to carry
+                    wide = surround_rect(PixelRect(*box), r, w, h)
+                    around = (img[wide.slices], (r.x0 - wide.x0, r.y0 - wide.y0))
+                    drawn, band = edges_carried(patch, hole, around)
                     key = f"{name} ×{scale}, box {2 * half} px at ({fx}, {fy})"
                     if not band.any():
                         found[key] = None

@@ -204,7 +204,7 @@ def _fill(
         box_hole_small = np.count_nonzero(hole) <= params.edge_fill_pixels
         edge_limit = params.edge_fill_pixels if box_hole_small else 0
         if params.carry_edges:
-            image, drawn = carry_edges(image, hole)
+            image, drawn = edges_carried(image, hole, surround)
             hole = hole & ~drawn
             if not hole.any():
                 return image
@@ -214,6 +214,24 @@ def _fill(
         out = _complete(image, hole, levels, params, pool, cancel, progress)
         smooth = edge.result()
     return _soften_the_edge(image, hole, out, smooth, params)
+
+
+def edges_carried(
+    image: np.ndarray, hole: np.ndarray, surround: Surroundings | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``carry_edges`` on the patch; where it carries none, on the surroundings where
+    there are some (the edges followed out past the patch's margin), cropped back."""
+    carried, drawn = carry_edges(image, hole)
+    wide = None if drawn.any() else _surround_of(image, hole, surround)
+    if wide is None:
+        return carried, drawn
+    pixels, wide_hole, (x, y) = wide
+    carried, drawn = carry_edges(pixels, wide_hole)
+    h, w = hole.shape
+    return (
+        np.ascontiguousarray(carried[y : y + h, x : x + w]),
+        np.ascontiguousarray(drawn[y : y + h, x : x + w]),
+    )
 
 
 def _soften_the_edge(

@@ -227,3 +227,24 @@ def test_a_check_under_a_mug_boxed_whole_is_not_cut_into_strips(
     smear's half over the cloth is found too and filled with the rest, 8.4 and 6.5 since
     patches are compared by their texture too)."""
     assert mug_removed(3, box, PatchMatchEngine(follow_repeats=False)) < 9.5
+
+
+def test_an_eye_s_outline_followed_out_past_the_patch_is_carried_round() -> None:
+    """A horse pasted over the lower outline of a cat's eye (seed 7's t10 of
+    ``benchmarks/textured_objects.py``), removed through the pipeline: in the patch round
+    the box (a margin of 24 pixels) the outline runs out of view before its bend can be
+    measured, so no edge was carried and fur was laid over it (its pixels 46 grey levels on
+    average, 27 in the photo). Followed out into the surroundings the pipeline hands the
+    engine, it is carried round, dark where the photo is."""
+    truth = np.asarray(Image.open(PHOTOS / "chelsea_eye.png").convert("RGB"))
+    pasted = np.asarray(Image.open(PHOTOS / "chelsea_eye_horse.png").convert("RGB"))
+    h, w = truth.shape[:2]
+    x0, y0, x1, y1 = 104, 108, 152, 148
+    order = RepairOrder(normalize((x0, y0, x1, y1), w, h), "remove", "remove the horse")
+    repaired = run_repair(pasted, order, PatchMatchEngine()).image
+    photo = truth[y0:y1, x0:x1].astype(float).mean(axis=2)
+    fill = repaired[y0:y1, x0:x1].astype(float).mean(axis=2)
+    outline = photo < 60
+    outline[:, : (x1 - x0) // 3] = outline[:, 2 * (x1 - x0) // 3 :] = False  # its middle
+    assert outline.sum() > 100
+    assert abs(fill[outline].mean() - photo[outline].mean()) < 12
