@@ -188,8 +188,9 @@ def _fill(
 ) -> np.ndarray:
     """The completion, its search on threads of a pool, with the smooth fill for the
     hole's edge made beside it. The edges that cross the hole are drawn first, and filled
-    round. A pattern that repeats round the hole (in the image, else in its surroundings)
-    is followed from its copies instead (``_follow_repeat``)."""
+    round (``edges_carried``: followed into the surroundings where the patch gives none).
+    A pattern that repeats round the hole (in the image, else in its surroundings) is
+    followed from its copies instead (``_follow_repeat``)."""
     with ThreadPoolExecutor(1 + BANDS) as pool:
         if params.follow_repeats:
             # no hand-over to a smooth fill along the edge: the copies continue the known
