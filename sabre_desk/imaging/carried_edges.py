@@ -98,6 +98,12 @@ class EdgeParams:
     #: end 0.59–1.0)
     min_alike: float = 0.6
 
+    @property
+    def reach_px(self) -> int:
+        """How far past the hole an edge is looked at: the line it is found on, the run it
+        is followed along, and the strips across it."""
+        return self.gap + self.max_run + self.half_width + 2
+
 
 @dataclass
 class Crossing:

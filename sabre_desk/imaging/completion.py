@@ -54,7 +54,7 @@ import cv2
 import numpy as np
 
 from sabre_desk.ground.errors import RepairError
-from sabre_desk.imaging.carried_edges import carry_edges
+from sabre_desk.imaging.carried_edges import EdgeParams, carry_edges
 from sabre_desk.imaging.fsr import fsr_inpaint
 from sabre_desk.imaging.gradient_fill import from_gradients, membrane, source_gradients
 from sabre_desk.imaging.lines_first import lines_first
@@ -220,15 +220,29 @@ def _fill(
 def edges_carried(
     image: np.ndarray, hole: np.ndarray, surround: Surroundings | None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``carry_edges`` on the patch; where it carries none, on the surroundings where
-    there are some (the edges followed out past the patch's margin), cropped back."""
+    """``carry_edges`` on the patch; where it carries none, on as much of the surroundings
+    as an edge is followed into (``EdgeParams.reach_px`` round the hole), where that is
+    more than the patch: a margin narrower than an edge's run cuts it off before its bend
+    is measured. Where the margin is wide enough already (a large box's), nothing more is
+    looked at: the whole surround of a 500-pixel box took 0.6 s and 180 MB more."""
     carried, drawn = carry_edges(image, hole)
     wide = None if drawn.any() else _surround_of(image, hole, surround)
     if wide is None:
         return carried, drawn
     pixels, wide_hole, (x, y) = wide
-    carried, drawn = carry_edges(pixels, wide_hole)
     h, w = hole.shape
+    reach = EdgeParams().reach_px
+    ys, xs = np.nonzero(wide_hole)
+    top, left = max(0, int(ys.min()) - reach), max(0, int(xs.min()) - reach)
+    bottom = min(wide_hole.shape[0], int(ys.max()) + reach + 1)
+    right = min(wide_hole.shape[1], int(xs.max()) + reach + 1)
+    if top >= y and left >= x and bottom <= y + h and right <= x + w:
+        return carried, drawn  # the patch holds all an edge is followed along
+    top, left = min(top, y), min(left, x)  # and the patch whole, to crop it back
+    bottom, right = max(bottom, y + h), max(right, x + w)
+    crop = (slice(top, bottom), slice(left, right))
+    carried, drawn = carry_edges(np.ascontiguousarray(pixels[crop]), wide_hole[crop])
+    y, x = y - top, x - left
     return (
         np.ascontiguousarray(carried[y : y + h, x : x + w]),
         np.ascontiguousarray(drawn[y : y + h, x : x + w]),
