@@ -131,3 +131,34 @@ def test_a_result_made_on_an_image_changed_since_can_never_be_accepted(
     assert not comparison.is_stale(first, current(case))
     repairs.accept(project, case, first.id)
     assert image.read_bytes() == (case.folder / first.preview).read_bytes()
+
+
+def test_reverting_the_accepted_result_reopens_the_results_it_closed(
+    demo_project: Path,
+) -> None:
+    """Accepting one result closes the box's others; reverting it (the Revert button, or
+    Ctrl+Z of the accept) puts back the image they were made on, so they wait for the
+    reviewer again. Left closed, the list said "not taken (r3 accepted)" under an r3 that
+    said "reverted". One the reviewer discarded before stays discarded."""
+    project = Project.open(demo_project, "alice")
+    case = project.load_case(CASE)
+    discarded = land(project, case, NavierStokesEngine())
+    repairs.discard(project, case, discarded.id)
+    first = land(project, case, FsrEngine(), stands_in_for="opencv-telea")
+    second = land(project, case, TeleaEngine())
+    repairs.accept(project, case, second.id)
+    repairs.revert(project, case, second.id)
+    box = comparison.results_of(case.review.repairs, first)
+    assert comparison.state_text(first, box, current(case)) == "waiting for you"
+    assert comparison.state_text(second, box, current(case)) == "reverted"
+    assert comparison.state_text(discarded, box, current(case)) == "discarded"
+    assert project.entry(CASE).pending_repair  # the "repair waiting" mark is back
+    review = json.loads(case.review_path.read_text())
+    by_id = {r["id"]: r for r in review["repairs"]}
+    assert by_id[first.id]["status"] == "preview" and "not_taken_for" not in by_id[first.id]
+    events = [json.loads(x) for x in (case.folder / "history.jsonl").read_text().splitlines()]
+    assert {"id": first.id, "restored": True, "reverted": second.id} in [
+        e["data"] for e in events if e["event"] == "repair_preview"
+    ]
+    repairs.accept(project, case, second.id)  # accepted again: closed again
+    assert comparison.state_text(first, box, current(case)) == f"not taken ({second.id} accepted)"

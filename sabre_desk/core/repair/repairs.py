@@ -348,10 +348,29 @@ def _revert(
     _set_aside_other_extensions(case, role, target)
     checkpoint("cleaned")
     record.status, record.decided_at = "reverted", utc_now()
+    reopened = _reopen_the_others(case, record)
     project.save_review(case)
     project.record(case, "repair_reverted", {"id": record.id, "image_role": role.value})
+    for other in reopened:
+        reason = {"id": other, "restored": True, "reverted": record.id}
+        project.record(case, "repair_preview", reason)
     _refresh_image(case, role)
     return record
+
+
+def _reopen_the_others(case: Case, reverted: RepairRecord) -> list[str]:
+    """The box's results that accepting ``reverted`` closed wait for the reviewer again:
+    the image is the one they were made on once more. Left closed, the list went on saying
+    "not taken (r3 accepted)" under an r3 that said "reverted" (after Ctrl+Z of the accept
+    too, which reverts it). A result the reviewer discarded stays discarded."""
+    reopened = []
+    for other in comparison.results_of(case.review.repairs, reverted).results:
+        if other.status == "discarded" and comparison.not_taken_for(other) == reverted.id:
+            other.status, other.decided_at = "preview", None
+            if other.model_extra:
+                other.model_extra.pop(comparison.NOT_TAKEN_FOR, None)
+            reopened.append(other.id)
+    return reopened
 
 
 def discard(project: Project, case: Case, repair_id: str) -> RepairRecord:
@@ -469,6 +488,7 @@ def _recover(project: Project, case: Case) -> list[str]:
             ):
                 _set_aside_other_extensions(case, role, restored)
                 record.status, record.decided_at = "reverted", utc_now()
+                _reopen_the_others(case, record)
                 done.append(f"repair {record.id}: the interrupted revert was completed")
             else:
                 record.status = "accepted"
