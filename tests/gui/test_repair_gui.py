@@ -369,3 +369,26 @@ def test_a_repair_picked_from_the_list_names_its_own_image(
     qtbot.waitUntil(lambda: window.repair_ui.previewing is not None)
     assert panel.current_role() is ImageRole.BASE
     assert panel.role.currentText() == "Base"
+
+
+def test_the_caption_says_what_became_of_the_result_compared(
+    qtbot, repairing: MainWindow, demo_project: Path
+) -> None:
+    """Discard (and Ctrl+Z of it) changes a result's state but not an image: the caption
+    over it went on saying "preview" while the list said "discarded"."""
+    window = repairing
+    box_the_fragment(qtbot, window)
+    quick_engine(window)
+    panel = window.repair_ui.panel
+    panel.run_repair()
+    qtbot.waitUntil(lambda: panel.previews.count() == 1, timeout=REPAIR_LANDS_MS)
+    caption = window.compare.captions[EDITED]
+    qtbot.waitUntil(lambda: caption.text().endswith("· preview"), timeout=5000)
+    panel.discard.click()
+    qtbot.waitUntil(lambda: review(demo_project)["repairs"][0]["status"] == "discarded")
+    assert caption.text() == "Repair r1 · opencv-fsr · discarded"
+    assert "discarded" in panel.previews.item(0).text()
+    window.compare.canvases[EDITED].setFocus()
+    press(qtbot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # undo the discard
+    qtbot.waitUntil(lambda: review(demo_project)["repairs"][0]["status"] == "preview")
+    qtbot.waitUntil(lambda: caption.text() == "Repair r1 · opencv-fsr · preview", timeout=2000)

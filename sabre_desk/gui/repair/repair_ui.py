@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QWidget
 
+from sabre_desk.core.case.project import Case
 from sabre_desk.core.case.review import Box, RepairRecord
 from sabre_desk.core.case.spec import ImageRole
 from sabre_desk.core.desk.repair_landing import Landing, RepairLandings
@@ -91,6 +92,7 @@ class RepairUi(QObject):
         self.jobs.shutdown()
         self.panel = RepairPanel(controller, self.jobs, self.settings, self.selected_box)
         self.panel.preview_selected.connect(self.show_preview)
+        self.panel.results_listed.connect(self._refresh_caption)
         self.dock.setWidget(self.panel)
         controller.image_replaced.connect(self._on_image_replaced)
         controller.preview_landed.connect(self._on_preview_landed)
@@ -185,12 +187,8 @@ class RepairUi(QObject):
         self.compare.state.enter(Comparison.REPAIR)
         compare = self.compare
         compare.show_roles((LEFT, RIGHT))
-        box = comparison.results_of(case.review.repairs, record)
-        digest = comparison.image_digest(case.images.get(role))
-        label = comparison.caption_state(record, box, digest)
         compare.captions[LEFT].setText(f"{role.value.capitalize()} (current)")
-        made_by = comparison.made_by(record)
-        compare.captions[RIGHT].setText(f"Repair {record.id} · {made_by} · {label}")
+        compare.captions[RIGHT].setText(self._caption(case, record))
         current = case.images.get(role)
         try:
             preview: Path | None = repairs.stored_file(case, record.preview)
@@ -203,6 +201,25 @@ class RepairUi(QObject):
             {LEFT: current, RIGHT: preview},
             [Box(image_role=r, label="repair", box=record.box) for r in (LEFT, RIGHT)],
         )
+
+    @staticmethod
+    def _caption(case: Case, record: RepairRecord) -> str:
+        """The preview's caption: which repair, by what, in what state now."""
+        box = comparison.results_of(case.review.repairs, record)
+        digest = comparison.image_digest(case.images.get(ImageRole(record.image_role)))
+        label = comparison.caption_state(record, box, digest)
+        return f"Repair {record.id} · {comparison.made_by(record)} · {label}"
+
+    def _refresh_caption(self) -> None:
+        """The result compared changed state without its image changing (discarded,
+        restored, another of its box accepted elsewhere): its caption says so. It went on
+        saying "preview" over a result the list called "discarded"."""
+        case, shown = self.session.case, self.previewing
+        if shown is None or case is None or case.case_id != self._previewing_case:
+            return
+        record = next((r for r in case.review.repairs if r.id == shown.id), None)
+        if record is not None:
+            self.compare.captions[RIGHT].setText(self._caption(case, record))
 
     def leave_comparison(self) -> bool:
         """Esc: out of the repair comparison whole (both views show the case's own images
