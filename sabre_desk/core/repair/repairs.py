@@ -366,11 +366,17 @@ def _reopen_the_others(case: Case, reverted: RepairRecord) -> list[str]:
     reopened = []
     for other in comparison.results_of(case.review.repairs, reverted).results:
         if other.status == "discarded" and comparison.not_taken_for(other) == reverted.id:
-            other.status, other.decided_at = "preview", None
-            if other.model_extra:
-                other.model_extra.pop(comparison.NOT_TAKEN_FOR, None)
+            _waiting_again(other)
             reopened.append(other.id)
     return reopened
+
+
+def _waiting_again(record: RepairRecord) -> None:
+    """A result set aside (discarded, or not taken) is a preview waiting for the reviewer
+    once more, with no word of why it was set aside."""
+    record.status, record.decided_at = "preview", None
+    if record.model_extra:
+        record.model_extra.pop(comparison.NOT_TAKEN_FOR, None)
 
 
 def discard(project: Project, case: Case, repair_id: str) -> RepairRecord:
@@ -392,9 +398,7 @@ def restore_preview(project: Project, case: Case, repair_id: str) -> RepairRecor
     """Undo a discard: the repair is a preview again."""
     record = find_repair(case, repair_id)
     if record.status == "discarded":
-        record.status, record.decided_at = "preview", None
-        if record.model_extra:
-            record.model_extra.pop(comparison.NOT_TAKEN_FOR, None)
+        _waiting_again(record)
         project.save_review(case)
         project.record(case, "repair_preview", {"id": record.id, "restored": True})
     return record

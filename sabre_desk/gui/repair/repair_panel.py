@@ -60,8 +60,6 @@ Box = tuple[float, float, float, float]
 
 class RepairPanel(QWidget):
     preview_selected = Signal(object)  # RepairRecord or None
-    #: the list of results was made again (a result landed, was discarded, restored…)
-    results_listed = Signal()
 
     def __init__(
         self,
@@ -383,7 +381,6 @@ class RepairPanel(QWidget):
                 self._add_entry(record, box, current, alternative=n > 0)
         self.previews.blockSignals(False)
         self._update_actions()
-        self.results_listed.emit()
 
     def current_digest(self, role: ImageRole) -> str | None:
         """The hash of *role*'s image now (from memory while the file is unchanged)."""

@@ -28,7 +28,7 @@ from sabre_desk.core.desk.workbench import ViewMode, Workbench
 from sabre_desk.core.repair import comparison, repairs
 from sabre_desk.ground.errors import RepairError
 from sabre_desk.gui.desk.canvas.compare_view import CAPTIONS, CompareView
-from sabre_desk.gui.desk.controller import CaseController
+from sabre_desk.gui.desk.controller import Aspect, CaseController
 from sabre_desk.gui.desk.session import Session
 from sabre_desk.gui.machinery.process_jobs import ProcessJobs
 from sabre_desk.gui.repair.repair_jobs import RepairJob, RepairJobs
@@ -92,9 +92,9 @@ class RepairUi(QObject):
         self.jobs.shutdown()
         self.panel = RepairPanel(controller, self.jobs, self.settings, self.selected_box)
         self.panel.preview_selected.connect(self.show_preview)
-        self.panel.results_listed.connect(self._refresh_caption)
         self.dock.setWidget(self.panel)
         controller.image_replaced.connect(self._on_image_replaced)
+        controller.review_changed.connect(self._on_review_changed)
         controller.preview_landed.connect(self._on_preview_landed)
 
     def _on_box_selected(self, role: ImageRole, index: int) -> None:
@@ -210,10 +210,12 @@ class RepairUi(QObject):
         label = comparison.caption_state(record, box, digest)
         return f"Repair {record.id} · {comparison.made_by(record)} · {label}"
 
-    def _refresh_caption(self) -> None:
+    def _on_review_changed(self, aspect: Aspect) -> None:
         """The result compared changed state without its image changing (discarded,
-        restored, another of its box accepted elsewhere): its caption says so. It went on
-        saying "preview" over a result the list called "discarded"."""
+        restored): its caption says so, as the list does. It went on saying "preview" over a
+        result the list called "discarded"."""
+        if aspect not in (Aspect.REPAIRS, Aspect.ALL):
+            return
         case, shown = self.session.case, self.previewing
         if shown is None or case is None or case.case_id != self._previewing_case:
             return
