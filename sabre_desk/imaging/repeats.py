@@ -434,9 +434,7 @@ def _copies_fit(
         return False
     pixels = image.astype(np.float32)
     copied = np.abs(pixels[ys[landed], xs[landed]] - pixels[sy[landed], sx[landed]]).mean()
-    beside = np.clip(xs + 1, 0, hole.shape[1] - 1)
-    grain = np.abs(pixels[ys, xs] - pixels[ys, beside]).mean()
-    return bool(copied <= params.ring_factor * grain + params.ring_floor)
+    return bool(copied <= _tolerance(pixels, ys, xs, params))
 
 
 def _in_pattern(
@@ -453,7 +451,8 @@ def _in_pattern(
     pixels = image.astype(np.float32)
     h, w = hole.shape
     yy, xx = np.mgrid[0:h, 0:w]
-    tolerance = params.ring_factor * _grain(pixels, known) + params.ring_floor
+    known_ys, known_xs = np.nonzero(known)
+    tolerance = _tolerance(pixels, known_ys, known_xs, params)
 
     def apart(dy: int, dx: int) -> tuple[np.ndarray, np.ndarray]:
         """How far each pixel is from the one (dy, dx) away, and where that is known."""
@@ -480,10 +479,13 @@ def _in_pattern(
     return repeating & (mean_contrast > tolerance)
 
 
-def _grain(pixels: np.ndarray, where: np.ndarray) -> float:
-    """The mean difference between neighbouring pixels (along the rows) where ``where``."""
-    beside = np.abs(pixels[:, 1:] - pixels[:, :-1]).mean(axis=2)
-    return float(beside[where[:, 1:]].mean()) if where[:, 1:].any() else 0.0
+def _tolerance(pixels: np.ndarray, ys: np.ndarray, xs: np.ndarray, params: RepeatParams) -> float:
+    """How far a copy may be off the pixel it stands for, over the pixels (ys, xs):
+    ``ring_factor`` times their grain (the mean difference between each and the pixel to
+    its right) plus ``ring_floor`` levels."""
+    beside = np.clip(xs + 1, 0, pixels.shape[1] - 1)
+    grain = float(np.abs(pixels[ys, xs] - pixels[ys, beside]).mean()) if len(ys) else 0.0
+    return params.ring_factor * grain + params.ring_floor
 
 
 def _offsets(
