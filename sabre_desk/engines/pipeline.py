@@ -107,10 +107,7 @@ def surround_rect(box: PixelRect, rect: PixelRect, width: int, height: int) -> P
     """The stretch of a ``width``×``height`` image an engine may look at round the patch
     ``rect`` of ``box`` (both in image pixels): the box grown by ``SURROUND_SHARE`` of its
     size (at least ``SURROUND_LEAST_PX``), and never less than the patch."""
-    wide = expand(box, width, height, SURROUND_SHARE, SURROUND_LEAST_PX)
-    return PixelRect(
-        min(wide.x0, rect.x0), min(wide.y0, rect.y0), max(wide.x1, rect.x1), max(wide.y1, rect.y1)
-    )
+    return expand(box, width, height, SURROUND_SHARE, SURROUND_LEAST_PX).around(rect)
 
 
 def _surround(image: np.ndarray, box: PixelRect, rect: PixelRect) -> Surround | None:

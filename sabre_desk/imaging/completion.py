@@ -59,6 +59,7 @@ from sabre_desk.imaging.fsr import fsr_inpaint
 from sabre_desk.imaging.gradient_fill import from_gradients, membrane, source_gradients
 from sabre_desk.imaging.lines_first import lines_first
 from sabre_desk.imaging.loops import compiled_loops
+from sabre_desk.imaging.patch import PixelRect, expand
 from sabre_desk.imaging.patch_field import NeighbourField, grow_square, landing, resize, shrink
 from sabre_desk.imaging.patch_level import BANDS, PatchLevel, source_centres
 from sabre_desk.imaging.repeats import copies_of, repeat_search
@@ -231,22 +232,20 @@ def edges_carried(
         return carried, drawn
     pixels, wide_hole, (x, y) = wide
     h, w = hole.shape
-    reach = EdgeParams().reach_px
-    ys, xs = np.nonzero(wide_hole)
-    top, left = max(0, int(ys.min()) - reach), max(0, int(xs.min()) - reach)
-    bottom = min(wide_hole.shape[0], int(ys.max()) + reach + 1)
-    right = min(wide_hole.shape[1], int(xs.max()) + reach + 1)
-    if top >= y and left >= x and bottom <= y + h and right <= x + w:
-        return carried, drawn  # the patch holds all an edge is followed along
-    top, left = min(top, y), min(left, x)  # and the patch whole, to crop it back
-    bottom, right = max(bottom, y + h), max(right, x + w)
-    crop = (slice(top, bottom), slice(left, right))
-    carried, drawn = carry_edges(np.ascontiguousarray(pixels[crop]), wide_hole[crop])
-    y, x = y - top, x - left
-    return (
-        np.ascontiguousarray(carried[y : y + h, x : x + w]),
-        np.ascontiguousarray(drawn[y : y + h, x : x + w]),
+    patch = PixelRect(x, y, x + w, y + h)
+    ys, xs = np.nonzero(hole)
+    hole_rect = PixelRect(
+        x + int(xs.min()), y + int(ys.min()), x + int(xs.max()) + 1, y + 1 + int(ys.max())
     )
+    looked = expand(hole_rect, pixels.shape[1], pixels.shape[0], 0.0, EdgeParams().reach_px)
+    looked = looked.around(patch)  # and the patch whole, to crop it back
+    if looked == patch:
+        return carried, drawn  # the patch holds all an edge is followed along
+    carried, drawn = carry_edges(
+        np.ascontiguousarray(pixels[looked.slices]), wide_hole[looked.slices]
+    )
+    back = patch.relative_to(looked).slices
+    return np.ascontiguousarray(carried[back]), np.ascontiguousarray(drawn[back])
 
 
 def _soften_the_edge(

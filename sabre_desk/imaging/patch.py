@@ -41,6 +41,15 @@ class PixelRect:
             self.x0 - outer.x0, self.y0 - outer.y0, self.x1 - outer.x0, self.y1 - outer.y0
         )
 
+    def around(self, other: PixelRect) -> PixelRect:
+        """The smallest rectangle holding both."""
+        return PixelRect(
+            min(self.x0, other.x0),
+            min(self.y0, other.y0),
+            max(self.x1, other.x1),
+            max(self.y1, other.y1),
+        )
+
 
 def box_to_pixels(box: tuple[float, float, float, float], width: int, height: int) -> PixelRect:
     """A normalized box as the pixels it covers (at least one pixel each way)."""
