@@ -50,11 +50,13 @@ def _load(folder: Path):  # type: ignore[no-untyped-def]
 
 
 def _scene_with_texture() -> tuple[np.ndarray, np.ndarray]:
-    """A red square on a patterned, noisy ground, and a box drawn round it with a margin."""
+    """A red square on a patterned, noisy ground, and a box drawn round it with a margin.
+    The pattern is followed from its copies (at a noise of 15 levels its pixels no longer
+    count as the pattern's, ``repeats._in_pattern``, and the completion fills it)."""
     rng = np.random.default_rng(3)
     yy, xx = np.mgrid[0:240, 0:240]
     base = 110 + 70 * np.sin(xx / 4.0) * np.cos(yy / 9.0)
-    image = np.clip(base[..., None] + rng.normal(0, 15, (240, 240, 3)), 0, 255).astype(np.uint8)
+    image = np.clip(base[..., None] + rng.normal(0, 10, (240, 240, 3)), 0, 255).astype(np.uint8)
     image[95:145, 95:145] = (240, 30, 30)
     box = np.zeros((240, 240), bool)
     box[80:160, 80:160] = True
