@@ -25,7 +25,9 @@ drawn first and the texture is filled round them:
 3. **Drawing.** Each pair is joined by the cubic (Hermite) curve leaving the one and
    arriving at the other along their own directions, and the hole's pixels within
    ``half_width`` of it are drawn from the strips, the one end's fading into the other's.
-   Those pixels become known: the fill continues round them.
+   A sharp edge is drawn from where it lies in its strips (``edge_drawing``), not from the
+   followed points, which snap to half a pixel. Those pixels become known: the fill
+   continues round them.
 
 Measured on textured objects (``benchmarks/textured_objects.py``, docs/performance.md); the
 steps in numbers in docs/repair.md.
@@ -40,6 +42,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from sabre_desk.imaging.edge_drawing import draw_edges, drawn_from, heading, hermite, sample
 from sabre_desk.imaging.patch_field import grow_round, grow_square
 
 
@@ -111,13 +114,19 @@ class Crossing:
 
     at: np.ndarray  # (x, y)
     into: np.ndarray  # unit (x, y): the edge's direction into the hole
-    strips: np.ndarray  # (K, 2·half_width + 1, 3): pixels across the edge, left of `into` first
+    #: (K, 2·half_width + 1, 3): pixels across the edge, left of `into` first
+    strips: np.ndarray
     profile: np.ndarray  # their mean: what the edge looks like across it
     contrast: float  # between its two sides (mean absolute difference)
     run: int  # how far it was followed outside the hole (pixels)
     out_of_view: bool  # ...until it left the patch
     #: the share of its strips that look alike (``strips`` holds those)
     alike: float
+    #: what is drawn across the hole: the curve's start and direction there, and the strips
+    #: (``edge_drawing.FINE`` samples a pixel), centred where the edge lies (``drawn_from``)
+    start: np.ndarray
+    start_into: np.ndarray
+    drawn: np.ndarray
     #: how it bends on its way into the hole (radians per pixel, positive to the left);
     #: None where the run is too short to tell
     bend: float | None = None
@@ -136,15 +145,7 @@ def carry_edges(
     if not hole.any() or hole.all():
         return image.copy(), np.zeros(hole.shape, bool)
     pairs = pair_crossings(find_crossings(image, hole, params), hole, params)
-    return draw_edges(image, hole, pairs, params)
-
-
-def _sample(img: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Bilinear samples of ``img`` at (x, y) ``points`` (N, 2): (N, channels)."""
-    xs = np.ascontiguousarray(points[:, 0], np.float32).reshape(-1, 1)
-    ys = np.ascontiguousarray(points[:, 1], np.float32).reshape(-1, 1)
-    out = cv2.remap(img, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(out).reshape(len(points), -1)
+    return draw_edges(image, hole, pairs, params.half_width)
 
 
 @dataclass
@@ -239,7 +240,7 @@ def _follow(
     """The edge through ``start`` followed away from the hole; None unless it runs on for
     ``min_run`` pixels, keeping its strength and direction."""
     h, w = grad.away.shape
-    t = grad.tangent(_sample(grad.fields, start[None])[0])
+    t = grad.tangent(sample(grad.fields, start[None])[0])
     ahead = np.clip(np.rint(start + 3 * t), 0, [w - 1, h - 1]).astype(int)
     if grad.away[ahead[1], ahead[0]] < grad.away[int(start[1]), int(start[0])]:
         t = -t  # away from the hole
@@ -257,7 +258,7 @@ def _follow(
         if (candidates[:, 1] >= h - 2).any():
             out_of_view = True
             break
-        sampled = _sample(grad.fields, candidates)
+        sampled = sample(grad.fields, candidates)
         best = int(np.argmax(sampled[:, grad.MAGNITUDE]))
         here = sampled[best]
         if here[grad.MAGNITUDE] < 0.5 * strength or here[grad.AWAY] < params.gap:
@@ -275,13 +276,14 @@ def _follow(
         return None
     chain = np.array(run)
     k = params.min_run
-    into = _heading(chain[: k + 1])
+    into = heading(chain[: k + 1])
     crossing = _crossing(grad, chain, into, out_of_view, params)
     if crossing is not None:
         crossing.bend = _bend(chain, into, k)
         if crossing.bend is not None:  # the line through the first stretch is the
             # edge's direction at its middle, k/2 pixels out: turned on to the crossing
             crossing.into = _turned(into, crossing.bend * k / 2)
+            crossing.start_into = _turned(crossing.start_into, crossing.bend * k / 2)
     return crossing
 
 
@@ -307,7 +309,7 @@ def _bend(chain: np.ndarray, into: np.ndarray, k: int) -> float | None:
     as along an arc (a turn in one stretch only is a corner, or the grid's wobble)."""
     if not _long_enough_to_bend(len(chain), k):
         return None
-    headings = [into] + [_heading(chain[i * k : (i + 1) * k + 1]) for i in (1, 2)]
+    headings = [into] + [heading(chain[i * k : (i + 1) * k + 1]) for i in (1, 2)]
     turns = [
         float(np.arctan2(_cross(outer, inner), float(np.dot(outer, inner)))) / k
         for inner, outer in itertools.pairwise(headings)
@@ -316,19 +318,6 @@ def _bend(chain: np.ndarray, into: np.ndarray, k: int) -> float | None:
     if min(turns) * max(turns) <= 0 or large > 2 * small + 0.002:
         return None
     return float(np.mean(turns))
-
-
-def _heading(run: np.ndarray) -> np.ndarray:
-    """The unit direction of a stretch of a followed edge (its points listed from the
-    hole outwards), pointing towards the hole: the line fitted through all its points, as
-    the step from one end to the other wanders by the half pixel each point may snap to
-    (a straight joint seemed to bend by a degree a pixel, and was not carried)."""
-    centred = run - run.mean(0)
-    axis = np.linalg.svd(centred, full_matrices=False)[2][0]
-    if float(np.dot(axis, run[0] - run[-1])) < 0:
-        axis = -axis
-    heading: np.ndarray = axis / np.linalg.norm(axis)
-    return heading
 
 
 def _crossing(
@@ -341,43 +330,36 @@ def _crossing(
     offsets = np.arange(-hw, hw + 1)[:, None] * normal[None, :]
     across = (chain[1:, None, :] + offsets[None, :, :]).reshape(-1, 2)
     side = 2 * hw + 1
-    known = (_sample(grad.away, across)[:, 0] >= 1).reshape(-1, side).all(axis=1)
-    strips = _sample(grad.pixels, across).reshape(-1, side, 3)[known]
+    known: np.ndarray = np.asarray(
+        (sample(grad.away, across)[:, 0] >= 1).reshape(-1, side).all(axis=1)
+    )
+    strips = sample(grad.pixels, across).reshape(-1, side, 3)[known]
     if len(strips) < 4:
         return None
     found = np.asarray(strips, np.float32)
     off = np.abs(found - np.median(found, 0)).mean((1, 2))
-    alike = off <= max(2 * float(np.median(off)), 4.0)
+    alike: np.ndarray = np.asarray(off <= max(2 * float(np.median(off)), 4.0))
     found = found[alike]
     profile = found.mean(0)
     left, right = profile[: hw - 1].mean(0), profile[hw + 2 :].mean(0)
     contrast = float(np.abs(left - right).mean())
     share = float(alike.mean())
-    return Crossing(chain[0], into, found, profile, contrast, len(chain), out_of_view, share)
-
-
-def hermite(
-    a: np.ndarray, leaving: np.ndarray, b: np.ndarray, arriving: np.ndarray, steps: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Points (steps, 2) and unit tangents of the cubic from ``a`` to ``b``, leaving and
-    arriving along the given directions (unit vectors).
-
-    The tangents' length is the one that makes the cubic a circular arc's closest match
-    when the directions turn by θ: the chord × 2·tan(θ/4) / sin(θ/2), the chord itself for a
-    straight edge. With the chord alone a cup's rim turning 120° was drawn flatter than
-    the rim, a few pixels inside it all the way across the box."""
-    chord = float(np.linalg.norm(b - a))
-    turn = float(np.arccos(np.clip(np.dot(leaving, arriving), -1.0, 1.0)))
-    scale = 2 * np.tan(turn / 4) / np.sin(turn / 2) if turn > 1e-3 else 1.0
-    m0, m1 = leaving * chord * scale, arriving * chord * scale
-    t = np.linspace(0, 1, steps)[:, None]
-    t2, t3 = t * t, t * t * t
-    points = (2 * t3 - 3 * t2 + 1) * a + (t3 - 2 * t2 + t) * m0 + (3 * t2 - 2 * t3) * b
-    points += (t3 - t2) * m1
-    tangents = (6 * t2 - 6 * t) * a + (3 * t2 - 4 * t + 1) * m0 + (6 * t - 6 * t2) * b
-    tangents += (3 * t2 - 2 * t) * m1
-    tangents /= np.linalg.norm(tangents, axis=1, keepdims=True) + 1e-9
-    return points, tangents
+    start, start_into, drawn = drawn_from(
+        grad.pixels, chain, into, known, alike, profile, params.half_width, params.min_run
+    )
+    return Crossing(
+        chain[0],
+        into,
+        found,
+        profile,
+        contrast,
+        len(chain),
+        out_of_view,
+        share,
+        start,
+        start_into,
+        drawn,
+    )
 
 
 def _cross(u: np.ndarray, v: np.ndarray) -> float:
@@ -510,69 +492,3 @@ def pair_crossings(crossings: list[Crossing], hole: np.ndarray, params: EdgePara
         used |= {i, j}
         pairs.append((crossings[i], crossings[j]))
     return pairs
-
-
-def draw_edges(
-    image: np.ndarray, hole: np.ndarray, pairs: list[Pair], params: EdgeParams
-) -> tuple[np.ndarray, np.ndarray]:
-    """Each pair's curve drawn across the hole from its strips (step 3 of the module's):
-    the image (uint8) and the pixels drawn."""
-    img = image.astype(np.float32)
-    band = np.zeros(hole.shape, bool)
-    hw = params.half_width
-    for a, b in pairs:
-        chord = float(np.linalg.norm(b.at - a.at))
-        points, tangents = hermite(a.at, a.into, b.at, -b.into, max(16, int(2 * chord)))
-        # the hole's pixels near the curve: the curve drawn thick, then each pixel placed
-        near = np.zeros(hole.shape, np.uint8)
-        cv2.polylines(near, [np.rint(points).astype(np.int32)], False, 1, 2 * hw + 3)
-        ys, xs = np.nonzero(near.astype(bool) & hole & ~band)
-        if len(ys) == 0:
-            continue
-        pixels = np.stack([xs, ys], 1).astype(np.float32)
-        nearest = _nearest(points, pixels)
-        offset = pixels - points[nearest]
-        normals = np.stack([-tangents[:, 1], tangents[:, 0]], 1)[nearest]
-        side = (offset * normals).sum(1)
-        along = np.abs((offset * tangents[nearest]).sum(1))
-        keep = (np.abs(side) <= hw) & (along <= 0.75)  # not past the curve's ends
-        arc = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(points, axis=0), axis=1))])
-        from_a = arc[nearest[keep]]
-        share = (from_a / max(float(arc[-1]), 1e-6))[:, None]
-        colour = (1 - share) * _strip_colour(a.strips, from_a, side[keep] + hw)
-        colour += share * _strip_colour(b.strips[:, ::-1], arc[-1] - from_a, side[keep] + hw)
-        img[ys[keep], xs[keep]] = colour
-        band[ys[keep], xs[keep]] = True
-    return np.clip(img + 0.5, 0, 255).astype(np.uint8), band
-
-
-def _nearest(points: np.ndarray, pixels: np.ndarray, stride: int = 8) -> np.ndarray:
-    """For each pixel (N, 2), the index of the nearest of the curve's ``points``: among
-    every ``stride``-th point first, then among those round it (a 500-pixel box took a
-    second and a half measuring every pixel against every point)."""
-    first = np.empty(len(pixels), int)
-    coarse = points[::stride]
-    for start in range(0, len(pixels), 4096):
-        chunk = pixels[start : start + 4096, None, :] - coarse[None, :, :]
-        first[start : start + 4096] = np.einsum("pcd,pcd->pc", chunk, chunk).argmin(1) * stride
-    around = np.clip(first[:, None] + np.arange(-stride, stride + 1), 0, len(points) - 1)
-    offsets = pixels[:, None, :] - points[around]
-    best = np.einsum("pcd,pcd->pc", offsets, offsets).argmin(1)
-    nearest: np.ndarray = around[np.arange(len(pixels)), best]
-    return nearest
-
-
-def _strip_colour(strips: np.ndarray, distance: np.ndarray, across: np.ndarray) -> np.ndarray:
-    """The colour at ``across`` (0 to 2·half_width, fractional) of the strip taken
-    ``distance`` pixels along the edge: its own strips in turn, forth and back, so the edge
-    keeps its grain rather than one mean colour."""
-    count = len(strips)
-    period = max(2 * (count - 1), 1)
-    step = np.floor(distance).astype(int) % period
-    k = np.where(step < count, step, period - step).clip(0, count - 1)
-    last = strips.shape[1] - 1
-    low = np.floor(across).astype(int).clip(0, last)
-    high = (low + 1).clip(0, last)
-    f = (across - low)[:, None]
-    colour: np.ndarray = strips[k, low] * (1 - f) + strips[k, high] * f
-    return colour
