@@ -92,9 +92,9 @@ def drawn_from(
     direction fitted through them tilted by 3°. A straight edge where a wall meets a desk,
     drawn across a 61-pixel box from there, bowed by two thirds of a pixel, and a row of
     the wood came out half wall (57 levels off). So the edge is placed in each strip where
-    its colour is half way from the one side's to the other's (between the samples), that
-    place steadied over a few strips, the direction fitted through those places, and the
-    strips sampled round them. A line (a wire), whose colour is the same either side, has
+    its colour is half way from the one side's to the other's (between the samples), the
+    curve laid through those places steadied over a few strips, and each strip sampled
+    round its own place. A line (a wire), whose colour is the same either side, has
     no such place, and a soft edge (``_sharp``) none truer than its gradient's peak: they
     are drawn from the followed points. ``hw``: the strips' half width; the direction is
     fitted through the first ``first_run`` places."""
@@ -115,13 +115,17 @@ def drawn_from(
         strips, left, towards, steps
     ):
         return chain[0].copy(), into.copy(), strips
-    place = _steadied(place)
-    moved = points + place[:, None] * normal[None, :]
+    steady = _steadied(place)
+    # the curve through the steadied places; each strip centred on its own, so that every
+    # one drawn has its edge on the curve (centred on the steadied place, each strip's own
+    # few hundredths off showed as blocks of lighter and darker along the edge)
+    moved = points + steady[:, None] * normal[None, :]
     first = moved[: max(2, min(len(moved), first_run))]
     direction = heading(first) if len(first) > 2 else into
     centre = first.mean(0)
     start = centre + float(np.dot(chain[0] - centre, direction)) * direction
-    return start, direction, sampled(moved)
+    own = np.where(np.isfinite(place), place, steady)
+    return start, direction, sampled(points + own[:, None] * normal[None, :])
 
 
 def _half_way(
