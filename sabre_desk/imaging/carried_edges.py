@@ -346,8 +346,9 @@ def _crossing(
     left, right = profile[: hw - 1].mean(0), profile[hw + 2 :].mean(0)
     contrast = float(np.abs(left - right).mean())
     share = float(alike.mean())
+    thin = _beside_a_thin_line(profile)
     start, start_into, drawn = drawn_from(
-        grad.pixels, chain, into, known, alike, profile, params.half_width, params.min_run
+        grad.pixels, chain, into, known, alike, profile, params.half_width, params.min_run, thin
     )
     return Crossing(
         chain[0],

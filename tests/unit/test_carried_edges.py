@@ -268,7 +268,9 @@ def test_a_thin_seam_across_the_box_runs_on_through_it(build: DemoBuilder, middl
     one side of the box and on its bottom edge at the other, the two never looked alike,
     and the fill broke the seam in the box (its rows 32, 24 and 25 levels off the
     picture). An edge is joined to one a few pixels across from where it was found, a thin
-    line's other edge, and the seam runs on (9, 4, 4)."""
+    line's other edge, and the seam runs on (9, 4, 4); its direction fitted through the
+    line's middle rather than along the one edge it was followed on, which wandered to the
+    other (tilted by 3°: a step of a pixel where the seam met the box), 5, 3, 4."""
     base = np.ascontiguousarray(build(case_rng(build)).images["base"][:, :, :3])
     h, w = base.shape[:2]
     box = (middle - 0.04, 0.44, middle + 0.04, 0.56)
@@ -277,7 +279,7 @@ def test_a_thin_seam_across_the_box_runs_on_through_it(build: DemoBuilder, middl
     order = RepairOrder(box, RepairOp.REMOVE, "clear the desk")
     repaired = run_repair(base, order, PatchMatchEngine(whole_box=True)).image
     rows = slice(seam - 1, seam + 2)
-    assert np.abs(repaired[rows, x0:x1].astype(float) - base[rows, x0:x1]).mean() < 12
+    assert np.abs(repaired[rows, x0:x1].astype(float) - base[rows, x0:x1]).mean() < 7
 
 
 def test_a_slanting_sharp_edge_is_drawn_where_it_runs() -> None:
