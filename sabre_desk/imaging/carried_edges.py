@@ -351,17 +351,17 @@ def _crossing(
         grad.pixels, chain, into, known, alike, profile, params.half_width, params.min_run, thin
     )
     return Crossing(
-        chain[0],
-        into,
-        found,
-        profile,
-        contrast,
-        len(chain),
-        out_of_view,
-        share,
-        start,
-        start_into,
-        drawn,
+        at=chain[0],
+        into=into,
+        strips=found,
+        profile=profile,
+        contrast=contrast,
+        run=len(chain),
+        out_of_view=out_of_view,
+        alike=share,
+        start=start,
+        start_into=start_into,
+        drawn=drawn,
     )
 
 

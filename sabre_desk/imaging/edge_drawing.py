@@ -26,7 +26,7 @@ FINE = 4
 #: where the edge lies across each strip is averaged over this many strips either side
 STEADY = 3
 #: an edge that goes from one side's colour to the other's within this many pixels is
-#: drawn from where it lies in its strips (``_drawn_from``)
+#: drawn from where it lies in its strips (``drawn_from``)
 SHARP = 2.0
 
 
