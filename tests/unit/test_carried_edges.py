@@ -285,7 +285,7 @@ def test_a_thin_seam_across_the_box_runs_on_through_it(build: DemoBuilder, middl
 def test_a_slanting_sharp_edge_is_drawn_where_it_runs() -> None:
     """A sharp straight edge at a slope of 0.08 (each pixel as much of either side as it
     covers), carried across a hole: the pixels drawn along it were up to 52 levels off (one
-    in a hundred); placed where the edge lies in each strip, 26."""
+    in a hundred); placed where the edge lies in each strip, 24."""
     h, w = 160, 200
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     below = np.clip(yy + 0.5 - (80 + 0.08 * (xx - 100)), 0, 1)[..., None]
