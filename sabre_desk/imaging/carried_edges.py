@@ -124,6 +124,8 @@ class Crossing:
     out_of_view: bool  # ...until it left the patch
     #: the share of its strips that look alike (``strips`` holds those)
     alike: float
+    #: whether a thin line runs beside it, as found (``_beside_a_thin_line``)
+    thin: bool
     #: what is drawn across the hole: the curve's start and direction there, and the strips
     #: (``edge_drawing.FINE`` samples a pixel), centred where the edge lies (``drawn_from``)
     start: np.ndarray
@@ -359,6 +361,7 @@ def _crossing(
         run=len(chain),
         out_of_view=out_of_view,
         alike=share,
+        thin=thin,
         start=start,
         start_into=start_into,
         drawn=drawn,
@@ -435,7 +438,7 @@ def _matched(a: Crossing, b: Crossing, params: EdgeParams) -> tuple[Crossing, fl
     found = mismatch(b)
     if found is not None:
         return b, found
-    if not (_beside_a_thin_line(a.profile) or _beside_a_thin_line(b.profile)):
+    if not (a.thin or b.thin):
         return None
     best: tuple[Crossing, float] | None = None
     for shift in (*range(1, LINE_SIDES + 1), *range(-1, -LINE_SIDES - 1, -1)):

@@ -111,6 +111,11 @@ def drawn_from(
         out = sample(pixels, spots.reshape(-1, 2)).reshape(len(centres), len(steps), 3)
         return np.asarray(out, np.float32)
 
+    def through(places: np.ndarray) -> np.ndarray:
+        """The direction fitted through the first ``first_run`` of ``places``."""
+        first = places[: max(2, min(len(places), first_run))]
+        return heading(first) if len(first) > 2 else into
+
     strips = sampled(points)
     left, right = profile[: hw - 1].mean(0), profile[hw + 2 :].mean(0)
     towards = right - left
@@ -120,17 +125,15 @@ def drawn_from(
     ):
         if thin:
             middles = points + _middle_of_line(strips, left, steps)[:, None] * normal[None, :]
-            first = middles[: max(2, min(len(middles), first_run))]
-            return chain[0].copy(), heading(first) if len(first) > 2 else into, strips
+            return chain[0].copy(), through(middles), strips
         return chain[0].copy(), into.copy(), strips
     steady = _steadied(place)
     # the curve through the steadied places; each strip centred on its own, so that every
     # one drawn has its edge on the curve (centred on the steadied place, each strip's own
     # few hundredths off showed as blocks of lighter and darker along the edge)
     moved = points + steady[:, None] * normal[None, :]
-    first = moved[: max(2, min(len(moved), first_run))]
-    direction = heading(first) if len(first) > 2 else into
-    centre = first.mean(0)
+    direction = through(moved)
+    centre = moved[: max(2, min(len(moved), first_run))].mean(0)
     start = centre + float(np.dot(chain[0] - centre, direction)) * direction
     own = np.where(np.isfinite(place), place, steady)
     return start, direction, sampled(points + own[:, None] * normal[None, :])
