@@ -81,6 +81,9 @@ class BandParams:
     most_periods: int = 40
     #: the band is straightened with this many samples across it, 10 % either side of it
     across: int = 24
+    #: each end's copies are lined up with the band just outside the hole (this many
+    #: pixels of it) by moving them up to as many pixels across it
+    align_px: int = 2
     #: the copies of the two ends meet with a soft step this wide (pixels)
     cut_soft: float = 1.5
     #: pixels either side of the band's edges copied with it (its ground, to fade into the
@@ -125,6 +128,13 @@ class _Frame:
         x = self.origin[0] + t * self.along[0] + v * self.across[0]
         y = self.origin[1] + t * self.along[1] + v * self.across[1]
         return x, y
+
+    def axis(self) -> np.ndarray:
+        """The unit vector along the band's middle, from the first end to the second."""
+        (ta, _, _), (tb, _, _) = self.ends
+        x, y = self.place(np.array([ta, tb]), np.array([0.5, 0.5]))
+        way = np.array([x[1] - x[0], y[1] - y[0]])
+        return way / max(float(np.hypot(*way)), 1e-6)
 
     def width_at(self, t: float) -> float:
         left, right = self.edges(np.array([t]))
@@ -298,9 +308,14 @@ def _copy(
     if not target.any():
         return None
     t, s = t_all[target], s_all[target]
+    # the band just outside the hole, each end's to line its copies up with
+    outside = cv2.distanceTransform((~hole).astype(np.uint8), cv2.DIST_L2, 3)
+    beyond = ~hole & (outside <= params.align_px) & (s_all >= 0) & (s_all <= 1)
     copies: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for end, outward in ((0, -1.0), (1, 1.0)):
-        copy = _end_copy(pixels, known, closed, frame, t, s, end, outward, params)
+        side = beyond & ((t_all < frame.length / 2) if end == 0 else (t_all >= frame.length / 2))
+        mouth = _Mouth(end, outward, t_all[side], s_all[side], pixels[side])
+        copy = _end_copy(pixels, known, closed, frame, t, s, mouth, params)
         if copy is not None:
             copies[end] = copy
     if not copies:
@@ -316,6 +331,19 @@ def _copy(
     return out, target
 
 
+@dataclass(frozen=True)
+class _Mouth:
+    """One end of the band: which (0 at ``t`` = 0, 1 at the far one), the way out of the
+    hole along ``t``, and the band's pixels just outside the hole there (their band
+    coordinates and colours)."""
+
+    end: int
+    outward: float
+    t: np.ndarray
+    s: np.ndarray
+    colours: np.ndarray
+
+
 def _end_copy(
     pixels: np.ndarray,
     known: np.ndarray,
@@ -323,8 +351,7 @@ def _end_copy(
     frame: _Frame,
     t: np.ndarray,
     s: np.ndarray,
-    end: int,
-    outward: float,
+    mouth: _Mouth,
     params: BandParams,
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """The band's hole pixels (at ``t``, ``s``) copied from past one end: each from the
@@ -332,7 +359,8 @@ def _end_copy(
     found one. None when the band's look past the end cannot be measured, or the band does
     not run on, stretch by stretch, as far as it is copied from (a rocket's nose, the top
     of a pole)."""
-    start = 0.0 if end == 0 else frame.length
+    outward = mouth.outward
+    start = 0.0 if mouth.end == 0 else frame.length
     strip = _straightened(pixels, known, frame, start, outward, params)
     period = _period(strip, params)
     if period is None:
@@ -341,21 +369,59 @@ def _end_copy(
         stretch = np.arange(near, near + params.run_stretch, dtype=np.float64)
         if not _runs_on(closed, frame, start + outward * stretch, params):
             return None
+    along = outward * period * frame.axis()
+    step = _step_across(pixels, known, frame, mouth, along, params)
+    x, y = frame.place(t, s)
     values = np.zeros((len(t), 3), np.float32)
     landed = np.zeros(len(t), bool)
+    h, w = known.shape
     for n in range(1, params.most_periods + 1):
         todo = ~landed
         if not todo.any():
             break
-        x, y = frame.place(t[todo] + outward * n * period, s[todo])
-        xi, yi = np.rint(x).astype(int), np.rint(y).astype(int)
-        h, w = known.shape
+        # the same move, in whole pixels, for every pixel: a move of a fraction rounded
+        # pixel by pixel put a copy a pixel off its neighbour's; and whole pixels, not
+        # blended between four (a lattice's bar a pixel wide came out half as dark)
+        dx, dy = np.rint(n * (along + step * frame.across)).astype(int)
+        xi = np.rint(x[todo]).astype(int) + dx
+        yi = np.rint(y[todo]).astype(int) + dy
         on = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
         on[on] = known[yi[on], xi[on]]
         idx = np.flatnonzero(todo)[on]
-        values[idx] = _sample(pixels, x[on], y[on])
+        values[idx] = pixels[yi[on], xi[on]]
         landed[idx] = True
     return values, landed
+
+
+def _step_across(
+    pixels: np.ndarray,
+    known: np.ndarray,
+    frame: _Frame,
+    mouth: _Mouth,
+    along: np.ndarray,
+    params: BandParams,
+) -> int:
+    """How many pixels across the band one period's copy is moved (−``align_px`` to
+    ``align_px``) so that the band just outside the hole is copied onto itself best: the
+    band's edges are measured to a pixel or so at each end, and a lattice's legs copied a
+    pixel off met the known ones in a step."""
+    if len(mouth.t) == 0:
+        return 0
+    x, y = frame.place(mouth.t, mouth.s)
+    h, w = known.shape
+    best: tuple[float, int] = (np.inf, 0)
+    for step in range(-params.align_px, params.align_px + 1):
+        dx, dy = np.rint(along + step * frame.across).astype(int)
+        xi = np.rint(x).astype(int) + dx
+        yi = np.rint(y).astype(int) + dy
+        on = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+        on[on] = known[yi[on], xi[on]]
+        if on.mean() < 0.5:
+            continue
+        diff = float(np.abs(pixels[yi[on], xi[on]] - mouth.colours[on]).mean())
+        if diff < best[0]:
+            best = (diff, step)
+    return best[1]
 
 
 def _straightened(
