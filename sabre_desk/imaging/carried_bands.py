@@ -129,13 +129,6 @@ class _Frame:
         y = self.origin[1] + t * self.along[1] + v * self.across[1]
         return x, y
 
-    def axis(self) -> np.ndarray:
-        """The unit vector along the band's middle, from the first end to the second."""
-        (ta, _, _), (tb, _, _) = self.ends
-        x, y = self.place(np.array([ta, tb]), np.array([0.5, 0.5]))
-        way = np.array([x[1] - x[0], y[1] - y[0]])
-        return way / max(float(np.hypot(*way)), 1e-6)
-
     def width_at(self, t: float) -> float:
         left, right = self.edges(np.array([t]))
         return float(right[0] - left[0])
@@ -369,28 +362,34 @@ def _end_copy(
         stretch = np.arange(near, near + params.run_stretch, dtype=np.float64)
         if not _runs_on(closed, frame, start + outward * stretch, params):
             return None
-    along = outward * period * frame.axis()
-    step = _step_across(pixels, known, frame, mouth, along, params)
-    x, y = frame.place(t, s)
+    step = _step_across(pixels, known, frame, mouth, period, params)
     values = np.zeros((len(t), 3), np.float32)
     landed = np.zeros(len(t), bool)
-    h, w = known.shape
     for n in range(1, params.most_periods + 1):
         todo = ~landed
         if not todo.any():
             break
-        # the same move, in whole pixels, for every pixel: a move of a fraction rounded
-        # pixel by pixel put a copy a pixel off its neighbour's; and whole pixels, not
-        # blended between four (a lattice's bar a pixel wide came out half as dark)
-        dx, dy = np.rint(n * (along + step * frame.across)).astype(int)
-        xi = np.rint(x[todo]).astype(int) + dx
-        yi = np.rint(y[todo]).astype(int) + dy
-        on = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-        on[on] = known[yi[on], xi[on]]
+        xi, yi, on = _sources(known, frame, t[todo], s[todo], outward * n * period, n * step)
         idx = np.flatnonzero(todo)[on]
         values[idx] = pixels[yi[on], xi[on]]
         landed[idx] = True
     return values, landed
+
+
+def _sources(
+    known: np.ndarray, frame: _Frame, t: np.ndarray, s: np.ndarray, along: float, across: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The whole pixels the band's pixels at (``t``, ``s``) are copied from, ``along`` it
+    and ``across`` it away (its width scaled as the band narrows), and which of them are
+    known. Whole pixels, not blended between four: a lattice's bar a pixel wide, copied
+    from half a pixel off, came out half as dark and twice as wide."""
+    x, y = frame.place(t + along, s)
+    xi = np.rint(x + across * frame.across[0]).astype(int)
+    yi = np.rint(y + across * frame.across[1]).astype(int)
+    h, w = known.shape
+    on = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+    on[on] = known[yi[on], xi[on]]
+    return np.clip(xi, 0, w - 1), np.clip(yi, 0, h - 1), on
 
 
 def _step_across(
@@ -398,29 +397,26 @@ def _step_across(
     known: np.ndarray,
     frame: _Frame,
     mouth: _Mouth,
-    along: np.ndarray,
+    period: int,
     params: BandParams,
-) -> int:
-    """How many pixels across the band one period's copy is moved (−``align_px`` to
-    ``align_px``) so that the band just outside the hole is copied onto itself best: the
-    band's edges are measured to a pixel or so at each end, and a lattice's legs copied a
-    pixel off met the known ones in a step."""
+) -> float:
+    """How far across the band (pixels, in quarters, up to ``align_px``) each period's
+    copy is moved so that the band just outside the hole is copied onto itself best, one
+    and two periods away: the band's edges are measured to a pixel or so at each end, and
+    a lattice's legs, a fraction of a pixel off per period, met the known ones in a step
+    two periods in."""
     if len(mouth.t) == 0:
-        return 0
-    x, y = frame.place(mouth.t, mouth.s)
-    h, w = known.shape
-    best: tuple[float, int] = (np.inf, 0)
-    for step in range(-params.align_px, params.align_px + 1):
-        dx, dy = np.rint(along + step * frame.across).astype(int)
-        xi = np.rint(x).astype(int) + dx
-        yi = np.rint(y).astype(int) + dy
-        on = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-        on[on] = known[yi[on], xi[on]]
-        if on.mean() < 0.5:
-            continue
-        diff = float(np.abs(pixels[yi[on], xi[on]] - mouth.colours[on]).mean())
-        if diff < best[0]:
-            best = (diff, step)
+        return 0.0
+    best = (np.inf, 0.0)
+    for step in np.arange(-params.align_px, params.align_px + 0.125, 0.25):
+        diffs = []
+        for n in (1, 2):
+            along = mouth.outward * n * period
+            xi, yi, on = _sources(known, frame, mouth.t, mouth.s, along, n * float(step))
+            if on.mean() >= 0.5:
+                diffs.append(float(np.abs(pixels[yi[on], xi[on]] - mouth.colours[on]).mean()))
+        if diffs and float(np.mean(diffs)) < best[0]:
+            best = (float(np.mean(diffs)), float(step))
     return best[1]
 
 
