@@ -53,8 +53,11 @@ class BandParams:
     least_mouth: int = 5
     #: the band's edges are measured on its structure this far outside the hole
     edge_reach: int = 14
-    #: a band is at least this wide (pixels; a line is ``carried_edges``'s)...
-    least_width: float = 6.0
+    #: a band is at least this wide (pixels, as its structure measures it: a line's edges
+    #: blur it wider), narrower is a line and ``carried_edges``'s: a brick wall's joint of
+    #: mortar at twice its size, 15–16 pixels so, came back from its copies with steps of a
+    #: pixel or two where they met; the launch tower's lattice is 21–34...
+    least_width: float = 18.0
     #: ...its ends' widths agree within this ratio...
     width_ratio: float = 1.8
     #: ...and it is at most this share of the hole's extent across it
