@@ -186,15 +186,20 @@ def _band(
     if float(closed[ring].mean()) > params.most_structure:
         return None
     count, labels = cv2.connectedComponents(closed.astype(np.uint8), connectivity=8)
-    touching = grow_round(hole, 3) & ~hole
-    mouths: list[tuple[int, np.ndarray]] = []
-    for label in range(1, count):
-        ys, xs = np.nonzero(touching & (labels == label))
-        if len(xs) >= params.least_mouth:
-            mouths.append((label, np.array([xs.mean(), ys.mean()])))
+    # each region's pixels within 3 of the hole: how many, and their middle
+    ys, xs = np.nonzero(grow_round(hole, 3) & ~hole)
+    touching = labels[ys, xs]
+    pixels_of = np.bincount(touching, minlength=count)
+    pixels_of[0] = 0  # no structure
+    mouths = np.flatnonzero(pixels_of >= params.least_mouth)
     if len(mouths) != 2:
         return None
-    (la, ma), (lb, mb) = mouths
+    la, lb = (int(label) for label in mouths)
+    middles = [
+        np.array([xs[touching == label].mean(), ys[touching == label].mean()])
+        for label in (la, lb)
+    ]
+    ma, mb = middles
     outside = cv2.distanceTransform((~hole).astype(np.uint8), cv2.DIST_L2, 3)
     frame = _frame(ma, mb, found & (labels == la), found & (labels == lb), outside, params)
     if frame is None or not _one_band(pixels, frame, closed, hole, params):
