@@ -312,7 +312,7 @@ def _copy(
     # the band just outside the hole, each end's to line its copies up with
     outside = cv2.distanceTransform((~hole).astype(np.uint8), cv2.DIST_L2, 3)
     beyond = ~hole & (outside <= params.align_px) & (s_all >= 0) & (s_all <= 1)
-    copies: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    copies: dict[int, _EndCopy] = {}
     for end, outward in ((0, -1.0), (1, 1.0)):
         side = beyond & ((t_all < frame.length / 2) if end == 0 else (t_all >= frame.length / 2))
         mouth = _Mouth(end, outward, t_all[side], s_all[side], pixels[side])
@@ -322,11 +322,12 @@ def _copy(
     if not copies:
         return None
     if len(copies) == 1:
-        values, landed = next(iter(copies.values()))
-        if not landed.all():
+        alone = next(iter(copies.values()))
+        if not alone.landed.all():
             return None  # one end alone must reach across the whole band
+        values = alone.values
     else:
-        values = _cut(copies[0][0], copies[1][0], t, params)
+        values = _cut(copies[0], copies[1], t, params)
     out = image.copy()
     out[target] = np.clip(values + 0.5, 0, 255).astype(np.uint8)
     return out, target
@@ -345,6 +346,16 @@ class _Mouth:
     colours: np.ndarray
 
 
+@dataclass(frozen=True)
+class _EndCopy:
+    """The band's hole pixels copied from past one end, which of them found a known pixel
+    to copy, and how unlike itself the band is a period out there (``_period``)."""
+
+    values: np.ndarray
+    landed: np.ndarray
+    unlike: float
+
+
 def _end_copy(
     pixels: np.ndarray,
     known: np.ndarray,
@@ -354,7 +365,7 @@ def _end_copy(
     s: np.ndarray,
     mouth: _Mouth,
     params: BandParams,
-) -> tuple[np.ndarray, np.ndarray] | None:
+) -> _EndCopy | None:
     """The band's hole pixels (at ``t``, ``s``) copied from past one end: each from the
     nearest known place a whole number of the band's periods outwards; and whether it
     found one. None when the band's look past the end cannot be measured, or the band does
@@ -363,9 +374,10 @@ def _end_copy(
     outward = mouth.outward
     start = 0.0 if mouth.end == 0 else frame.length
     strip = _straightened(pixels, known, frame, start, outward, params)
-    period = _period(strip, params)
-    if period is None:
+    found = _period(strip, params)
+    if found is None:
         return None
+    period, unlike = found
     for near in range(params.run_from, period + params.match_len, params.run_stretch):
         stretch = np.arange(near, near + params.run_stretch, dtype=np.float64)
         if not _runs_on(closed, frame, start + outward * stretch, params):
@@ -381,7 +393,7 @@ def _end_copy(
         idx = np.flatnonzero(todo)[on]
         values[idx] = pixels[yi[on], xi[on]]
         landed[idx] = True
-    return values, landed
+    return _EndCopy(values, landed, unlike)
 
 
 def _sources(
@@ -452,11 +464,14 @@ def _straightened(
     return strip
 
 
-def _period(strip: np.ndarray, params: BandParams) -> int | None:
+def _period(strip: np.ndarray, params: BandParams) -> tuple[int, float] | None:
     """The shift along the band at which its look next to the hole repeats best (what
     changes along it: each sample across it less its mean along the stretch, so a pole's
     or a leg's steady line does not make every shift alike and the lattice between decides),
-    or None when too little of the band past the hole is known to tell."""
+    or None when too little of the band past the hole is known to tell; and how unlike
+    itself the band is a period out (the whole look's difference against its own spread:
+    0 for a lattice that repeats exactly, about 1 for one that changes, as a pole on top
+    of a lattice tower does)."""
     n = params.match_len
     valid = ~np.isnan(strip).any(axis=(1, 2))
     if not valid.any():
@@ -477,18 +492,28 @@ def _period(strip: np.ndarray, params: BandParams) -> int | None:
     # the shortest shift nearly as good as the best: twice a lattice's period (its top
     # seen in perspective) matches about as well, and copies from twice as far
     best = min(score for score, _ in scores)
-    return next(p for score, p in scores if score <= params.period_slack * best)
+    period = next(p for score, p in scores if score <= params.period_slack * best)
+    near, far = strip[:n], strip[period : period + n]
+    spread = float(np.abs(near - np.median(near, axis=(0, 1))).mean())
+    return period, float(np.abs(near - far).mean()) / max(spread, 1e-6)
 
 
-def _cut(first: np.ndarray, second: np.ndarray, t: np.ndarray, params: BandParams) -> np.ndarray:
-    """The two ends' copies, each nearer its own end, cut across the band in the middle
-    third where they agree most; each copy's colour leans half way to the other's there
-    (the sky lighter further down), from none at its own end."""
+def _cut(one: _EndCopy, other: _EndCopy, t: np.ndarray, params: BandParams) -> np.ndarray:
+    """The two ends' copies, each nearer its own end, cut across the band where they agree
+    most within a third of the way round a place that gives the end more like itself the
+    more of the band (by the squares of how unlike themselves they are: a pole on a lattice
+    tower, unlike itself a period on, was carried half way down into the lattice); each
+    copy's colour leans half way to the other's at the cut (the sky lighter further down),
+    from none at its own end."""
+    first, second = one.values, other.values
     lo, hi = float(t.min()), float(t.max())
     rows = np.floor(t).astype(int)
     diff = np.abs(first - second).mean(axis=1)
-    cut, best = (lo + hi) / 2, np.inf
-    for row in range(int(lo + (hi - lo) / 3), int(hi - (hi - lo) / 3) + 1):
+    weights = one.unlike**2, other.unlike**2
+    share = weights[1] / max(weights[0] + weights[1], 1e-6)  # of the way, from the first
+    middle = lo + (hi - lo) * min(max(share, 1 / 6), 5 / 6)
+    cut, best = middle, np.inf
+    for row in range(int(middle - (hi - lo) / 6), int(middle + (hi - lo) / 6) + 1):
         sel = rows == row
         if sel.any() and float(diff[sel].mean()) < best:
             cut, best = float(row), float(diff[sel].mean())
