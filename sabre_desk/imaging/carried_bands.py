@@ -1,4 +1,4 @@
-"""A band of structure carried across the hole: a tower's lattice, a pole, a rope.
+"""A band of structure carried across the hole: a launch tower's lattice, a rocket's body.
 
 A launch tower crossing a box in an evening sky is a band: a stretch of structure (its legs
 and the lattice between them) with plain sky either side, entering the hole on one side and
@@ -6,26 +6,29 @@ leaving it on the other. The completion copies patches of sky into most of the h
 the lattice is cut off at the box; ``carried_edges`` finds the legs' edges, but the sky's
 colour either side of a leg changes along it, and its look at the one end is not its look at
 the other. The band itself is continued instead, as Sun et al.'s structure propagation does
-with patches along a curve: the band, straightened between its two mouths, is copied into
-the hole from further along itself, shifted by as much as its look repeats
-(``_best_shift``), from both ends, cut where the two copies agree most.
+with patches along a curve: straightened between its two mouths, it is copied into the hole
+from further along itself, a whole number of its periods away, from both ends.
 
 1. **Structure.** Pixels whose colour gradient (over 5×5) is well above the plain level of
    the ring round the hole (its median) are structure; closed by a few pixels, a lattice
    is one region. Most of the ring must be plain: round gravel, grass or fur everything is
    structure and nothing here applies.
-2. **Mouths.** Regions of structure that touch the hole; two are one band when their widths
-   across the line joining them agree, the structure runs on from each away from the hole
-   along that line, filling the band, with plain ground either side of it (a band, not a
-   texture), and the band is narrower than the hole it crosses.
-3. **Copy.** Along the straightened band each end's look is matched with itself further
-   out; the shift that matches best (and puts every copied pixel on known ones) is taken
-   when its match is good (``match_share`` of the band's own spread), and the end's colour
-   offset just outside the hole (the sky lighter further down) is added. Where both ends
-   match, each fills the part of the band nearer to it, cut across the band where they
-   agree most. The pixels copied become known: the fill continues round them.
+2. **Mouths.** Exactly two regions of structure may touch the hole; they are one band when
+   they are as wide as a band (narrower is a line, ``carried_edges``'s) and alike in
+   width, the structure runs on from each away from the hole along the line joining them,
+   filling the band, on one ground either side of it (not an edge between two), and the
+   band is narrower than the hole it crosses.
+3. **Copy.** Past each end the band's look is matched with itself shifted along it: the
+   shortest shift that matches nearly as well as the best is its period (``_period``).
+   An end is copied from where the band runs on as far as that; each hole pixel of the
+   band from the nearest known whole pixel a whole number of periods out, moved across by
+   the fraction of a pixel per period that copies the band just outside the hole onto
+   itself best (``_step_across``). The two ends' copies are cut across the band where they
+   agree most, round a place that gives the end more like itself the more of it (``_cut``).
 
-Measured on textured objects (``benchmarks/textured_objects.py``, docs/performance.md).
+The copy is laid over the completion's fill as a seamless clone
+(``laid_over``). Measured with ``benchmarks/carried_bands.py`` and on textured
+objects (``benchmarks/textured_objects.py``, docs/performance.md).
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from sabre_desk.imaging.patch_field import grow_round
+from sabre_desk.imaging.gradient_fill import membrane
+from sabre_desk.imaging.patch_field import grow_round, grow_square
 
 
 @dataclass(frozen=True)
@@ -67,9 +71,9 @@ class BandParams:
     run_from: int = 3
     run_to: int = 20
     runs_on: float = 0.55
+    beside: float = 0.3
     #: and so it does over each stretch this long as far as the band is copied from
     run_stretch: int = 8
-    beside: float = 0.3
     #: and the ground's colours either side of it at most this far apart (levels): a band
     #: stands on one ground (a tower in the sky); a step between two is an edge
     ground_apart: float = 20.0
@@ -84,18 +88,21 @@ class BandParams:
     most_periods: int = 40
     #: the band is straightened with this many samples across it, 10 % either side of it
     across: int = 24
-    #: each end's copies are lined up with the band just outside the hole (this many
-    #: pixels of it) by moving them up to as many pixels across it
+    #: each end's copies are lined up with the band just outside the hole (``near_px``
+    #: pixels of it) by moving them up to ``align_px`` pixels across it a period
+    near_px: float = 2.0
     align_px: int = 2
     #: the copies of the two ends meet with a soft step this wide (pixels)
     cut_soft: float = 1.5
-    #: pixels either side of the band's edges copied with it (its ground, to fade into the
-    #: fill round it)
+    #: pixels either side of the band's edges copied with it (its ground), over which it
+    #: fades into the fill round it
     margin: float = 3.0
+    fade_px: float = 3.0
 
     @property
     def reach_px(self) -> int:
-        """How far past the hole a band is looked at: its period measured past its mouth."""
+        """How far past the hole a band is looked at: as far as its longest period is
+        matched past its mouth, and it is followed there."""
         return self.most_period + self.match_len + self.run_to
 
 
@@ -165,6 +172,29 @@ def carry_band(
     return copied
 
 
+def laid_over(
+    filled: np.ndarray,
+    copied: np.ndarray,
+    hole: np.ndarray,
+    band: np.ndarray,
+    params: BandParams | None = None,
+) -> np.ndarray:
+    """The band's copy laid over the fill as a seamless clone (Pérez et al., 2003): its
+    colours shifted by the smoothest surface that meets the fill along its sides and nothing
+    where it meets the known band, then faded into the fill over its last pixels. Laid as
+    copied, the sky between a tower's bars (from further along the band) was darker than
+    the fill's sky beside it, a shadow along the tower."""
+    params = params or BandParams()
+    beside = hole & ~band
+    sides = band & grow_square(beside, 1)
+    step = np.where(sides[..., None], filled.astype(np.float32) - copied, 0).astype(np.float32)
+    shifted = copied + membrane(step, band & ~sides)
+    distance = cv2.distanceTransform((~beside).astype(np.uint8), cv2.DIST_L2, 3)
+    weight = np.clip(distance / params.fade_px, 0, 1)[..., None]
+    laid = weight * shifted + (1 - weight) * filled.astype(np.float32)
+    return np.where(band[..., None], np.clip(laid + 0.5, 0, 255).astype(np.uint8), filled)
+
+
 def _band(
     image: np.ndarray, hole: np.ndarray, params: BandParams
 ) -> tuple[_Frame, np.ndarray] | None:
@@ -196,8 +226,7 @@ def _band(
         return None
     la, lb = (int(label) for label in mouths)
     middles = [
-        np.array([xs[touching == label].mean(), ys[touching == label].mean()])
-        for label in (la, lb)
+        np.array([xs[touching == label].mean(), ys[touching == label].mean()]) for label in (la, lb)
     ]
     ma, mb = middles
     outside = cv2.distanceTransform((~hole).astype(np.uint8), cv2.DIST_L2, 3)
@@ -301,7 +330,8 @@ def _copy(
     docstring); None when neither end's look can be followed."""
     pixels = image.astype(np.float32)
     h, w = hole.shape
-    known = cv2.distanceTransform((~hole).astype(np.uint8), cv2.DIST_L2, 3) > 1.5
+    outside = cv2.distanceTransform((~hole).astype(np.uint8), cv2.DIST_L2, 3)
+    known = outside > 1.5  # not the hole's edge, half covered in a soft-edged paste
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
     t_all, s_all = frame.coords(xx, yy)
     pad = params.margin / max(frame.width_at(frame.length / 2), 1.0)
@@ -310,12 +340,11 @@ def _copy(
         return None
     t, s = t_all[target], s_all[target]
     # the band just outside the hole, each end's to line its copies up with
-    outside = cv2.distanceTransform((~hole).astype(np.uint8), cv2.DIST_L2, 3)
-    beyond = ~hole & (outside <= params.align_px) & (s_all >= 0) & (s_all <= 1)
+    beyond = ~hole & (outside <= params.near_px) & (s_all >= 0) & (s_all <= 1)
     copies: dict[int, _EndCopy] = {}
-    for end, outward in ((0, -1.0), (1, 1.0)):
+    for end in (0, 1):
         side = beyond & ((t_all < frame.length / 2) if end == 0 else (t_all >= frame.length / 2))
-        mouth = _Mouth(end, outward, t_all[side], s_all[side], pixels[side])
+        mouth = _Mouth(end, t_all[side], s_all[side], pixels[side])
         copy = _end_copy(pixels, known, closed, frame, t, s, mouth, params)
         if copy is not None:
             copies[end] = copy
@@ -335,15 +364,18 @@ def _copy(
 
 @dataclass(frozen=True)
 class _Mouth:
-    """One end of the band: which (0 at ``t`` = 0, 1 at the far one), the way out of the
-    hole along ``t``, and the band's pixels just outside the hole there (their band
-    coordinates and colours)."""
+    """One end of the band: which (0 at ``t`` = 0, 1 at the far one), and the band's
+    pixels just outside the hole there (their band coordinates and colours)."""
 
     end: int
-    outward: float
     t: np.ndarray
     s: np.ndarray
     colours: np.ndarray
+
+    @property
+    def outward(self) -> float:
+        """The way out of the hole along ``t`` past this end."""
+        return -1.0 if self.end == 0 else 1.0
 
 
 @dataclass(frozen=True)

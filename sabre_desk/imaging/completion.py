@@ -54,7 +54,7 @@ import cv2
 import numpy as np
 
 from sabre_desk.ground.errors import RepairError
-from sabre_desk.imaging.carried_bands import BandParams, carry_band
+from sabre_desk.imaging.carried_bands import BandParams, carry_band, laid_over
 from sabre_desk.imaging.carried_edges import EdgeParams, carry_edges
 from sabre_desk.imaging.fsr import fsr_inpaint
 from sabre_desk.imaging.gradient_fill import from_gradients, membrane, source_gradients
@@ -113,9 +113,8 @@ class CompletionParams:
     #: the edges that cross the hole are drawn across it first (``carried_edges``)
     carry_edges: bool = True
     #: a band of structure that crosses the hole (a tower's lattice) is copied across it
-    #: (``carried_bands``) and laid over the fill, fading into it over this many pixels beside it
+    #: and laid over the fill (``carried_bands``)
     carry_bands: bool = True
-    band_fade_px: float = 3.0
     #: a pattern that repeats both ways round the hole is continued from its copies
     #: (``repeats``), with this many iterations at full size to refine them
     follow_repeats: bool = True
@@ -204,29 +203,7 @@ def _fill(
     copied, band = band_carried(image, hole, surround)
     if not band.any():
         return filled
-    return _laid_over(filled, copied, hole, band, params)
-
-
-def _laid_over(
-    filled: np.ndarray,
-    copied: np.ndarray,
-    hole: np.ndarray,
-    band: np.ndarray,
-    params: CompletionParams,
-) -> np.ndarray:
-    """The band's copy laid over the fill as a seamless clone (Pérez et al., 2003): its
-    colours shifted by the smoothest surface that meets the fill along its sides and nothing
-    where it meets the known band, then faded into the fill over its last pixels. Laid as
-    copied, the sky between a tower's bars (from further along the band) was darker than
-    the fill's sky beside it, a shadow along the tower."""
-    beside = hole & ~band
-    sides = band & grow_square(beside, 1)
-    step = np.where(sides[..., None], filled.astype(np.float32) - copied, 0).astype(np.float32)
-    shifted = copied + membrane(step, band & ~sides)
-    distance = cv2.distanceTransform((~beside).astype(np.uint8), cv2.DIST_L2, 3)
-    weight = np.clip(distance / params.band_fade_px, 0, 1)[..., None]
-    laid = weight * shifted + (1 - weight) * filled.astype(np.float32)
-    return np.where(band[..., None], np.clip(laid + 0.5, 0, 255).astype(np.uint8), filled)
+    return laid_over(filled, copied, hole, band)
 
 
 def _fill_round_edges(
