@@ -25,61 +25,23 @@ from dataclasses import replace
 
 import cv2
 import numpy as np
-from carried_edges import HALF_SIDES, PHOTOS, PLACES, SCALES
+from carried_edges import Box, photo_boxes, pipeline_cut
+from demo_boxes import PLACES as DEMO_PLACES
 
 from sabre_desk.demo.writer import build_demo_cases
-from sabre_desk.engines.pipeline import plan_repair, surround_rect
 from sabre_desk.imaging.completion import CompletionParams, band_carried, patchmatch_fill
-from sabre_desk.imaging.geometry import normalize
-from sabre_desk.imaging.patch import PixelRect
-
-Box = tuple[str, np.ndarray, tuple[int, int, int, int]]
-
-
-def photo_boxes() -> Iterator[Box]:
-    import skimage.data
-
-    for name in PHOTOS:
-        photo = getattr(skimage.data, name)()
-        if photo.ndim == 2:
-            photo = np.dstack([photo] * 3)
-        photo = np.ascontiguousarray(photo[..., :3])
-        for scale in SCALES:
-            img = photo if scale == 1 else cv2.resize(
-                photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC
-            )  # fmt: skip
-            h, w = img.shape[:2]
-            for half in HALF_SIDES:
-                for fx, fy in PLACES:
-                    cx, cy = int(w * fx), int(h * fy)
-                    if min(cx, cy) < half or cx + half > w or cy + half > h:
-                        continue
-                    box = (cx - half, cy - half, cx + half, cy + half)
-                    yield f"{name} ×{scale}, box {2 * half} px at ({fx}, {fy})", img, box
 
 
 def demo_boxes() -> Iterator[Box]:
+    """The boxes ``demo_boxes.py`` drops (B's: 8 % of the image wide, 12 % high)."""
     for case in build_demo_cases():
         role = "base" if "base" in case.images else "image"
         picture = np.ascontiguousarray(case.images[role][:, :, :3])
         h, w = picture.shape[:2]
-        for cx in (0.2, 0.4, 0.6, 0.8):
-            for cy in (0.25, 0.5, 0.75):
-                box = (int((cx - 0.04) * w), int((cy - 0.06) * h))
-                box += (int((cx + 0.04) * w), int((cy + 0.06) * h))
-                yield f"demo {case.case_id} {role} at ({cx}, {cy})", picture, box
-
-
-def _cut(img: np.ndarray, box: tuple[int, int, int, int]) -> tuple[np.ndarray, ...]:
-    """The patch, its hole (the box) and the surroundings, as the pipeline cuts them."""
-    h, w = img.shape[:2]
-    plan = plan_repair(w, h, normalize(box, w, h))
-    r, b = plan.rect, plan.box
-    patch = np.ascontiguousarray(img[r.y0 : r.y1, r.x0 : r.x1])
-    hole = np.zeros(patch.shape[:2], bool)
-    hole[b.y0 : b.y1, b.x0 : b.x1] = True
-    wide = surround_rect(PixelRect(*box), r, w, h)
-    return patch, hole, img[wide.slices], np.array([r.x0 - wide.x0, r.y0 - wide.y0])
+        for cx, cy in DEMO_PLACES:
+            box = (int((cx - 0.04) * w), int((cy - 0.06) * h))
+            box += (int((cx + 0.04) * w), int((cy + 0.06) * h))
+            yield f"demo {case.case_id} {role} at ({cx}, {cy})", picture, box
 
 
 def main() -> None:
@@ -88,8 +50,7 @@ def main() -> None:
     counts = {"photos": [0, 0], "demo": [0, 0]}
     for group, boxes in (("photos", photo_boxes()), ("demo", demo_boxes())):
         for key, img, box in boxes:
-            patch, hole, pixels, at = _cut(img, box)
-            around = (pixels, (int(at[0]), int(at[1])))
+            patch, hole, around = pipeline_cut(img, box)
             start = time.perf_counter()
             _, band = band_carried(patch, hole, around)
             times.append(time.perf_counter() - start)

@@ -26,6 +26,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -39,15 +40,58 @@ PLACES = ((0.5, 0.5), (0.33, 0.6), (0.66, 0.4))
 OFF_LEVELS = 40
 
 
-def measure() -> dict[str, float | None]:
-    """For every box: None when no edge is carried, else the share of drawn pixels off."""
+#: a box's name, the image it lies on (RGB), and the box (x0, y0, x1, y1 in pixels)
+Box = tuple[str, np.ndarray, tuple[int, int, int, int]]
+#: the patch the repair pipeline cuts round a box, the box in it (the hole), and the
+#: surroundings it hands the engine (their pixels, and where the patch lies in them)
+Cut = tuple[np.ndarray, np.ndarray, tuple[np.ndarray, tuple[int, int]]]
+
+
+def photo_boxes() -> Iterator[Box]:
+    """Every box: on each photograph at each scale, each size at each place it fits."""
     import cv2
     import skimage.data
 
+    for name in PHOTOS:
+        photo = getattr(skimage.data, name)()
+        if photo.ndim == 2:
+            photo = np.dstack([photo] * 3)
+        photo = np.ascontiguousarray(photo[..., :3])
+        for scale in SCALES:
+            img = photo if scale == 1 else cv2.resize(
+                photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC
+            )  # fmt: skip
+            h, w = img.shape[:2]
+            for half in HALF_SIDES:
+                for fx, fy in PLACES:
+                    cx, cy = int(w * fx), int(h * fy)
+                    if min(cx, cy) < half or cx + half > w or cy + half > h:
+                        continue
+                    box = (cx - half, cy - half, cx + half, cy + half)
+                    yield f"{name} ×{scale}, box {2 * half} px at ({fx}, {fy})", img, box
+
+
+def pipeline_cut(img: np.ndarray, box: tuple[int, int, int, int]) -> Cut:
+    """What the repair pipeline hands the engine for ``box`` on ``img``: the patch it cuts
+    round the box, the box in it, and the surroundings (where the edges are followed on
+    when the patch gives none to carry)."""
     from sabre_desk.engines.pipeline import plan_repair, surround_rect
-    from sabre_desk.imaging.carried_edges import carry_edges
     from sabre_desk.imaging.geometry import normalize
     from sabre_desk.imaging.patch import PixelRect
+
+    h, w = img.shape[:2]
+    plan = plan_repair(w, h, normalize(box, w, h))
+    r, b = plan.rect, plan.box
+    patch = np.ascontiguousarray(img[r.y0 : r.y1, r.x0 : r.x1])
+    hole = np.zeros(patch.shape[:2], bool)
+    hole[b.y0 : b.y1, b.x0 : b.x1] = True
+    wide = surround_rect(PixelRect(*box), r, w, h)
+    return patch, hole, (img[wide.slices], (r.x0 - wide.x0, r.y0 - wide.y0))
+
+
+def measure() -> dict[str, float | None]:
+    """For every box: None when no edge is carried, else the share of drawn pixels off."""
+    from sabre_desk.imaging.carried_edges import carry_edges
 
     try:
         from sabre_desk.imaging.completion import edges_carried
@@ -59,39 +103,14 @@ def measure() -> dict[str, float | None]:
             return carry_edges(patch, hole)
 
     found: dict[str, float | None] = {}
-    for name in PHOTOS:
-        photo = getattr(skimage.data, name)()
-        if photo.ndim == 2:
-            photo = np.dstack([photo] * 3)
-        photo = photo[..., :3]
-        for scale in SCALES:
-            img = photo if scale == 1 else cv2.resize(
-                photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC
-            )  # fmt: skip
-            h, w = img.shape[:2]
-            for half in HALF_SIDES:
-                for fx, fy in PLACES:
-                    cx, cy = int(w * fx), int(h * fy)
-                    if min(cx, cy) < half or cx + half > w or cy + half > h:
-                        continue
-                    # the patch the repair pipeline cuts round the box, and the box in it
-                    box = (cx - half, cy - half, cx + half, cy + half)
-                    plan = plan_repair(w, h, normalize(box, w, h))
-                    r, b = plan.rect, plan.box
-                    patch = np.ascontiguousarray(img[r.y0 : r.y1, r.x0 : r.x1])
-                    hole = np.zeros(patch.shape[:2], bool)
-                    hole[b.y0 : b.y1, b.x0 : b.x1] = True
-                    # and the surroundings it hands the engine, where the edges are
-                    # followed on when the patch gives none to carry
-                    wide = surround_rect(PixelRect(*box), r, w, h)
-                    around = (img[wide.slices], (r.x0 - wide.x0, r.y0 - wide.y0))
-                    drawn, band = edges_carried(patch, hole, around)
-                    key = f"{name} ×{scale}, box {2 * half} px at ({fx}, {fy})"
-                    if not band.any():
-                        found[key] = None
-                        continue
-                    off = np.abs(drawn.astype(int) - patch).max(axis=2)[band] > OFF_LEVELS
-                    found[key] = float(off.mean())
+    for key, img, box in photo_boxes():
+        patch, hole, around = pipeline_cut(img, box)
+        drawn, band = edges_carried(patch, hole, around)
+        if not band.any():
+            found[key] = None
+            continue
+        off = np.abs(drawn.astype(int) - patch).max(axis=2)[band] > OFF_LEVELS
+        found[key] = float(off.mean())
     return found
 
 
