@@ -146,7 +146,7 @@ class _Frame:
 
 def structure(image: np.ndarray) -> np.ndarray:
     """Each pixel's colour gradient, averaged over 5×5 (float32)."""
-    smooth = cv2.GaussianBlur(image.astype(np.float32), (0, 0), 0.7)
+    smooth = cv2.GaussianBlur(np.asarray(image, np.float32), (0, 0), 0.7)
     gx = cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3) / 8
     gy = cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3) / 8
     magnitude = np.sqrt((gx * gx + gy * gy).sum(axis=2))
@@ -163,13 +163,16 @@ def carry_band(
     nothing = (image.copy(), np.zeros(hole.shape, bool))
     if not hole.any() or hole.all():
         return nothing
-    found = _band(image, hole, params)
+    pixels = image.astype(np.float32)
+    found = _band(pixels, hole, params)
     if found is None:
         return nothing
-    copied = _copy(image, hole, *found, params)
+    copied = _copy(pixels, hole, *found, params)
     if copied is None:
         return nothing
-    return copied
+    out = image.copy()
+    out[copied] = np.clip(pixels[copied] + 0.5, 0, 255).astype(np.uint8)
+    return out, copied
 
 
 def laid_over(
@@ -196,13 +199,12 @@ def laid_over(
 
 
 def _band(
-    image: np.ndarray, hole: np.ndarray, params: BandParams
+    pixels: np.ndarray, hole: np.ndarray, params: BandParams
 ) -> tuple[_Frame, np.ndarray] | None:
     """The band that crosses the hole, straightened, and the structure round it (closed);
     None when the ring is textured, or anything but one band's two mouths meets the hole
     (a brick wall's joints are lines that meet, ``carried_edges``'s)."""
-    pixels = image.astype(np.float32)
-    gradient = structure(image)
+    gradient = structure(pixels)
     ring = grow_round(hole, params.ring_px) & ~grow_round(hole, 1)
     if not ring.any():
         return None
@@ -324,11 +326,11 @@ def _share(closed: np.ndarray, frame: _Frame, t: np.ndarray, s: np.ndarray) -> f
 
 
 def _copy(
-    image: np.ndarray, hole: np.ndarray, frame: _Frame, closed: np.ndarray, params: BandParams
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """The hole's pixels in the band copied from further along it (see the module's
-    docstring); None when neither end's look can be followed."""
-    pixels = image.astype(np.float32)
+    pixels: np.ndarray, hole: np.ndarray, frame: _Frame, closed: np.ndarray, params: BandParams
+) -> np.ndarray | None:
+    """The band's hole pixels copied from further along it (see the module's docstring)
+    into ``pixels`` (float32); which they are, or None when neither end's look can be
+    followed."""
     h, w = hole.shape
     outside = cv2.distanceTransform((~hole).astype(np.uint8), cv2.DIST_L2, 3)
     known = outside > 1.5  # not the hole's edge, half covered in a soft-edged paste
@@ -357,9 +359,8 @@ def _copy(
         values = alone.values
     else:
         values = _cut(copies[0], copies[1], t, params)
-    out = image.copy()
-    out[target] = np.clip(values + 0.5, 0, 255).astype(np.uint8)
-    return out, target
+    pixels[target] = values
+    return target
 
 
 @dataclass(frozen=True)
